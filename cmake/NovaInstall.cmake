@@ -1,0 +1,26 @@
+# Installs headers (hand-written and TableGen-generated), libraries, tools and
+# a CMake package so another MLIR compiler can `find_package(Nova)`.
+include(CMakePackageConfigHelpers)
+set(NOVA_INSTALL_CMAKE_DIR lib/cmake/nova)
+
+get_property(nova_libs GLOBAL PROPERTY NOVA_EXPORTED_LIBS)
+install(TARGETS ${nova_libs} EXPORT NovaTargets
+  ARCHIVE DESTINATION lib
+  LIBRARY DESTINATION lib
+  INCLUDES DESTINATION include)
+install(TARGETS nova-opt RUNTIME DESTINATION bin)
+install(TARGETS nova-plugin LIBRARY DESTINATION lib)
+install(DIRECTORY ${NOVA_SOURCE_DIR}/include/nova DESTINATION include
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.td")
+install(DIRECTORY ${NOVA_BINARY_DIR}/include/nova DESTINATION include
+  FILES_MATCHING PATTERN "*.inc")
+install(EXPORT NovaTargets NAMESPACE Nova:: DESTINATION ${NOVA_INSTALL_CMAKE_DIR})
+
+configure_package_config_file(${NOVA_SOURCE_DIR}/cmake/NovaConfig.cmake.in
+  ${NOVA_BINARY_DIR}/NovaConfig.cmake
+  INSTALL_DESTINATION ${NOVA_INSTALL_CMAKE_DIR}
+)
+write_basic_package_version_file(${NOVA_BINARY_DIR}/NovaConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${NOVA_BINARY_DIR}/NovaConfig.cmake ${NOVA_BINARY_DIR}/NovaConfigVersion.cmake
+  DESTINATION ${NOVA_INSTALL_CMAKE_DIR})

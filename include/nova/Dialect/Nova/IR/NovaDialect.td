@@ -1,0 +1,84 @@
+//===- NovaDialect.td - the high-level nova dialect ---------*- tablegen -*-===//
+//
+// The `nova` dialect: value-semantic tensor programs (a model's loss and, after
+// autodiff, its gradients and optimizer update) on builtin ranked tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_DIALECT_NOVA_IR_NOVADIALECT_TD
+#define NOVA_DIALECT_NOVA_IR_NOVADIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def Nova_Dialect : Dialect {
+  let name = "nova";
+  let cppNamespace = "::mlir::nova";
+  let summary = "Nova's high-level tensor dialect for training graphs";
+  let description = [{
+    The `nova` dialect holds whole training graphs with value semantics on
+    builtin ranked tensors with static shapes. Element types are `f32`,
+    `bf16`, `f16`, `i32`, `i64` and `i1`.
+
+    Elementwise ops broadcast like NumPy: shapes are aligned at their last
+    dimension and each pair of sizes must be equal or one of them 1. Both
+    operands of a binary op share one element type; conversions are explicit
+    (`nova.cast`).
+
+    Primitive ops are the complete set the interpreter and the kernel
+    generator understand. Composite ops (`softmax`, `log_softmax`,
+    `layer_norm`, `cross_entropy`, `attention`, `adamw`) have a definition in
+    terms of primitives but keep their identity so the fuser can map them to
+    one kernel.
+  }];
+  let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Nova_Float : AnyTypeOf<[F32, BF16, F16], "floating-point (f32, bf16, f16)">;
+def Nova_Index : AnyTypeOf<[I32, I64], "index integer (i32, i64)">;
+def Nova_Numeric : AnyTypeOf<[F32, BF16, F16, I32, I64],
+                             "numeric (f32, bf16, f16, i32, i64)">;
+def Nova_Element : AnyTypeOf<[F32, BF16, F16, I32, I64, I1],
+                             "nova element (f32, bf16, f16, i32, i64, i1)">;
+
+def Nova_Tensor : StaticShapeTensorOf<[F32, BF16, F16, I32, I64, I1]>;
+def Nova_NumericTensor : StaticShapeTensorOf<[F32, BF16, F16, I32, I64]>;
+def Nova_FloatTensor : StaticShapeTensorOf<[F32, BF16, F16]>;
+def Nova_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+def Nova_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Nova_StepTensor : 0DTensorOf<[I32, I64, F32]>;
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Nova_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>]> {
+  let cppNamespace = "::mlir::nova";
+}
+
+def Nova_CmpPredicate : I32EnumAttr<"CmpPredicate", "comparison predicate", [
+    I32EnumAttrCase<"eq", 0>,
+    I32EnumAttrCase<"ne", 1>,
+    I32EnumAttrCase<"lt", 2>,
+    I32EnumAttrCase<"le", 3>,
+    I32EnumAttrCase<"gt", 4>,
+    I32EnumAttrCase<"ge", 5>]> {
+  let cppNamespace = "::mlir::nova";
+}
+
+def Nova_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "GELU formulation", [
+    I32EnumAttrCase<"tanh", 0>,
+    I32EnumAttrCase<"erf", 1>]> {
+  let cppNamespace = "::mlir::nova";
+}
+
+#endif // NOVA_DIALECT_NOVA_IR_NOVADIALECT_TD

@@ -1,0 +1,36 @@
+//===- Passes.td - passes of the nova dialect ---------------*- tablegen -*-===//
+
+#ifndef NOVA_DIALECT_NOVA_TRANSFORMS_PASSES_TD
+#define NOVA_DIALECT_NOVA_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def NovaCanonicalize : Pass<"nova-canonicalize"> {
+  let summary = "Fold and canonicalize nova ops, leaving other dialects alone";
+  let description = [{
+    Runs the folders and canonicalization patterns of the `nova` dialect (and
+    only those) to a fixed point: constant folding of small constants,
+    algebraic identities such as `x + 0` and `x * 1`, reshape of reshape,
+    transpose of transpose, identity broadcast / reshape / transpose / slice /
+    cast. Unlike upstream `canonicalize`, ops of other dialects are not
+    touched, so the pass can run inside a mixed pipeline without side effects
+    on, say, `arith` or `scf`. Dead nova ops (all nova ops are pure) are
+    erased.
+
+    Example: `nova-opt --nova-canonicalize` turns
+
+    ```mlir
+    %z = nova.constant dense<0.0> : tensor<4xf32>
+    %y = nova.add %x, %z : tensor<4xf32>, tensor<4xf32>
+    ```
+
+    into a direct use of `%x`.
+  }];
+  let options = [
+    Option<"maxIterations", "max-iterations", "int64_t", "10",
+           "Largest number of sweeps over the ops before giving up on a "
+           "fixed point">,
+  ];
+}
+
+#endif // NOVA_DIALECT_NOVA_TRANSFORMS_PASSES_TD

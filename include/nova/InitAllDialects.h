@@ -1,0 +1,34 @@
+//===- InitAllDialects.h - every dialect nova-opt understands ----*- C++ -*-===//
+//
+// The Nova dialects plus the upstream dialects the pipeline produces or
+// consumes. Deliberately not registerAllDialects: a smaller registry keeps
+// nova-opt's start-up and its error messages about unknown ops focused.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_INITALLDIALECTS_H
+#define NOVA_INITALLDIALECTS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "nova/Dialect/Nova/IR/NovaDialect.h"
+
+namespace mlir::nova {
+inline void registerAllDialects(DialectRegistry &registry) {
+  // clang-format off
+  registry.insert<
+      NovaDialect,
+      arith::ArithDialect,
+      func::FuncDialect,
+      math::MathDialect,
+      scf::SCFDialect,
+      tensor::TensorDialect>();
+  // clang-format on
+}
+} // namespace mlir::nova
+
+#endif // NOVA_INITALLDIALECTS_H

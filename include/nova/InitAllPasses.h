@@ -1,0 +1,25 @@
+//===- InitAllPasses.h - every pass nova-opt can run -------------*- C++ -*-===//
+
+#ifndef NOVA_INITALLPASSES_H
+#define NOVA_INITALLPASSES_H
+
+#include "mlir/Transforms/Passes.h"
+#include "nova/Dialect/Nova/Transforms/Passes.h"
+#include "nova/Transforms/Passes.h"
+
+namespace mlir::nova {
+/// Nova's own passes only: what the plugin registers inside mlir-opt.
+inline void registerNovaPasses() {
+  registerNovaDialectPasses();
+  registerNovaTransformsPasses();
+}
+
+/// Nova's passes plus the upstream ones its pipelines use (canonicalize,
+/// cse, symbol-dce, inline, ...).
+inline void registerAllPasses() {
+  registerNovaPasses();
+  registerTransformsPasses();
+}
+} // namespace mlir::nova
+
+#endif // NOVA_INITALLPASSES_H

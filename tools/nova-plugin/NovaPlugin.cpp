@@ -1,0 +1,29 @@
+//===- NovaPlugin.cpp - Nova as an mlir-opt plugin -------------------------===//
+//
+//   mlir-opt --load-dialect-plugin=nova-plugin.so \
+//            --load-pass-plugin=nova-plugin.so \
+//            --pass-pipeline='builtin.module(nova-canonicalize)' in.mlir
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Tools/Plugins/DialectPlugin.h"
+#include "mlir/Tools/Plugins/PassPlugin.h"
+#include "nova/Dialect/Nova/IR/NovaDialect.h"
+#include "nova/InitAllPasses.h"
+
+#include "llvm/Config/llvm-config.h"
+
+using namespace mlir;
+
+extern "C" LLVM_ATTRIBUTE_WEAK DialectPluginLibraryInfo
+mlirGetDialectPluginInfo() {
+  return {MLIR_PLUGIN_API_VERSION, "NovaDialect", LLVM_VERSION_STRING,
+          [](DialectRegistry *registry) {
+            registry->insert<nova::NovaDialect>();
+          }};
+}
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
+  return {MLIR_PLUGIN_API_VERSION, "NovaPasses", LLVM_VERSION_STRING,
+          []() { nova::registerNovaPasses(); }};
+}
