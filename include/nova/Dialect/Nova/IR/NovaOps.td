@@ -18,6 +18,14 @@ def Nova_BroadcastingElementwise : NativeOpTrait<"BroadcastingElementwise"> {
   let cppNamespace = "::mlir::nova::OpTrait";
 }
 
+def Nova_CheckedInference : NativeOpTrait<"CheckedInference"> {
+  let cppNamespace = "::mlir::nova::OpTrait";
+}
+
+// Result type inferred from operands and attributes, with one diagnostic per
+// malformed op (see NovaTraits.h).
+defvar Nova_InferredResult = [Nova_CheckedInference, InferTypeOpAdaptor];
+
 class Nova_Op<string mnemonic, list<Trait> traits = []>
     : Op<Nova_Dialect, mnemonic, !listconcat([Pure], traits)>;
 
@@ -25,7 +33,7 @@ class Nova_Op<string mnemonic, list<Trait> traits = []>
 // Sources
 //===----------------------------------------------------------------------===//
 
-def Nova_ConstantOp : Nova_Op<"constant", [ConstantLike, InferTypeOpAdaptor]> {
+def Nova_ConstantOp : Nova_Op<"constant", !listconcat([ConstantLike], Nova_InferredResult)> {
   let summary = "tensor literal";
   let description = [{
     A tensor whose elements are given by a dense elements attribute; the
@@ -123,8 +131,8 @@ def Nova_CastOp : Nova_Op<"cast"> {
 
 class Nova_BinaryOp<string mnemonic, Type tensorType, string math,
                     list<Trait> traits = []>
-    : Nova_Op<mnemonic, !listconcat(traits, [Nova_BroadcastingElementwise,
-                                            InferTypeOpAdaptor])> {
+    : Nova_Op<mnemonic, !listconcat(traits, [Nova_BroadcastingElementwise],
+                                Nova_InferredResult)> {
   let summary = "elementwise " # math # " with broadcasting";
   let description = "Computes `" # math # "` elementwise after broadcasting "
     # "both operands to their common shape (NumPy rules). Both operands "
@@ -147,8 +155,8 @@ def Nova_MinOp : Nova_BinaryOp<"min", Nova_NumericTensor, "min(lhs, rhs)",
                                [Commutative]>;
 def Nova_PowOp : Nova_BinaryOp<"pow", Nova_FloatTensor, "lhs ^ rhs">;
 
-def Nova_CmpOp : Nova_Op<"cmp", [Nova_BroadcastingElementwise,
-                                InferTypeOpAdaptor]> {
+def Nova_CmpOp : Nova_Op<"cmp", !listconcat([Nova_BroadcastingElementwise],
+                                           Nova_InferredResult)> {
   let summary = "elementwise comparison with broadcasting";
   let description = [{
     Compares broadcast operands of one element type; the result is `i1`.
@@ -165,8 +173,8 @@ def Nova_CmpOp : Nova_Op<"cmp", [Nova_BroadcastingElementwise,
   let hasFolder = 1;
 }
 
-def Nova_SelectOp : Nova_Op<"select", [Nova_BroadcastingElementwise,
-                                      InferTypeOpAdaptor]> {
+def Nova_SelectOp : Nova_Op<"select", !listconcat([Nova_BroadcastingElementwise],
+                                                 Nova_InferredResult)> {
   let summary = "elementwise choice with broadcasting";
   let description = [{
     `cond ? on_true : on_false` per element, all three broadcast together.
@@ -188,7 +196,7 @@ def Nova_SelectOp : Nova_Op<"select", [Nova_BroadcastingElementwise,
 // Reductions
 //===----------------------------------------------------------------------===//
 
-def Nova_ReduceOp : Nova_Op<"reduce", [InferTypeOpAdaptor]> {
+def Nova_ReduceOp : Nova_Op<"reduce", Nova_InferredResult> {
   let summary = "sum, max or min over a set of dimensions";
   let description = [{
     Reduces `input` over `dims` (distinct, in range). The reduced dimensions
@@ -228,7 +236,7 @@ def Nova_ReshapeOp : Nova_Op<"reshape"> {
   let hasVerifier = 1;
 }
 
-def Nova_TransposeOp : Nova_Op<"transpose", [InferTypeOpAdaptor]> {
+def Nova_TransposeOp : Nova_Op<"transpose", Nova_InferredResult> {
   let summary = "permute dimensions";
   let description = [{
     `result.shape[i] = input.shape[permutation[i]]`.
@@ -262,7 +270,7 @@ def Nova_BroadcastOp : Nova_Op<"broadcast"> {
   let hasVerifier = 1;
 }
 
-def Nova_SliceOp : Nova_Op<"slice", [InferTypeOpAdaptor]> {
+def Nova_SliceOp : Nova_Op<"slice", Nova_InferredResult> {
   let summary = "strided window";
   let description = [{
     Takes `start[d], start[d] + stride[d], ...` below `limit[d]` along every
@@ -281,7 +289,7 @@ def Nova_SliceOp : Nova_Op<"slice", [InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Nova_ConcatOp : Nova_Op<"concat", [InferTypeOpAdaptor]> {
+def Nova_ConcatOp : Nova_Op<"concat", Nova_InferredResult> {
   let summary = "join tensors along one dimension";
   let description = [{
     All inputs have the same rank and element type and agree on every size
@@ -299,7 +307,7 @@ def Nova_ConcatOp : Nova_Op<"concat", [InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Nova_GatherOp : Nova_Op<"gather", [InferTypeOpAdaptor]> {
+def Nova_GatherOp : Nova_Op<"gather", Nova_InferredResult> {
   let summary = "take slices of a table at integer indices (embedding)";
   let description = [{
     `result = table[..., indices[j...], ...]` along `axis`:
@@ -342,7 +350,7 @@ def Nova_ScatterAddOp : Nova_Op<"scatter_add"> {
 // Contraction
 //===----------------------------------------------------------------------===//
 
-def Nova_MatmulOp : Nova_Op<"matmul", [InferTypeOpAdaptor]> {
+def Nova_MatmulOp : Nova_Op<"matmul", Nova_InferredResult> {
   let summary = "batched matrix product";
   let description = [{
     `(..., M, K) x (..., K, N) -> (..., M, N)`; `transpose_lhs` and
@@ -404,7 +412,7 @@ def Nova_LayerNormOp : Nova_Op<"layer_norm",
   let hasVerifier = 1;
 }
 
-def Nova_CrossEntropyOp : Nova_Op<"cross_entropy", [InferTypeOpAdaptor]> {
+def Nova_CrossEntropyOp : Nova_Op<"cross_entropy", Nova_InferredResult> {
   let summary = "mean softmax cross-entropy against integer labels";
   let description = [{
     `mean_i(logsumexp(logits[i, :]) - logits[i, labels[i]])` over every
@@ -422,7 +430,7 @@ def Nova_CrossEntropyOp : Nova_Op<"cross_entropy", [InferTypeOpAdaptor]> {
                        "type($labels) `->` type($result)";
 }
 
-def Nova_AttentionOp : Nova_Op<"attention", [InferTypeOpAdaptor]> {
+def Nova_AttentionOp : Nova_Op<"attention", Nova_InferredResult> {
   let summary = "scaled dot-product attention";
   let description = [{
     `softmax(scale * q k^T + mask) v` over the last two dimensions of

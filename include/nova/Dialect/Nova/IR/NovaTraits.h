@@ -12,6 +12,32 @@ namespace mlir::nova::OpTrait {
 template <typename ConcreteType>
 class BroadcastingElementwise
     : public mlir::OpTrait::TraitBase<ConcreteType, BroadcastingElementwise> {};
+
+/// Checks an op's result types against its `inferReturnTypes` (from
+/// InferTypeOpAdaptor) before InferTypeOpInterface's own check runs, so a
+/// malformed op gets exactly one diagnostic: the rule inference found broken,
+/// or a type mismatch naming both types. Listed before InferTypeOpAdaptor.
+template <typename ConcreteType>
+class CheckedInference
+    : public mlir::OpTrait::TraitBase<ConcreteType, CheckedInference> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    SmallVector<Type> inferred;
+    auto concrete = cast<ConcreteType>(op);
+    if (failed(ConcreteType::inferReturnTypes(
+            op->getContext(), op->getLoc(),
+            typename ConcreteType::Adaptor(concrete), inferred)))
+      return failure();
+    if (TypeRange(inferred) != op->getResultTypes()) {
+      auto diag = op->emitOpError("result type ");
+      llvm::interleaveComma(op->getResultTypes(), diag);
+      diag << " does not match ";
+      llvm::interleaveComma(inferred, diag);
+      return diag << ", the type its operands and attributes imply";
+    }
+    return success();
+  }
+};
 } // namespace mlir::nova::OpTrait
 
 #endif // NOVA_DIALECT_NOVA_IR_NOVATRAITS_H

@@ -1,0 +1,50 @@
+# lit configuration for Nova: FileCheck tests of nova-opt, the mlir-opt plugin
+# and the installed package.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "Nova"
+# bash, so tests can inspect exit codes ($?).
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.nova_obj_root, "test")
+
+# Nova's tools first; the LLVM directory provides FileCheck, not and the
+# upstream mlir-opt that the plugin tests load Nova into.
+config.environment["PATH"] = os.pathsep.join(
+    [config.nova_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])]
+)
+
+config.substitutions.extend(
+    [
+        ("%shlibext", ".so"),
+        ("%nova_libs", config.nova_libs_dir),
+        ("%nova_src", config.nova_src_root),
+        ("%nova_obj", config.nova_obj_root),
+        ("%mlir_dir", config.mlir_dir),
+        ("%cmake", config.cmake_command),
+        ("%cxx", config.cxx_compiler),
+        ("%upstream_mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")),
+    ]
+)
+
+
+def has_cuda_device():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        return subprocess.run([smi, "-L"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+if has_cuda_device():
+    config.available_features.add("cuda-device")
+else:
+    lit_config.note("no CUDA device: tests marked 'REQUIRES: cuda-device' are skipped")
