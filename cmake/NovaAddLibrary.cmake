@@ -14,6 +14,8 @@ function(nova_add_library name)
     $<BUILD_INTERFACE:${NOVA_SOURCE_DIR}/include>
     $<BUILD_INTERFACE:${NOVA_BINARY_DIR}/include>
     $<INSTALL_INTERFACE:include>)
+  # Consumers of the installed package compile against the same MLIR headers.
+  target_include_directories(${name} SYSTEM PUBLIC ${MLIR_INCLUDE_DIRS} ${LLVM_INCLUDE_DIRS})
   target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS} MLIR LLVM)
   set_property(GLOBAL APPEND PROPERTY NOVA_EXPORTED_LIBS ${name})
 endfunction()

@@ -191,7 +191,9 @@ static bool isSplatOf(Attribute attr, double value) {
     return false;
   if (isa<FloatType>(d.getElementType()))
     return toDouble(d.getSplatValue<APFloat>()) == value;
-  return d.getSplatValue<APInt>().getSExtValue() == static_cast<int64_t>(value);
+  APInt v = d.getSplatValue<APInt>();
+  int64_t n = v.getBitWidth() == 1 ? v.getZExtValue() : v.getSExtValue();
+  return n == static_cast<int64_t>(value);
 }
 
 /// `x op identity` folds to `x` when broadcasting does not grow `x`.
@@ -289,10 +291,14 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
     return foldElementwise<double>(
         adaptor.getOperands(), type,
         [&](ArrayRef<double> a) -> std::optional<double> {
-          if (!isa<FloatType>(type.getElementType()) && !std::isfinite(a[0]))
+          Type to = type.getElementType();
+          if (isa<FloatType>(to))
+            return a[0]; // rounded to the target format by makeElements
+          if (to.isInteger(1))
+            return double(a[0] != 0.0);
+          if (!std::isfinite(a[0]))
             return std::nullopt; // float -> int of inf/nan is undefined
-          return type.getElementType().isInteger(1) ? double(a[0] != 0.0)
-                                                    : std::trunc(a[0]);
+          return std::trunc(a[0]);
         });
   return foldElementwise<int64_t>(
       adaptor.getOperands(), type,
