@@ -3,6 +3,7 @@
 import os
 import shutil
 import subprocess
+import sys
 
 import lit.formats
 
@@ -29,6 +30,7 @@ config.substitutions.extend(
         ("%mlir_dir", config.mlir_dir),
         ("%cmake", config.cmake_command),
         ("%cxx", config.cxx_compiler),
+        ("%python", sys.executable),
         ("%upstream_mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")),
     ]
 )

@@ -101,14 +101,16 @@ static Attribute makeElements(RankedTensorType type, ArrayRef<T> values) {
       out.push_back(fromDouble(static_cast<double>(v), et));
     return DenseElementsAttr::get(type, out);
   }
+  if (et.isInteger(1)) {
+    SmallVector<bool> out;
+    for (T v : values)
+      out.push_back(v != 0);
+    return DenseElementsAttr::get(type, out);
+  }
   unsigned width = et.getIntOrFloatBitWidth();
   SmallVector<APInt> out;
-  for (T v : values) {
-    if (width == 1)
-      out.push_back(APInt(1, v != 0));
-    else
-      out.push_back(APInt(width, static_cast<int64_t>(v), /*isSigned=*/true));
-  }
+  for (T v : values)
+    out.push_back(APInt(width, static_cast<int64_t>(v), /*isSigned=*/true));
   return DenseElementsAttr::get(type, out);
 }
 
@@ -353,26 +355,29 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
       });
 }
 
-OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+/// max (IsMax) or min of two constants; a NaN operand gives NaN.
+template <bool IsMax>
+static Attribute foldExtremum(ArrayRef<Attribute> operands, Type element,
+                              Type resultType) {
+  auto pick = [](auto a, auto b) { return (a > b) == IsMax ? a : b; };
   return foldNumeric(
-      adaptor.getOperands(), elementOf(getLhs()), getType(),
-      [](ArrayRef<double> a) -> std::optional<double> {
-        return std::isnan(a[0]) || std::isnan(a[1]) ? NAN : std::max(a[0], a[1]);
+      operands, element, resultType,
+      [&](ArrayRef<double> a) -> std::optional<double> {
+        return std::isnan(a[0]) || std::isnan(a[1]) ? NAN : pick(a[0], a[1]);
       },
-      [](ArrayRef<int64_t> a) -> std::optional<int64_t> {
-        return std::max(a[0], a[1]);
+      [&](ArrayRef<int64_t> a) -> std::optional<int64_t> {
+        return pick(a[0], a[1]);
       });
 }
 
+OpFoldResult MaxOp::fold(FoldAdaptor adaptor) {
+  return foldExtremum<true>(adaptor.getOperands(), elementOf(getLhs()),
+                            getType());
+}
+
 OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
-  return foldNumeric(
-      adaptor.getOperands(), elementOf(getLhs()), getType(),
-      [](ArrayRef<double> a) -> std::optional<double> {
-        return std::isnan(a[0]) || std::isnan(a[1]) ? NAN : std::min(a[0], a[1]);
-      },
-      [](ArrayRef<int64_t> a) -> std::optional<int64_t> {
-        return std::min(a[0], a[1]);
-      });
+  return foldExtremum<false>(adaptor.getOperands(), elementOf(getLhs()),
+                             getType());
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
