@@ -39,13 +39,6 @@ def Nova_Dialect : Dialect {
 // Type constraints
 //===----------------------------------------------------------------------===//
 
-def Nova_Float : AnyTypeOf<[F32, BF16, F16], "floating-point (f32, bf16, f16)">;
-def Nova_Index : AnyTypeOf<[I32, I64], "index integer (i32, i64)">;
-def Nova_Numeric : AnyTypeOf<[F32, BF16, F16, I32, I64],
-                             "numeric (f32, bf16, f16, i32, i64)">;
-def Nova_Element : AnyTypeOf<[F32, BF16, F16, I32, I64, I1],
-                             "nova element (f32, bf16, f16, i32, i64, i1)">;
-
 def Nova_Tensor : StaticShapeTensorOf<[F32, BF16, F16, I32, I64, I1]>;
 def Nova_NumericTensor : StaticShapeTensorOf<[F32, BF16, F16, I32, I64]>;
 def Nova_FloatTensor : StaticShapeTensorOf<[F32, BF16, F16]>;
