@@ -1,4 +1,5 @@
-//===- main.cpp - a compiler that links Nova's dialect and passes ----------===//
+//===- main.cpp - a compiler that links Nova's dialect and passes
+//----------===//
 //
 // Builds `relu(x @ w + b)` with the C++ API of the installed Nova package,
 // prints it, makes its broadcast explicit with a Nova pass, and prints again.

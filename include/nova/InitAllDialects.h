@@ -1,4 +1,5 @@
-//===- InitAllDialects.h - every dialect nova-opt understands ----*- C++ -*-===//
+//===- InitAllDialects.h - every dialect nova-opt understands ----*- C++
+//-*-===//
 //
 // The Nova dialects plus the upstream dialects the pipeline produces or
 // consumes. Deliberately not registerAllDialects: a smaller registry keeps

@@ -1,4 +1,5 @@
-//===- InitAllPasses.h - every pass nova-opt can run -------------*- C++ -*-===//
+//===- InitAllPasses.h - every pass nova-opt can run -------------*- C++
+//-*-===//
 
 #ifndef NOVA_INITALLPASSES_H
 #define NOVA_INITALLPASSES_H

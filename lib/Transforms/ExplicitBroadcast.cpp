@@ -1,4 +1,5 @@
-//===- ExplicitBroadcast.cpp - materialize implicit broadcasts -------------===//
+//===- ExplicitBroadcast.cpp - materialize implicit broadcasts
+//-------------===//
 
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Transforms/Passes.h"
@@ -31,9 +32,10 @@ struct MaterializeBroadcast : RewritePattern {
       auto type = cast<RankedTensorType>(operand.get().getType());
       if (type.getShape() == resultType.getShape())
         continue;
-      auto wide = RankedTensorType::get(resultType.getShape(),
-                                        type.getElementType());
-      Value b = BroadcastOp::create(rewriter, op->getLoc(), wide, operand.get());
+      auto wide =
+          RankedTensorType::get(resultType.getShape(), type.getElementType());
+      Value b =
+          BroadcastOp::create(rewriter, op->getLoc(), wide, operand.get());
       rewriter.modifyOpInPlace(op, [&] { operand.set(b); });
       changed = true;
     }
@@ -49,8 +51,8 @@ struct NovaExplicitBroadcastPass
     // No folding: the pass only adds broadcasts, it does not simplify.
     GreedyRewriteConfig config;
     config.enableFolding(false);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
   }
 };

@@ -1,4 +1,5 @@
-//===- NovaPlugin.cpp - Nova as an mlir-opt plugin -------------------------===//
+//===- NovaPlugin.cpp - Nova as an mlir-opt plugin
+//-------------------------===//
 //
 //   mlir-opt --load-dialect-plugin=nova-plugin.so \
 //            --load-pass-plugin=nova-plugin.so \
@@ -17,10 +18,9 @@ using namespace mlir;
 
 extern "C" LLVM_ATTRIBUTE_WEAK DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "NovaDialect", LLVM_VERSION_STRING,
-          [](DialectRegistry *registry) {
-            registry->insert<nova::NovaDialect>();
-          }};
+  return {
+      MLIR_PLUGIN_API_VERSION, "NovaDialect", LLVM_VERSION_STRING,
+      [](DialectRegistry *registry) { registry->insert<nova::NovaDialect>(); }};
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {

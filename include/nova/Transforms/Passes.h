@@ -1,4 +1,5 @@
-//===- Passes.h - whole-graph passes -----------------------------*- C++ -*-===//
+//===- Passes.h - whole-graph passes -----------------------------*- C++
+//-*-===//
 
 #ifndef NOVA_TRANSFORMS_PASSES_H
 #define NOVA_TRANSFORMS_PASSES_H

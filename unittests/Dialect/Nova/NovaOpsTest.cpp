@@ -1,4 +1,5 @@
-//===- NovaOpsTest.cpp - building nova ops through the C++ API -------------===//
+//===- NovaOpsTest.cpp - building nova ops through the C++ API
+//-------------===//
 //
 // Builders infer result types (broadcasting, reductions, matmul, attention,
 // ...); inference rejects malformed uses with a message at the location.
@@ -36,15 +37,18 @@ protected:
   Location loc() { return builder.getUnknownLoc(); }
 
   RankedTensorType tensor(ArrayRef<int64_t> shape, Type element = nullptr) {
-    return RankedTensorType::get(shape, element ? element : builder.getF32Type());
+    return RankedTensorType::get(shape,
+                                 element ? element : builder.getF32Type());
   }
 
   /// A value of the given type (an opaque source, like a function argument).
   Value value(RankedTensorType type) {
-    Attribute zero = isa<FloatType>(type.getElementType())
-                         ? Attribute(builder.getFloatAttr(type.getElementType(), 0.5))
-                         : Attribute(builder.getIntegerAttr(type.getElementType(), 1));
-    return ConstantOp::create(builder, loc(), DenseElementsAttr::get(type, zero));
+    Attribute zero =
+        isa<FloatType>(type.getElementType())
+            ? Attribute(builder.getFloatAttr(type.getElementType(), 0.5))
+            : Attribute(builder.getIntegerAttr(type.getElementType(), 1));
+    return ConstantOp::create(builder, loc(),
+                              DenseElementsAttr::get(type, zero));
   }
 
   MLIRContext ctx;
@@ -157,7 +161,8 @@ TEST_F(NovaOpsTest, InferenceReportsTheBrokenRule) {
   MatmulOp::Adaptor adaptor(matmulOperands, DictionaryAttr(),
                             MatmulOp::Properties{});
   EXPECT_TRUE(failed(MatmulOp::inferReturnTypes(&ctx, loc(), adaptor, types)));
-  EXPECT_EQ(message, "contraction sizes differ: lhs has K = 8 but rhs has K = 6");
+  EXPECT_EQ(message,
+            "contraction sizes differ: lhs has K = 8 but rhs has K = 6");
 
   Value q = value(tensor({2, 8, 16}));
   Value k = value(tensor({2, 6, 16}));

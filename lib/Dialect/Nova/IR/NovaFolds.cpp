@@ -1,4 +1,5 @@
-//===- NovaFolds.cpp - nova folders ----------------------------------------===//
+//===- NovaFolds.cpp - nova folders
+//----------------------------------------===//
 //
 // Constant folding of small constants (every result element computed here in
 // double or 64-bit integer arithmetic, then rounded to the result type as the
@@ -24,8 +25,7 @@ using namespace mlir::nova;
 namespace {
 /// One operand of an elementwise fold: its elements as doubles or as
 /// integers, and the row-major strides that read it broadcast to the result.
-template <typename T>
-struct BroadcastOperand {
+template <typename T> struct BroadcastOperand {
   SmallVector<T> values;
   SmallVector<int64_t> strides; // 0 along broadcast dimensions
 };
@@ -46,8 +46,7 @@ static APFloat fromDouble(double v, Type elementType) {
   return r;
 }
 
-template <typename T>
-static T readElement(const APFloat &v) {
+template <typename T> static T readElement(const APFloat &v) {
   if constexpr (std::is_same_v<T, double>)
     return toDouble(v);
   else
@@ -226,7 +225,9 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
 OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
   return foldNumeric(
       adaptor.getOperands(), elementOf(getInput()), getType(),
-      [](ArrayRef<double> a) -> std::optional<double> { return std::fabs(a[0]); },
+      [](ArrayRef<double> a) -> std::optional<double> {
+        return std::fabs(a[0]);
+      },
       [](ArrayRef<int64_t> a) -> std::optional<int64_t> {
         return a[0] < 0 ? -a[0] : a[0];
       });
@@ -319,7 +320,9 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   return foldNumeric(
       adaptor.getOperands(), elementOf(getLhs()), getType(),
       [](ArrayRef<double> a) -> std::optional<double> { return a[0] + a[1]; },
-      [](ArrayRef<int64_t> a) -> std::optional<int64_t> { return a[0] + a[1]; });
+      [](ArrayRef<int64_t> a) -> std::optional<int64_t> {
+        return a[0] + a[1];
+      });
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
@@ -328,7 +331,9 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
   return foldNumeric(
       adaptor.getOperands(), elementOf(getLhs()), getType(),
       [](ArrayRef<double> a) -> std::optional<double> { return a[0] - a[1]; },
-      [](ArrayRef<int64_t> a) -> std::optional<int64_t> { return a[0] - a[1]; });
+      [](ArrayRef<int64_t> a) -> std::optional<int64_t> {
+        return a[0] - a[1];
+      });
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
@@ -339,7 +344,9 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
   return foldNumeric(
       adaptor.getOperands(), elementOf(getLhs()), getType(),
       [](ArrayRef<double> a) -> std::optional<double> { return a[0] * a[1]; },
-      [](ArrayRef<int64_t> a) -> std::optional<int64_t> { return a[0] * a[1]; });
+      [](ArrayRef<int64_t> a) -> std::optional<int64_t> {
+        return a[0] * a[1];
+      });
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
@@ -390,8 +397,7 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
       });
 }
 
-template <typename T>
-static bool compare(CmpPredicate p, T a, T b) {
+template <typename T> static bool compare(CmpPredicate p, T a, T b) {
   switch (p) {
   case CmpPredicate::eq:
     return a == b;

@@ -1,4 +1,5 @@
-//===- NovaOps.cpp - nova op verification and type inference ---------------===//
+//===- NovaOps.cpp - nova op verification and type inference
+//---------------===//
 //
 // Ops that infer their result type check every rule in `inferReturnTypes`, so
 // the same message reaches a parser, a C++ builder and the verifier. The
@@ -36,8 +37,8 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
   return s;
 }
 
-FailureOr<SmallVector<int64_t>> mlir::nova::broadcastShapes(ArrayRef<int64_t> a,
-                                                            ArrayRef<int64_t> b) {
+FailureOr<SmallVector<int64_t>>
+mlir::nova::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   size_t rank = std::max(a.size(), b.size());
   SmallVector<int64_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -76,8 +77,8 @@ inferBroadcast(std::optional<Location> loc, ValueRange operands,
     auto next = broadcastShapes(shape, t.getShape());
     if (failed(next)) {
       if (loc) {
-        auto diag = emitError(*loc, "operands (") << names
-                                                  << ") are not broadcast-compatible: ";
+        auto diag = emitError(*loc, "operands (")
+                    << names << ") are not broadcast-compatible: ";
         llvm::interleave(
             operands, diag,
             [&](Value o) { diag << shapeStr(tensorOf(o).getShape()); }, " vs ");
@@ -96,7 +97,8 @@ static LogicalResult inferBinary(std::optional<Location> loc, Value lhs,
   if (!l || !r)
     return emitOptionalError(loc, "operands must be ranked tensors");
   if (l.getElementType() != r.getElementType())
-    return emitOptionalError(loc, "operands must have the same element type, got ",
+    return emitOptionalError(loc,
+                             "operands must have the same element type, got ",
                              l.getElementType(), " and ", r.getElementType());
   auto shape = inferBroadcast(loc, {lhs, rhs}, "lhs, rhs");
   if (failed(shape))
@@ -141,10 +143,9 @@ LogicalResult CastOp::verify() {
 }
 
 #define NOVA_BINARY_INFER(OP)                                                  \
-  LogicalResult OP::inferReturnTypes(MLIRContext *,                            \
-                                     std::optional<Location> loc,              \
-                                     Adaptor adaptor,                          \
-                                     SmallVectorImpl<Type> &types) {           \
+  LogicalResult OP::inferReturnTypes(                                          \
+      MLIRContext *, std::optional<Location> loc, Adaptor adaptor,             \
+      SmallVectorImpl<Type> &types) {                                          \
     return inferBinary(loc, adaptor.getLhs(), adaptor.getRhs(), Type(),        \
                        types);                                                 \
   }
@@ -293,8 +294,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   if (static_cast<int64_t>(starts.size()) != rank ||
       static_cast<int64_t>(limits.size()) != rank ||
       static_cast<int64_t>(strides.size()) != rank)
-    return emitOptionalError(loc, "starts, limits and strides need one entry "
-                                  "per dimension (rank ",
+    return emitOptionalError(loc,
+                             "starts, limits and strides need one entry "
+                             "per dimension (rank ",
                              rank, ")");
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
@@ -406,8 +408,9 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "operands must have rank >= 2, got ",
                              lhs.getRank(), " and ", rhs.getRank());
   if (lhs.getElementType() != rhs.getElementType())
-    return emitOptionalError(loc, "operands must have the same element type, got ",
-                             lhs.getElementType(), " and ", rhs.getElementType());
+    return emitOptionalError(
+        loc, "operands must have the same element type, got ",
+        lhs.getElementType(), " and ", rhs.getElementType());
   auto matrix = [](RankedTensorType t, bool transposed) {
     int64_t r = t.getRank();
     int64_t rows = t.getDimSize(r - 2), cols = t.getDimSize(r - 1);
@@ -418,10 +421,11 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
   if (k != k2)
     return emitOptionalError(loc, "contraction sizes differ: lhs has K = ", k,
                              " but rhs has K = ", k2);
-  auto batch = broadcastShapes(lhs.getShape().drop_back(2),
-                               rhs.getShape().drop_back(2));
+  auto batch =
+      broadcastShapes(lhs.getShape().drop_back(2), rhs.getShape().drop_back(2));
   if (failed(batch))
-    return emitOptionalError(loc, "batch dimensions are not broadcast-compatible");
+    return emitOptionalError(loc,
+                             "batch dimensions are not broadcast-compatible");
   SmallVector<int64_t> shape = *batch;
   shape.append({m, n});
   types.push_back(RankedTensorType::get(shape, lhs.getElementType()));
@@ -468,8 +472,9 @@ LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "logits need a class dimension (rank >= 1)");
   if (labels.getShape() != logits.getShape().drop_back())
     return emitOptionalError(
-        loc, "labels must have the shape of logits without the class "
-             "dimension: expected ",
+        loc,
+        "labels must have the shape of logits without the class "
+        "dimension: expected ",
         shapeStr(logits.getShape().drop_back()), ", got ",
         shapeStr(labels.getShape()));
   types.push_back(RankedTensorType::get({}, logits.getElementType()));
@@ -486,12 +491,14 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "operands must be ranked tensors");
   if (q.getRank() < 2 || q.getRank() != k.getRank() ||
       q.getRank() != v.getRank())
-    return emitOptionalError(loc, "query, key and value must have one rank "
-                                  ">= 2, got ",
+    return emitOptionalError(loc,
+                             "query, key and value must have one rank "
+                             ">= 2, got ",
                              q.getRank(), ", ", k.getRank(), ", ", v.getRank());
   if (q.getElementType() != k.getElementType() ||
       q.getElementType() != v.getElementType())
-    return emitOptionalError(loc, "query, key and value must have one element type");
+    return emitOptionalError(loc,
+                             "query, key and value must have one element type");
   int64_t r = q.getRank();
   if (q.getShape().drop_back(2) != k.getShape().drop_back(2) ||
       q.getShape().drop_back(2) != v.getShape().drop_back(2))

@@ -1,4 +1,5 @@
-//===- NovaDialect.h - the high-level nova dialect ---------------*- C++ -*-===//
+//===- NovaDialect.h - the high-level nova dialect ---------------*- C++
+//-*-===//
 
 #ifndef NOVA_DIALECT_NOVA_IR_NOVADIALECT_H
 #define NOVA_DIALECT_NOVA_IR_NOVADIALECT_H

@@ -1,4 +1,5 @@
-//===- NovaTraits.h - op traits of the nova dialect --------------*- C++ -*-===//
+//===- NovaTraits.h - op traits of the nova dialect --------------*- C++
+//-*-===//
 
 #ifndef NOVA_DIALECT_NOVA_IR_NOVATRAITS_H
 #define NOVA_DIALECT_NOVA_IR_NOVATRAITS_H

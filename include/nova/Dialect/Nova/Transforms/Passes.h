@@ -1,4 +1,5 @@
-//===- Passes.h - passes of the nova dialect ---------------------*- C++ -*-===//
+//===- Passes.h - passes of the nova dialect ---------------------*- C++
+//-*-===//
 
 #ifndef NOVA_DIALECT_NOVA_TRANSFORMS_PASSES_H
 #define NOVA_DIALECT_NOVA_TRANSFORMS_PASSES_H
