@@ -688,3 +688,26 @@ func.func @adamw_weight_decay(%p: tensor<8xf32>, %t: tensor<i64>) {
   %0:3 = nova.adamw %p, %p, %p, %p, %t lr 1.0e-3 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay -0.1 : tensor<8xf32>, tensor<i64>
   return
 }
+
+// -----
+
+// ===== nova.param argument attribute
+
+// expected-error @+1 {{'nova.param' marks a trainable parameter: argument #1 must be a floating-point tensor, got 'tensor<8xi32>'}}
+func.func @param_on_integers(%x: tensor<8xf32> {nova.param}, %labels: tensor<8xi32> {nova.param}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'nova.param' is a unit attribute, got 1 : i64}}
+func.func @param_not_unit(%x: tensor<8xf32> {nova.param = 1}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown nova argument attribute 'nova.parameter'}}
+func.func @param_misspelled(%x: tensor<8xf32> {nova.parameter}) {
+  return
+}

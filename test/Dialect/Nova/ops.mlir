@@ -149,3 +149,10 @@ func.func @composites(%x: tensor<2x8x32xf32>, %g: tensor<32xf32>, %labels: tenso
   %p, %m, %s = nova.adamw %g, %g, %g, %g, %step lr 3.0e-4 beta1 0.9 beta2 0.95 eps 1.0e-8 weight_decay 0.1 : tensor<32xf32>, tensor<i64>
   return
 }
+
+// Trainable parameters are marked on the function's arguments.
+// CHECK-LABEL: func.func @params
+// CHECK-SAME: (%{{.*}}: tensor<8x16xf32>, %{{.*}}: tensor<16x4xf32> {nova.param}, %{{.*}}: tensor<4xbf16> {nova.param}, %{{.*}}: tensor<8xi32>)
+func.func @params(%x: tensor<8x16xf32>, %w: tensor<16x4xf32> {nova.param}, %b: tensor<4xbf16> {nova.param}, %labels: tensor<8xi32>) {
+  return
+}

@@ -30,9 +30,23 @@ def Nova_Dialect : Dialect {
     `layer_norm`, `cross_entropy`, `attention`, `adamw`) have a definition in
     terms of primitives but keep their identity so the fuser can map them to
     one kernel.
+
+    Function arguments that are trainable parameters carry the unit
+    attribute `nova.param` (a floating-point tensor argument):
+
+    ```mlir
+    func.func @loss(%x: tensor<8x16xf32>, %w: tensor<16x4xf32> {nova.param})
+    ```
   }];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 0;
+  // `nova.param` on a function argument marks a trainable parameter.
+  let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    static constexpr ::llvm::StringLiteral getParamAttrName() {
+      return ::llvm::StringLiteral("nova.param");
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
