@@ -1,5 +1,4 @@
-//===- main.cpp - a compiler that links Nova's dialect and passes
-//----------===//
+//===- main.cpp - a compiler that links Nova's dialect and passes ---------===//
 //
 // Builds `relu(x @ w + b)` with the C++ API of the installed Nova package,
 // prints it, makes its broadcast explicit with a Nova pass, and prints again.

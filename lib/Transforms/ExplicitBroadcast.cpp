@@ -1,5 +1,4 @@
-//===- ExplicitBroadcast.cpp - materialize implicit broadcasts
-//-------------===//
+//===- ExplicitBroadcast.cpp - materialize implicit broadcasts ------------===//
 
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Transforms/Passes.h"

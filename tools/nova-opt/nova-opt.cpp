@@ -1,5 +1,4 @@
-//===- nova-opt.cpp - the Nova optimizer driver
-//----------------------------===//
+//===- nova-opt.cpp - the Nova optimizer driver ---------------------------===//
 //
 // mlir-opt with the Nova dialects and passes and the upstream dialects the
 // Nova pipeline uses.

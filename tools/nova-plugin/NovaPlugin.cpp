@@ -1,5 +1,4 @@
-//===- NovaPlugin.cpp - Nova as an mlir-opt plugin
-//-------------------------===//
+//===- NovaPlugin.cpp - Nova as an mlir-opt plugin ------------------------===//
 //
 //   mlir-opt --load-dialect-plugin=nova-plugin.so \
 //            --load-pass-plugin=nova-plugin.so \

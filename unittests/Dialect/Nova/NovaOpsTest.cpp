@@ -1,5 +1,4 @@
-//===- NovaOpsTest.cpp - building nova ops through the C++ API
-//-------------===//
+//===- NovaOpsTest.cpp - building nova ops through the C++ API ------------===//
 //
 // Builders infer result types (broadcasting, reductions, matmul, attention,
 // ...); inference rejects malformed uses with a message at the location.

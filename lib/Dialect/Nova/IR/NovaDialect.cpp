@@ -1,5 +1,4 @@
-//===- NovaDialect.cpp - nova dialect registration
-//-------------------------===//
+//===- NovaDialect.cpp - nova dialect registration ------------------------===//
 
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"

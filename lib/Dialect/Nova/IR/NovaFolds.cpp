@@ -1,5 +1,4 @@
-//===- NovaFolds.cpp - nova folders
-//----------------------------------------===//
+//===- NovaFolds.cpp - nova folders ---------------------------------------===//
 //
 // Constant folding of small constants (every result element computed here in
 // double or 64-bit integer arithmetic, then rounded to the result type as the
@@ -10,8 +9,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "nova/Dialect/Nova/IR/NovaOps.h"
-
-#include "mlir/IR/Matchers.h"
 
 #include <cmath>
 

@@ -1,5 +1,4 @@
-//===- NovaOps.cpp - nova op verification and type inference
-//---------------===//
+//===- NovaOps.cpp - nova op verification and type inference --------------===//
 //
 // Ops that infer their result type check every rule in `inferReturnTypes`, so
 // the same message reaches a parser, a C++ builder and the verifier. The
@@ -12,7 +11,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallBitVector.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 
@@ -64,8 +62,8 @@ static LogicalResult checkAxis(std::optional<Location> loc, StringRef what,
   return success();
 }
 
-/// Broadcasts the shapes of `operands` (all ranked tensors); when
-/// `sameElementType` they must also agree on the element type.
+/// Broadcasts the shapes of `operands` (all ranked tensors); `names` lists
+/// them for the diagnostic.
 static FailureOr<SmallVector<int64_t>>
 inferBroadcast(std::optional<Location> loc, ValueRange operands,
                StringRef names) {

@@ -1,5 +1,4 @@
-//===- NovaCanonicalize.cpp - fold and canonicalize nova ops only
-//----------===//
+//===- NovaCanonicalize.cpp - fold and canonicalize nova ops only ---------===//
 
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Dialect/Nova/Transforms/Passes.h"
