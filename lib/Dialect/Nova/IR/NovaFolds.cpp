@@ -43,27 +43,24 @@ static APFloat fromDouble(double v, Type elementType) {
   return r;
 }
 
-template <typename T> static T readElement(const APFloat &v) {
-  if constexpr (std::is_same_v<T, double>)
-    return toDouble(v);
-  else
-    return static_cast<int64_t>(toDouble(v));
-}
-
-/// Reads every element of a dense constant as `T` (double or int64_t).
+/// Reads the stored elements of a dense constant as `T` (double or int64_t):
+/// one value for a splat, every element otherwise. `i1` reads as 0 or 1,
+/// other integers sign-extended.
 template <typename T>
 static SmallVector<T> readElements(DenseElementsAttr attr) {
+  int64_t count = attr.isSplat() ? 1 : attr.getNumElements();
   SmallVector<T> out;
-  Type et = attr.getElementType();
-  if (isa<FloatType>(et)) {
-    for (const APFloat &v : attr.getValues<APFloat>())
-      out.push_back(readElement<T>(v));
-  } else if (et.isInteger(1)) {
-    for (const APInt &v : attr.getValues<APInt>())
-      out.push_back(static_cast<T>(v.getZExtValue()));
-  } else {
-    for (const APInt &v : attr.getValues<APInt>())
-      out.push_back(static_cast<T>(v.getSExtValue()));
+  if (isa<FloatType>(attr.getElementType())) {
+    auto values = attr.getValues<APFloat>();
+    for (int64_t i = 0; i < count; ++i)
+      out.push_back(static_cast<T>(toDouble(values[i])));
+    return out;
+  }
+  auto values = attr.getValues<APInt>();
+  for (int64_t i = 0; i < count; ++i) {
+    APInt v = values[i];
+    out.push_back(static_cast<T>(v.getBitWidth() == 1 ? v.getZExtValue()
+                                                      : v.getSExtValue()));
   }
   return out;
 }
@@ -73,8 +70,7 @@ static BroadcastOperand<T> broadcastOperand(DenseElementsAttr attr,
                                             ArrayRef<int64_t> resultShape) {
   BroadcastOperand<T> op;
   ArrayRef<int64_t> shape = attr.getType().getShape();
-  op.values = attr.isSplat() ? SmallVector<T>{readElements<T>(attr).front()}
-                             : readElements<T>(attr);
+  op.values = readElements<T>(attr);
   op.strides.assign(resultShape.size(), 0);
   if (attr.isSplat())
     return op;
@@ -155,8 +151,8 @@ static Attribute foldElementwise(ArrayRef<Attribute> operands,
   return makeElements<T>(resultType, results);
 }
 
-/// Folds an op whose operands all have one element type (that of `operands`'
-/// first operand) with a float rule and an integer rule.
+/// Folds an op whose operands all have the element type `operandElement`,
+/// with a float rule and an integer rule.
 template <typename FloatFn, typename IntFn>
 static Attribute foldNumeric(ArrayRef<Attribute> operands, Type operandElement,
                              Type resultType, FloatFn floatFn, IntFn intFn) {
@@ -164,6 +160,13 @@ static Attribute foldNumeric(ArrayRef<Attribute> operands, Type operandElement,
   if (isa<FloatType>(operandElement))
     return foldElementwise<double>(operands, type, floatFn);
   return foldElementwise<int64_t>(operands, type, intFn);
+}
+
+/// The same with one rule written once for both (a generic lambda).
+template <typename Fn>
+static Attribute foldNumeric(ArrayRef<Attribute> operands, Type operandElement,
+                             Type resultType, Fn fn) {
+  return foldNumeric(operands, operandElement, resultType, fn, fn);
 }
 
 static Type elementOf(Value v) {
@@ -185,13 +188,7 @@ static Attribute foldFloatUnary(Attribute input, Type resultType, Fn fn) {
 /// True when `attr` is a constant whose every element equals `value`.
 static bool isSplatOf(Attribute attr, double value) {
   auto d = dyn_cast_if_present<DenseElementsAttr>(attr);
-  if (!d || !d.isSplat())
-    return false;
-  if (isa<FloatType>(d.getElementType()))
-    return toDouble(d.getSplatValue<APFloat>()) == value;
-  APInt v = d.getSplatValue<APInt>();
-  int64_t n = v.getBitWidth() == 1 ? v.getZExtValue() : v.getSExtValue();
-  return n == static_cast<int64_t>(value);
+  return d && d.isSplat() && readElements<double>(d).front() == value;
 }
 
 /// `x op identity` folds to `x` when broadcasting does not grow `x`.
@@ -213,10 +210,8 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 //===----------------------------------------------------------------------===//
 
 OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
-  return foldNumeric(
-      adaptor.getOperands(), elementOf(getInput()), getType(),
-      [](ArrayRef<double> a) -> std::optional<double> { return -a[0]; },
-      [](ArrayRef<int64_t> a) -> std::optional<int64_t> { return -a[0]; });
+  return foldNumeric(adaptor.getOperands(), elementOf(getInput()), getType(),
+                     [](auto a) { return std::optional(-a[0]); });
 }
 
 OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
@@ -314,23 +309,15 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
     return r;
   if (auto r = foldIdentity(getRhs(), adaptor.getLhs(), 0.0, getType()))
     return r;
-  return foldNumeric(
-      adaptor.getOperands(), elementOf(getLhs()), getType(),
-      [](ArrayRef<double> a) -> std::optional<double> { return a[0] + a[1]; },
-      [](ArrayRef<int64_t> a) -> std::optional<int64_t> {
-        return a[0] + a[1];
-      });
+  return foldNumeric(adaptor.getOperands(), elementOf(getLhs()), getType(),
+                     [](auto a) { return std::optional(a[0] + a[1]); });
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
   if (auto r = foldIdentity(getLhs(), adaptor.getRhs(), 0.0, getType()))
     return r;
-  return foldNumeric(
-      adaptor.getOperands(), elementOf(getLhs()), getType(),
-      [](ArrayRef<double> a) -> std::optional<double> { return a[0] - a[1]; },
-      [](ArrayRef<int64_t> a) -> std::optional<int64_t> {
-        return a[0] - a[1];
-      });
+  return foldNumeric(adaptor.getOperands(), elementOf(getLhs()), getType(),
+                     [](auto a) { return std::optional(a[0] - a[1]); });
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
@@ -338,12 +325,8 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
     return r;
   if (auto r = foldIdentity(getRhs(), adaptor.getLhs(), 1.0, getType()))
     return r;
-  return foldNumeric(
-      adaptor.getOperands(), elementOf(getLhs()), getType(),
-      [](ArrayRef<double> a) -> std::optional<double> { return a[0] * a[1]; },
-      [](ArrayRef<int64_t> a) -> std::optional<int64_t> {
-        return a[0] * a[1];
-      });
+  return foldNumeric(adaptor.getOperands(), elementOf(getLhs()), getType(),
+                     [](auto a) { return std::optional(a[0] * a[1]); });
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
@@ -413,19 +396,13 @@ template <typename T> static bool compare(CmpPredicate p, T a, T b) {
 }
 
 OpFoldResult CmpOp::fold(FoldAdaptor adaptor) {
+  // Compares in the operands' domain; makeElements turns nonzero into true.
   CmpPredicate p = getPredicate();
-  auto type = cast<RankedTensorType>(getType());
-  if (isa<FloatType>(elementOf(getLhs())))
-    return foldElementwise<double>(
-        adaptor.getOperands(), type,
-        [p](ArrayRef<double> a) -> std::optional<double> {
-          return compare(p, a[0], a[1]) ? 1.0 : 0.0;
-        });
-  return foldElementwise<int64_t>(
-      adaptor.getOperands(), type,
-      [p](ArrayRef<int64_t> a) -> std::optional<int64_t> {
-        return compare(p, a[0], a[1]) ? 1 : 0;
-      });
+  return foldNumeric(adaptor.getOperands(), elementOf(getLhs()), getType(),
+                     [p](auto a) {
+                       using T = std::decay_t<decltype(a[0])>;
+                       return std::optional<T>(compare(p, a[0], a[1]));
+                     });
 }
 
 OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
