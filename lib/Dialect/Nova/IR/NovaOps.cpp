@@ -8,6 +8,7 @@
 
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 
+#include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -37,15 +38,9 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
 
 FailureOr<SmallVector<int64_t>>
 mlir::nova::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
-  size_t rank = std::max(a.size(), b.size());
-  SmallVector<int64_t> out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1;
-    int64_t y = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (x != y && x != 1 && y != 1)
-      return failure();
-    out[rank - 1 - i] = x == 1 ? y : x;
-  }
+  SmallVector<int64_t> out;
+  if (!mlir::OpTrait::util::getBroadcastedShape(a, b, out))
+    return failure();
   return out;
 }
 
