@@ -19,6 +19,18 @@ using namespace mlir;
 using namespace mlir::nova;
 
 namespace {
+/// Records the text of the last diagnostic emitted while it lives (and keeps
+/// it off stderr).
+struct LastDiagnostic {
+  explicit LastDiagnostic(MLIRContext &ctx)
+      : handler(&ctx, [this](Diagnostic &diag) {
+          message = diag.str();
+          return success();
+        }) {}
+  std::string message;
+  ScopedDiagnosticHandler handler;
+};
+
 class NovaOpsTest : public ::testing::Test {
 protected:
   NovaOpsTest() : builder(&ctx) {
@@ -148,11 +160,7 @@ TEST_F(NovaOpsTest, CompositesInferTheirResults) {
 }
 
 TEST_F(NovaOpsTest, InferenceReportsTheBrokenRule) {
-  std::string message;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
-    message = diag.str();
-    return success();
-  });
+  LastDiagnostic last(ctx);
   Value a = value(tensor({4, 8}));
   Value b = value(tensor({6, 4}));
   SmallVector<Type> types;
@@ -160,7 +168,7 @@ TEST_F(NovaOpsTest, InferenceReportsTheBrokenRule) {
   MatmulOp::Adaptor adaptor(matmulOperands, DictionaryAttr(),
                             MatmulOp::Properties{});
   EXPECT_TRUE(failed(MatmulOp::inferReturnTypes(&ctx, loc(), adaptor, types)));
-  EXPECT_EQ(message,
+  EXPECT_EQ(last.message,
             "contraction sizes differ: lhs has K = 8 but rhs has K = 6");
 
   Value q = value(tensor({2, 8, 16}));
@@ -172,19 +180,16 @@ TEST_F(NovaOpsTest, InferenceReportsTheBrokenRule) {
   AttentionOp::Adaptor att(attentionOperands, DictionaryAttr(), props);
   types.clear();
   EXPECT_TRUE(failed(AttentionOp::inferReturnTypes(&ctx, loc(), att, types)));
-  EXPECT_EQ(message, "causal attention needs square scores, got 8x6");
+  EXPECT_EQ(last.message, "causal attention needs square scores, got 8x6");
 }
 
 TEST_F(NovaOpsTest, VerifierCatchesBadExplicitTypes) {
-  std::string message;
-  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
-    message = diag.str();
-    return success();
-  });
+  LastDiagnostic last(ctx);
   Value x = value(tensor({4, 6}));
   auto r = ReshapeOp::create(builder, loc(), tensor({5, 5}), x);
   EXPECT_TRUE(failed(verify(r)));
-  EXPECT_EQ(message, "'nova.reshape' op must preserve the element count: [4, "
-                     "6] has 24 elements but [5, 5] has 25");
+  EXPECT_EQ(last.message,
+            "'nova.reshape' op must preserve the element count: [4, "
+            "6] has 24 elements but [5, 5] has 25");
 }
 } // namespace
