@@ -35,6 +35,9 @@ struct NovaCanonicalizePass
 
   void runOnOperation() override {
     Dialect *dialect = getContext().getLoadedDialect<NovaDialect>();
+    if (!dialect)
+      return; // no nova op can be in the IR (and a null dialect would match
+              // unregistered ops below)
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (op->getDialect() == dialect)
