@@ -27,4 +27,92 @@ def NovaExplicitBroadcast : Pass<"nova-explicit-broadcast"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaAutodiff : Pass<"nova-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Reverse-mode differentiation: one function computes the loss and every parameter gradient";
+  let description = [{
+    Rewrites each function that has arguments marked `{nova.param}` and
+    returns one floating-point scalar (the loss) so it returns the loss
+    followed by the gradient of every parameter, in argument order. Each
+    gradient result carries `nova.grad_of = <argument index>` (and a
+    `nova.name` of `<name>.grad` when the parameter is named).
+
+    The pass is generic: it walks the body backwards and asks each op on a
+    path from a parameter to the loss for its rule through
+    `DifferentiableOpInterface`. Gradients of values used several times are
+    summed; broadcasting ops reduce their gradient to the operand's shape;
+    integer values (indices, labels, masks) get none; `gather` turns into
+    `scatter_add`. A parameter the loss does not depend on gets a zero
+    gradient. Forward values the gradients do not need are erased.
+
+    ```mlir
+    func.func @f(%w: tensor<4xf32> {nova.param}, %x: tensor<4xf32>) -> tensor<f32> {
+      %p = nova.mul %w, %x : tensor<4xf32>, tensor<4xf32>
+      %l = nova.reduce sum %p dims [0] : tensor<4xf32> -> tensor<f32>
+      return %l : tensor<f32>
+    }
+    ```
+    becomes a function returning `(tensor<f32>, tensor<4xf32> {nova.grad_of = 0})`
+    whose second result is `%x`'s broadcast of the seed 1.0.
+  }];
+  let options = [
+    Option<"functionName", "function", "std::string", "\"\"",
+           "differentiate only this function (default: every function with "
+           "nova.param arguments)">
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
+def NovaDecompose : Pass<"nova-decompose"> {
+  let summary = "Rewrite composite ops into primitives";
+  let description = [{
+    Replaces `softmax`, `log_softmax`, `layer_norm`, `cross_entropy`,
+    `attention` and `adamw` by the primitive ops that define them (reduce,
+    exp, log, matmul, select, gather, ...). The result computes the same
+    values; `nova-run` checks each decomposition against its composite.
+    Composites listed in `keep` stay (for instance `keep=attention` when a
+    fused attention kernel will implement it).
+  }];
+  let options = [
+    ListOption<"keep", "keep", "std::string",
+               "composite op names to leave alone (softmax, log_softmax, "
+               "layer_norm, cross_entropy, attention, adamw)">
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
+def NovaTrainStep : Pass<"nova-train-step", "::mlir::ModuleOp"> {
+  let summary = "Build an AdamW training step around a differentiated loss";
+  let description = [{
+    Takes the function `nova-autodiff` produced (loss followed by parameter
+    gradients) and builds
+
+    ```
+    train_step(params..., adam_m..., adam_v..., step, batch...)
+        -> (loss, params'..., adam_m'..., adam_v'...)
+    ```
+
+    where each parameter gets one `nova.adamw` update with the pass's
+    hyper-parameters. `step` is a scalar counting from 1. Every updated
+    tensor's result carries `nova.alias = <argument index>`: it replaces that
+    argument, so the runtime may update it in place. Arguments carry
+    `nova.name`s (`<param>`, `<param>.adam_m`, `<param>.adam_v`, `step`, and
+    the batch inputs' names). The differentiated function is inlined and
+    removed.
+  }];
+  let options = [
+    Option<"functionName", "function", "std::string", "\"\"",
+           "the differentiated loss (default: the only function with "
+           "nova.grad_of results)">,
+    Option<"stepName", "name", "std::string", "\"train_step\"",
+           "name of the function to create">,
+    Option<"lr", "lr", "double", "1e-3", "learning rate">,
+    Option<"beta1", "beta1", "double", "0.9", "first-moment decay">,
+    Option<"beta2", "beta2", "double", "0.999", "second-moment decay">,
+    Option<"epsilon", "eps", "double", "1e-8", "denominator epsilon">,
+    Option<"weightDecay", "weight-decay", "double", "0.01",
+           "decoupled weight decay">
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 #endif // NOVA_TRANSFORMS_PASSES_TD

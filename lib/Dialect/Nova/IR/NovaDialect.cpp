@@ -9,6 +9,7 @@ using namespace mlir;
 using namespace mlir::nova;
 
 #include "nova/Dialect/Nova/IR/NovaDialect.cpp.inc"
+#include "nova/Dialect/Nova/IR/NovaInterfaces.cpp.inc"
 
 void NovaDialect::initialize() {
   addOperations<
@@ -29,6 +30,12 @@ LogicalResult NovaDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned /*regionIndex*/,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
+  if (attr.getName() == getNameAttrName()) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError("'nova.name' must be a string, got ")
+             << attr.getValue();
+    return success();
+  }
   if (attr.getName() != getParamAttrName())
     return op->emitError("unknown nova argument attribute '")
            << attr.getName().getValue() << "'";
@@ -43,5 +50,38 @@ LogicalResult NovaDialect::verifyRegionArgAttribute(Operation *op,
     return op->emitError("'nova.param' marks a trainable parameter: argument #")
            << argIndex << " must be a floating-point tensor, got "
            << fn.getArgumentTypes()[argIndex];
+  return success();
+}
+
+LogicalResult NovaDialect::verifyRegionResultAttribute(Operation *op,
+                                                       unsigned /*regionIndex*/,
+                                                       unsigned resultIndex,
+                                                       NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (attr.getName() == getNameAttrName()) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError("'nova.name' must be a string, got ")
+             << attr.getValue();
+    return success();
+  }
+  if (attr.getName() != getGradOfAttrName() &&
+      attr.getName() != getAliasAttrName())
+    return op->emitError("unknown nova result attribute '") << name << "'";
+  auto index = dyn_cast<IntegerAttr>(attr.getValue());
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!index || !fn)
+    return op->emitError("'") << name
+                              << "' is an argument index on a function result";
+  ArrayRef<Type> args = fn.getArgumentTypes();
+  int64_t arg = index.getInt();
+  if (arg < 0 || arg >= int64_t(args.size()))
+    return op->emitError("'")
+           << name << "' on result #" << resultIndex << " names argument #"
+           << arg << ", but the function has " << args.size() << " arguments";
+  Type result = fn.getResultTypes()[resultIndex];
+  if (args[arg] != result)
+    return op->emitError("'")
+           << name << "': result #" << resultIndex << " has type " << result
+           << " but argument #" << arg << " has type " << args[arg];
   return success();
 }

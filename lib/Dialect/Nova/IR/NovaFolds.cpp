@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nova/Dialect/Nova/IR/NovaOps.h"
+#include "nova/Support/ScalarMath.h"
 
 #include <cmath>
 
@@ -253,12 +254,14 @@ OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {
                         [](double x) { return std::sqrt(x); });
 }
 OpFoldResult RsqrtOp::fold(FoldAdaptor adaptor) {
-  return foldFloatUnary(adaptor.getInput(), getType(),
-                        [](double x) { return 1.0 / std::sqrt(x); });
+  return foldFloatUnary(adaptor.getInput(), getType(), ::nova::scalar::rsqrt);
 }
 OpFoldResult SigmoidOp::fold(FoldAdaptor adaptor) {
+  return foldFloatUnary(adaptor.getInput(), getType(), ::nova::scalar::sigmoid);
+}
+OpFoldResult ErfOp::fold(FoldAdaptor adaptor) {
   return foldFloatUnary(adaptor.getInput(), getType(),
-                        [](double x) { return 1.0 / (1.0 + std::exp(-x)); });
+                        [](double x) { return std::erf(x); });
 }
 OpFoldResult ReciprocalOp::fold(FoldAdaptor adaptor) {
   return foldFloatUnary(adaptor.getInput(), getType(),
@@ -266,14 +269,10 @@ OpFoldResult ReciprocalOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult GeluOp::fold(FoldAdaptor adaptor) {
-  if (getApproximation() == GeluApproximation::tanh)
-    return foldFloatUnary(adaptor.getInput(), getType(), [](double x) {
-      const double c = std::sqrt(2.0 / M_PI);
-      return 0.5 * x * (1.0 + std::tanh(c * (x + 0.044715 * x * x * x)));
-    });
-  return foldFloatUnary(adaptor.getInput(), getType(), [](double x) {
-    return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
-  });
+  return foldFloatUnary(adaptor.getInput(), getType(),
+                        getApproximation() == GeluApproximation::tanh
+                            ? ::nova::scalar::geluTanh
+                            : ::nova::scalar::geluErf);
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {

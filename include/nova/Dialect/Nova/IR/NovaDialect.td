@@ -37,14 +37,34 @@ def Nova_Dialect : Dialect {
     ```mlir
     func.func @loss(%x: tensor<8x16xf32>, %w: tensor<16x4xf32> {nova.param})
     ```
+
+    Other function attributes the passes and tools agree on:
+    - `nova.name = "h.0.attn.c_attn.weight"` on an argument or a result: the
+      tensor's name in safetensors files (`nova-run`); unnamed ones are
+      `argN` / `resultN`.
+    - `nova.grad_of = N` on a result: it is the gradient of argument `N`
+      (written by `nova-autodiff`).
+    - `nova.alias = N` on a result: it is the new value of argument `N`, of
+      the same type, and may be written in place (written by
+      `nova-train-step`; the runtime keeps such state resident).
   }];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 0;
   // `nova.param` on a function argument marks a trainable parameter.
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     static constexpr ::llvm::StringLiteral getParamAttrName() {
       return ::llvm::StringLiteral("nova.param");
+    }
+    static constexpr ::llvm::StringLiteral getNameAttrName() {
+      return ::llvm::StringLiteral("nova.name");
+    }
+    static constexpr ::llvm::StringLiteral getGradOfAttrName() {
+      return ::llvm::StringLiteral("nova.grad_of");
+    }
+    static constexpr ::llvm::StringLiteral getAliasAttrName() {
+      return ::llvm::StringLiteral("nova.alias");
     }
   }];
 }

@@ -14,6 +14,8 @@
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Dialect/Nova/IR/NovaTraits.h"
 
+#include "nova/Dialect/Nova/IR/NovaInterfaces.h.inc"
+
 #include "nova/Dialect/Nova/IR/NovaEnums.h.inc"
 
 #define GET_OP_CLASSES

@@ -10,6 +10,7 @@
 #define NOVA_DIALECT_NOVA_IR_NOVAOPS_TD
 
 include "nova/Dialect/Nova/IR/NovaDialect.td"
+include "nova/Dialect/Nova/IR/NovaInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
@@ -69,7 +70,7 @@ def Nova_IotaOp : Nova_Op<"iota"> {
 //===----------------------------------------------------------------------===//
 
 class Nova_UnaryOp<string mnemonic, Type tensorType, string math>
-    : Nova_Op<mnemonic, [SameOperandsAndResultType]> {
+    : Nova_Op<mnemonic, [SameOperandsAndResultType, DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>]> {
   let summary = "elementwise " # math;
   let description = "Computes `" # math # "` for every element.";
   let arguments = (ins tensorType:$input);
@@ -89,8 +90,9 @@ def Nova_RsqrtOp : Nova_UnaryOp<"rsqrt", Nova_FloatTensor, "1 / sqrt(x)">;
 def Nova_SigmoidOp : Nova_UnaryOp<"sigmoid", Nova_FloatTensor,
                                   "1 / (1 + e^-x)">;
 def Nova_ReciprocalOp : Nova_UnaryOp<"reciprocal", Nova_FloatTensor, "1 / x">;
+def Nova_ErfOp : Nova_UnaryOp<"erf", Nova_FloatTensor, "erf(x)">;
 
-def Nova_GeluOp : Nova_Op<"gelu", [SameOperandsAndResultType]> {
+def Nova_GeluOp : Nova_Op<"gelu", [SameOperandsAndResultType, DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>]> {
   let summary = "Gaussian error linear unit";
   let description = [{
     `erf`: `x/2 * (1 + erf(x / sqrt 2))`; `tanh` (GPT-2's):
@@ -107,7 +109,7 @@ def Nova_GeluOp : Nova_Op<"gelu", [SameOperandsAndResultType]> {
   let hasFolder = 1;
 }
 
-def Nova_CastOp : Nova_Op<"cast"> {
+def Nova_CastOp : Nova_Op<"cast", [DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>]> {
   let summary = "element type conversion";
   let description = [{
     Converts every element to the result's element type (floats round to
@@ -131,7 +133,8 @@ def Nova_CastOp : Nova_Op<"cast"> {
 
 class Nova_BinaryOp<string mnemonic, Type tensorType, string math,
                     list<Trait> traits = []>
-    : Nova_Op<mnemonic, !listconcat(traits, [Nova_BroadcastingElementwise],
+    : Nova_Op<mnemonic, !listconcat(traits, [Nova_BroadcastingElementwise,
+                                             DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>],
                                 Nova_InferredResult)> {
   let summary = "elementwise " # math # " with broadcasting";
   let description = "Computes `" # math # "` elementwise after broadcasting "
@@ -173,7 +176,8 @@ def Nova_CmpOp : Nova_Op<"cmp", !listconcat([Nova_BroadcastingElementwise],
   let hasFolder = 1;
 }
 
-def Nova_SelectOp : Nova_Op<"select", !listconcat([Nova_BroadcastingElementwise],
+def Nova_SelectOp : Nova_Op<"select", !listconcat([Nova_BroadcastingElementwise,
+                                                  DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>],
                                                  Nova_InferredResult)> {
   let summary = "elementwise choice with broadcasting";
   let description = [{
@@ -196,7 +200,7 @@ def Nova_SelectOp : Nova_Op<"select", !listconcat([Nova_BroadcastingElementwise]
 // Reductions
 //===----------------------------------------------------------------------===//
 
-def Nova_ReduceOp : Nova_Op<"reduce", Nova_InferredResult> {
+def Nova_ReduceOp : Nova_Op<"reduce", !listconcat([DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>], Nova_InferredResult)> {
   let summary = "sum, max or min over a set of dimensions";
   let description = [{
     Reduces `input` over `dims` (distinct, in range). The reduced dimensions
@@ -219,7 +223,7 @@ def Nova_ReduceOp : Nova_Op<"reduce", Nova_InferredResult> {
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Nova_ReshapeOp : Nova_Op<"reshape"> {
+def Nova_ReshapeOp : Nova_Op<"reshape", [DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>]> {
   let summary = "same elements, new shape";
   let description = [{
     Reinterprets the elements in row-major order with a new static shape of
@@ -236,7 +240,7 @@ def Nova_ReshapeOp : Nova_Op<"reshape"> {
   let hasVerifier = 1;
 }
 
-def Nova_TransposeOp : Nova_Op<"transpose", Nova_InferredResult> {
+def Nova_TransposeOp : Nova_Op<"transpose", !listconcat([DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>], Nova_InferredResult)> {
   let summary = "permute dimensions";
   let description = [{
     `result.shape[i] = input.shape[permutation[i]]`.
@@ -253,7 +257,7 @@ def Nova_TransposeOp : Nova_Op<"transpose", Nova_InferredResult> {
   let hasFolder = 1;
 }
 
-def Nova_BroadcastOp : Nova_Op<"broadcast"> {
+def Nova_BroadcastOp : Nova_Op<"broadcast", [DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>]> {
   let summary = "explicit NumPy broadcast to a larger shape";
   let description = [{
     Aligns the input's shape with the result's at the last dimension; every
@@ -270,7 +274,7 @@ def Nova_BroadcastOp : Nova_Op<"broadcast"> {
   let hasVerifier = 1;
 }
 
-def Nova_SliceOp : Nova_Op<"slice", Nova_InferredResult> {
+def Nova_SliceOp : Nova_Op<"slice", !listconcat([DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>], Nova_InferredResult)> {
   let summary = "strided window";
   let description = [{
     Takes `start[d], start[d] + stride[d], ...` below `limit[d]` along every
@@ -289,7 +293,7 @@ def Nova_SliceOp : Nova_Op<"slice", Nova_InferredResult> {
   let hasFolder = 1;
 }
 
-def Nova_ConcatOp : Nova_Op<"concat", Nova_InferredResult> {
+def Nova_ConcatOp : Nova_Op<"concat", !listconcat([DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>], Nova_InferredResult)> {
   let summary = "join tensors along one dimension";
   let description = [{
     All inputs have the same rank and element type and agree on every size
@@ -307,7 +311,7 @@ def Nova_ConcatOp : Nova_Op<"concat", Nova_InferredResult> {
   let hasFolder = 1;
 }
 
-def Nova_GatherOp : Nova_Op<"gather", Nova_InferredResult> {
+def Nova_GatherOp : Nova_Op<"gather", !listconcat([DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>], Nova_InferredResult)> {
   let summary = "take slices of a table at integer indices (embedding)";
   let description = [{
     `result = table[..., indices[j...], ...]` along `axis`:
@@ -326,7 +330,7 @@ def Nova_GatherOp : Nova_Op<"gather", Nova_InferredResult> {
                        "type($table) `,` type($indices) `->` type($result)";
 }
 
-def Nova_ScatterAddOp : Nova_Op<"scatter_add"> {
+def Nova_ScatterAddOp : Nova_Op<"scatter_add", [DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>]> {
   let summary = "accumulate slices into a zero tensor at integer indices";
   let description = [{
     The adjoint of `nova.gather`: starts from zeros of the result type and adds
@@ -350,7 +354,7 @@ def Nova_ScatterAddOp : Nova_Op<"scatter_add"> {
 // Contraction
 //===----------------------------------------------------------------------===//
 
-def Nova_MatmulOp : Nova_Op<"matmul", Nova_InferredResult> {
+def Nova_MatmulOp : Nova_Op<"matmul", !listconcat([DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>], Nova_InferredResult)> {
   let summary = "batched matrix product";
   let description = [{
     `(..., M, K) x (..., K, N) -> (..., M, N)`; `transpose_lhs` and
@@ -378,7 +382,7 @@ def Nova_MatmulOp : Nova_Op<"matmul", Nova_InferredResult> {
 //===----------------------------------------------------------------------===//
 
 class Nova_NormalizeOp<string mnemonic, string math>
-    : Nova_Op<mnemonic, [SameOperandsAndResultType]> {
+    : Nova_Op<mnemonic, [SameOperandsAndResultType, DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>]> {
   let summary = math # " along one dimension";
   let description = "Computes " # math # " along `dim`; the shape is "
     # "unchanged. Composite: decomposes to reduce/sub/exp/log/div.";
@@ -392,7 +396,8 @@ def Nova_SoftmaxOp : Nova_NormalizeOp<"softmax", "softmax">;
 def Nova_LogSoftmaxOp : Nova_NormalizeOp<"log_softmax", "log-softmax">;
 
 def Nova_LayerNormOp : Nova_Op<"layer_norm",
-    [AllTypesMatch<["input", "result"]>, AllTypesMatch<["weight", "bias"]>]> {
+    [AllTypesMatch<["input", "result"]>, AllTypesMatch<["weight", "bias"]>,
+     DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>]> {
   let summary = "layer normalization over the last dimension";
   let description = [{
     `(x - mean) / sqrt(var + epsilon) * weight + bias` with the biased
@@ -412,7 +417,7 @@ def Nova_LayerNormOp : Nova_Op<"layer_norm",
   let hasVerifier = 1;
 }
 
-def Nova_CrossEntropyOp : Nova_Op<"cross_entropy", Nova_InferredResult> {
+def Nova_CrossEntropyOp : Nova_Op<"cross_entropy", !listconcat([DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>], Nova_InferredResult)> {
   let summary = "mean softmax cross-entropy against integer labels";
   let description = [{
     `mean_i(logsumexp(logits[i, :]) - logits[i, labels[i]])` over every
@@ -430,7 +435,7 @@ def Nova_CrossEntropyOp : Nova_Op<"cross_entropy", Nova_InferredResult> {
                        "type($labels) `->` type($result)";
 }
 
-def Nova_AttentionOp : Nova_Op<"attention", Nova_InferredResult> {
+def Nova_AttentionOp : Nova_Op<"attention", !listconcat([DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>], Nova_InferredResult)> {
   let summary = "scaled dot-product attention";
   let description = [{
     `softmax(scale * q k^T + mask) v` over the last two dimensions of

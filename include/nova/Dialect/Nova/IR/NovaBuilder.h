@@ -1,0 +1,81 @@
+//===- NovaBuilder.h - terse construction of nova IR --------------*- C++ -*-===//
+//
+// A thin layer over OpBuilder with one location, used wherever C++ writes
+// nova programs: differentiation rules, decompositions, the train-step
+// builder and the capture API. Every method creates exactly the op its name
+// says (plus a constant for scalar operands); result types are inferred.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_DIALECT_NOVA_IR_NOVABUILDER_H
+#define NOVA_DIALECT_NOVA_IR_NOVABUILDER_H
+
+#include "nova/Dialect/Nova/IR/NovaOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::nova {
+
+class NovaBuilder {
+public:
+  NovaBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  OpBuilder &builder() { return b; }
+  Location location() const { return loc; }
+
+  /// A 0-D constant of `like`'s element type (broadcasts against anything).
+  Value scalar(Type like, double value);
+  /// A splat constant of exactly `type`.
+  Value splat(RankedTensorType type, double value);
+
+  Value add(Value x, Value y);
+  Value sub(Value x, Value y);
+  Value mul(Value x, Value y);
+  Value div(Value x, Value y);
+  Value mul(Value x, double c) { return mul(x, scalar(x.getType(), c)); }
+  Value neg(Value x);
+  Value exp(Value x);
+  Value log(Value x);
+  Value tanh(Value x);
+  Value sqrt(Value x);
+  Value rsqrt(Value x);
+  Value reciprocal(Value x);
+  Value cmp(CmpPredicate p, Value x, Value y);
+  Value select(Value c, Value x, Value y);
+  Value cast(Value x, Type elementType);
+
+  Value reduce(ReduceKind kind, Value x, ArrayRef<int64_t> dims,
+               bool keepDims);
+  Value reshape(Value x, ArrayRef<int64_t> shape);
+  Value transpose(Value x, ArrayRef<int64_t> permutation);
+  /// Swaps the last two dimensions.
+  Value transposeLast2(Value x);
+  Value broadcastTo(Value x, ArrayRef<int64_t> shape);
+  Value matmul(Value x, Value y, bool transposeLhs = false,
+               bool transposeRhs = false);
+  Value iota(ArrayRef<int64_t> shape, Type elementType, int64_t dim);
+
+  /// Sums `g` over the dimensions NumPy broadcasting added or stretched so
+  /// it gets `shape`: the adjoint of an implicit broadcast.
+  Value sumToShape(Value g, ArrayRef<int64_t> shape);
+
+  /// Shared by a composite's decomposition and its gradient rule:
+  /// `scale * q k^T`, with keys after the query masked to -inf if `causal`.
+  Value attentionScores(Value q, Value k, double scale, bool causal);
+  /// Normalized input of layer_norm over the last dimension and the
+  /// per-row reciprocal standard deviation (kept dimension).
+  std::pair<Value, Value> layerNormStats(Value x, double epsilon);
+  /// Mean over the last dimension, kept.
+  Value meanLast(Value x);
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+
+ArrayRef<int64_t> shapeOf(Value v);
+Type elementTypeOf(Value v);
+
+} // namespace mlir::nova
+
+#endif // NOVA_DIALECT_NOVA_IR_NOVABUILDER_H

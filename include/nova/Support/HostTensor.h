@@ -1,0 +1,61 @@
+//===- HostTensor.h - tensors in host memory ----------------------*- C++ -*-===//
+//
+// A dense row-major tensor on the host, shared by the reference interpreter,
+// nova-run and the runtime. No MLIR dependency: the runtime links it too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_SUPPORT_HOSTTENSOR_H
+#define NOVA_SUPPORT_HOSTTENSOR_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nova {
+
+enum class DType { F64, F32, BF16, F16, I64, I32, I1 };
+
+bool isFloat(DType t);
+/// Bytes per element in memory and in safetensors files.
+unsigned byteWidth(DType t);
+/// Safetensors name ("F32", "BF16", "BOOL", ...).
+const char *dtypeName(DType t);
+std::optional<DType> dtypeFromName(const std::string &name);
+
+/// Rounds `x` to the nearest value representable in `t` (ties to even), the
+/// way a kernel that stores `t` would; F64 is returned unchanged.
+double roundTo(DType t, double x);
+
+/// Bit patterns of the 16-bit float formats (round to nearest even).
+uint16_t toBF16Bits(float x);
+float fromBF16Bits(uint16_t b);
+uint16_t toF16Bits(float x);
+float fromF16Bits(uint16_t b);
+
+/// Floats live in `f` (already rounded to `dtype`), integers and booleans in
+/// `i`; exactly one of the two holds `numElements()` values.
+struct HostTensor {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<double> f;
+  std::vector<int64_t> i;
+
+  HostTensor() = default;
+  HostTensor(DType dtype, std::vector<int64_t> shape);
+
+  int64_t numElements() const;
+  bool isFloat() const { return nova::isFloat(dtype); }
+  /// Element `k` as a double (integers converted).
+  double get(int64_t k) const { return isFloat() ? f[k] : double(i[k]); }
+  std::string typeString() const; // "4x8xf32"
+};
+
+int64_t numElements(const std::vector<int64_t> &shape);
+/// Row-major strides of `shape`.
+std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape);
+
+} // namespace nova
+
+#endif // NOVA_SUPPORT_HOSTTENSOR_H

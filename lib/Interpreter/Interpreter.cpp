@@ -1,0 +1,919 @@
+//===- Interpreter.cpp - reference evaluator of the nova dialect ----------===//
+//
+// One function per op kind, dispatched with a TypeSwitch. Values live in a
+// map from SSA value to HostTensor and are freed after their last use, so a
+// program needs little more memory than its largest live set.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nova/Interpreter/Interpreter.h"
+#include "nova/Dialect/Nova/IR/NovaOps.h"
+#include "nova/Support/ScalarMath.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::nova;
+using ::nova::DType;
+using ::nova::HostTensor;
+
+std::optional<DType> mlir::nova::dtypeOf(Type t) {
+  if (t.isF64())
+    return DType::F64;
+  if (t.isF32())
+    return DType::F32;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isInteger(64))
+    return DType::I64;
+  if (t.isInteger(32))
+    return DType::I32;
+  if (t.isInteger(1))
+    return DType::I1;
+  return std::nullopt;
+}
+
+std::optional<HostTensor> mlir::nova::emptyTensorOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return std::nullopt;
+  std::optional<DType> dtype = dtypeOf(tensor.getElementType());
+  if (!dtype)
+    return std::nullopt;
+  return HostTensor(*dtype, std::vector<int64_t>(tensor.getShape().begin(),
+                                                 tensor.getShape().end()));
+}
+
+namespace {
+
+/// Wraps an integer to the width of `t` (two's complement).
+int64_t wrapInt(DType t, int64_t v) {
+  if (t == DType::I32)
+    return int64_t(int32_t(uint32_t(uint64_t(v))));
+  if (t == DType::I1)
+    return v != 0;
+  return v;
+}
+
+/// For every element of `dst` (row-major), the linear index of the element of
+/// `src` that NumPy broadcasting reads. Empty when the shapes are equal.
+std::vector<int64_t> broadcastIndex(const std::vector<int64_t> &src,
+                                    const std::vector<int64_t> &dst) {
+  if (src == dst)
+    return {};
+  size_t rank = dst.size(), off = rank - src.size();
+  std::vector<int64_t> srcStrides = ::nova::stridesOf(src);
+  std::vector<int64_t> stride(rank, 0);
+  for (size_t d = 0; d < src.size(); ++d)
+    stride[off + d] = src[d] == 1 ? 0 : srcStrides[d];
+  int64_t n = ::nova::numElements(dst);
+  std::vector<int64_t> out(n);
+  std::vector<int64_t> idx(rank, 0);
+  int64_t cur = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    out[k] = cur;
+    for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
+      if (++idx[d] < dst[d]) {
+        cur += stride[d];
+        break;
+      }
+      cur -= stride[d] * (dst[d] - 1);
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+/// Copies elements `index[k]` of `src` into element `k` of `dst` (same
+/// dtype); an empty index is the identity.
+void gatherElements(const HostTensor &src, HostTensor &dst,
+                    const std::vector<int64_t> &index) {
+  int64_t n = dst.numElements();
+  if (src.isFloat()) {
+    for (int64_t k = 0; k < n; ++k)
+      dst.f[k] = src.f[index.empty() ? k : index[k]];
+  } else {
+    for (int64_t k = 0; k < n; ++k)
+      dst.i[k] = src.i[index.empty() ? k : index[k]];
+  }
+}
+
+std::vector<int64_t> shapeOf(Value v) {
+  auto s = cast<ShapedType>(v.getType()).getShape();
+  return {s.begin(), s.end()};
+}
+
+/// Evaluates the ops of one function body.
+class Evaluator {
+public:
+  Evaluator(InterpreterOptions options, ModuleOp module,
+            function_ref<FailureOr<std::vector<HostTensor>>(
+                func::FuncOp, std::vector<HostTensor>)>
+                call)
+      : options(options), module(module), call(call) {}
+
+  FailureOr<std::vector<HostTensor>> runBody(func::FuncOp fn,
+                                             std::vector<HostTensor> args);
+
+private:
+  InterpreterOptions options;
+  ModuleOp module;
+  function_ref<FailureOr<std::vector<HostTensor>>(func::FuncOp,
+                                                  std::vector<HostTensor>)>
+      call;
+  DenseMap<Value, HostTensor> env;
+
+  double fin(DType t, double x) const {
+    return options.f64 ? x : ::nova::roundTo(t, x);
+  }
+  const HostTensor &in(Value v) { return env.find(v)->second; }
+  HostTensor make(Value result) { return *emptyTensorOf(result.getType()); }
+
+  LogicalResult eval(Operation *op);
+  LogicalResult set(Value v, HostTensor t) {
+    env[v] = std::move(t);
+    return success();
+  }
+
+  template <typename F>
+  LogicalResult unaryFloat(Operation *op, F fn) {
+    const HostTensor &x = in(op->getOperand(0));
+    HostTensor r = make(op->getResult(0));
+    for (int64_t k = 0, n = r.numElements(); k < n; ++k)
+      r.f[k] = fin(r.dtype, fn(x.f[k]));
+    return set(op->getResult(0), std::move(r));
+  }
+
+  template <typename FF, typename FI>
+  LogicalResult unaryNumeric(Operation *op, FF ff, FI fi) {
+    const HostTensor &x = in(op->getOperand(0));
+    if (x.isFloat())
+      return unaryFloat(op, ff);
+    HostTensor r = make(op->getResult(0));
+    for (int64_t k = 0, n = r.numElements(); k < n; ++k)
+      r.i[k] = wrapInt(r.dtype, fi(x.i[k]));
+    return set(op->getResult(0), std::move(r));
+  }
+
+  /// Broadcasting binary op; `fi` may fail (integer division by zero).
+  template <typename FF, typename FI>
+  LogicalResult binary(Operation *op, FF ff, FI fi) {
+    const HostTensor &a = in(op->getOperand(0)), &b = in(op->getOperand(1));
+    HostTensor r = make(op->getResult(0));
+    std::vector<int64_t> ia = broadcastIndex(a.shape, r.shape),
+                         ib = broadcastIndex(b.shape, r.shape);
+    int64_t n = r.numElements();
+    if (a.isFloat()) {
+      for (int64_t k = 0; k < n; ++k)
+        r.f[k] = fin(r.dtype, ff(a.f[ia.empty() ? k : ia[k]],
+                                 b.f[ib.empty() ? k : ib[k]]));
+    } else {
+      for (int64_t k = 0; k < n; ++k) {
+        std::optional<int64_t> v =
+            fi(a.i[ia.empty() ? k : ia[k]], b.i[ib.empty() ? k : ib[k]]);
+        if (!v)
+          return op->emitError("integer division by zero or overflow at "
+                               "element ")
+                 << k;
+        r.i[k] = wrapInt(r.dtype, *v);
+      }
+    }
+    return set(op->getResult(0), std::move(r));
+  }
+
+  LogicalResult constant(ConstantOp op);
+  LogicalResult cast(CastOp op);
+  LogicalResult cmp(CmpOp op);
+  LogicalResult select(SelectOp op);
+  LogicalResult reduce(ReduceOp op);
+  LogicalResult transpose(TransposeOp op);
+  LogicalResult slice(SliceOp op);
+  LogicalResult concat(ConcatOp op);
+  LogicalResult gather(GatherOp op);
+  LogicalResult scatterAdd(ScatterAddOp op);
+  LogicalResult matmul(MatmulOp op);
+  LogicalResult normalize(Operation *op, int64_t dim, bool log);
+  LogicalResult layerNorm(LayerNormOp op);
+  LogicalResult crossEntropy(CrossEntropyOp op);
+  LogicalResult attention(AttentionOp op);
+  LogicalResult adamw(AdamWOp op);
+  LogicalResult callOp(func::CallOp op);
+};
+
+} // namespace
+
+// Integer arithmetic wraps (computed in unsigned) instead of overflowing.
+static int64_t addWrap(int64_t a, int64_t b) {
+  return int64_t(uint64_t(a) + uint64_t(b));
+}
+static int64_t subWrap(int64_t a, int64_t b) {
+  return int64_t(uint64_t(a) - uint64_t(b));
+}
+static int64_t mulWrap(int64_t a, int64_t b) {
+  return int64_t(uint64_t(a) * uint64_t(b));
+}
+
+LogicalResult Evaluator::eval(Operation *op) {
+  auto always = [](auto f) {
+    return [f](int64_t a, int64_t b) -> std::optional<int64_t> {
+      return f(a, b);
+    };
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<ConstantOp>([&](auto o) { return constant(o); })
+      .Case<IotaOp>([&](IotaOp o) {
+        HostTensor r = make(o.getResult());
+        int64_t dim = o.getDim();
+        std::vector<int64_t> strides = ::nova::stridesOf(r.shape);
+        for (int64_t k = 0, n = r.numElements(); k < n; ++k) {
+          int64_t v = (k / strides[dim]) % r.shape[dim];
+          if (r.isFloat())
+            r.f[k] = fin(r.dtype, double(v));
+          else
+            r.i[k] = wrapInt(r.dtype, v);
+        }
+        return set(o.getResult(), std::move(r));
+      })
+      .Case<NegOp>([&](auto o) {
+        return unaryNumeric(o, [](double x) { return -x; },
+                            [](int64_t x) { return subWrap(0, x); });
+      })
+      .Case<AbsOp>([&](auto o) {
+        return unaryNumeric(o, [](double x) { return std::fabs(x); },
+                            [](int64_t x) { return x < 0 ? subWrap(0, x) : x; });
+      })
+      .Case<ReluOp>([&](auto o) {
+        return unaryNumeric(o, [](double x) { return x > 0 ? x : 0.0; },
+                            [](int64_t x) { return x > 0 ? x : int64_t(0); });
+      })
+      .Case<ExpOp>([&](auto o) {
+        return unaryFloat(o, [](double x) { return std::exp(x); });
+      })
+      .Case<LogOp>([&](auto o) {
+        return unaryFloat(o, [](double x) { return std::log(x); });
+      })
+      .Case<TanhOp>([&](auto o) {
+        return unaryFloat(o, [](double x) { return std::tanh(x); });
+      })
+      .Case<SqrtOp>([&](auto o) {
+        return unaryFloat(o, [](double x) { return std::sqrt(x); });
+      })
+      .Case<RsqrtOp>([&](auto o) { return unaryFloat(o, ::nova::scalar::rsqrt); })
+      .Case<SigmoidOp>(
+          [&](auto o) { return unaryFloat(o, ::nova::scalar::sigmoid); })
+      .Case<ReciprocalOp>([&](auto o) {
+        return unaryFloat(o, [](double x) { return 1.0 / x; });
+      })
+      .Case<ErfOp>([&](auto o) {
+        return unaryFloat(o, [](double x) { return std::erf(x); });
+      })
+      .Case<GeluOp>([&](GeluOp o) {
+        return o.getApproximation() == GeluApproximation::tanh
+                   ? unaryFloat(o, ::nova::scalar::geluTanh)
+                   : unaryFloat(o, ::nova::scalar::geluErf);
+      })
+      .Case<CastOp>([&](auto o) { return cast(o); })
+      .Case<AddOp>([&](auto o) {
+        return binary(o, [](double a, double b) { return a + b; },
+                      always(addWrap));
+      })
+      .Case<SubOp>([&](auto o) {
+        return binary(o, [](double a, double b) { return a - b; },
+                      always(subWrap));
+      })
+      .Case<MulOp>([&](auto o) {
+        return binary(o, [](double a, double b) { return a * b; },
+                      always(mulWrap));
+      })
+      .Case<DivOp>([&](auto o) {
+        return binary(
+            o, [](double a, double b) { return a / b; },
+            [](int64_t a, int64_t b) -> std::optional<int64_t> {
+              if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1))
+                return std::nullopt;
+              return a / b;
+            });
+      })
+      .Case<MaxOp>([&](auto o) {
+        return binary(
+            o, [](double a, double b) { return std::isnan(a) || a > b ? a : b; },
+            always([](int64_t a, int64_t b) { return std::max(a, b); }));
+      })
+      .Case<MinOp>([&](auto o) {
+        return binary(
+            o, [](double a, double b) { return std::isnan(a) || a < b ? a : b; },
+            always([](int64_t a, int64_t b) { return std::min(a, b); }));
+      })
+      .Case<PowOp>([&](auto o) {
+        return binary(o, [](double a, double b) { return std::pow(a, b); },
+                      always([](int64_t a, int64_t) { return a; }));
+      })
+      .Case<CmpOp>([&](auto o) { return cmp(o); })
+      .Case<SelectOp>([&](auto o) { return select(o); })
+      .Case<ReduceOp>([&](auto o) { return reduce(o); })
+      .Case<ReshapeOp>([&](ReshapeOp o) {
+        HostTensor r = in(o.getInput());
+        r.shape = shapeOf(o.getResult());
+        return set(o.getResult(), std::move(r));
+      })
+      .Case<BroadcastOp>([&](BroadcastOp o) {
+        HostTensor r = make(o.getResult());
+        const HostTensor &x = in(o.getInput());
+        gatherElements(x, r, broadcastIndex(x.shape, r.shape));
+        return set(o.getResult(), std::move(r));
+      })
+      .Case<TransposeOp>([&](auto o) { return transpose(o); })
+      .Case<SliceOp>([&](auto o) { return slice(o); })
+      .Case<ConcatOp>([&](auto o) { return concat(o); })
+      .Case<GatherOp>([&](auto o) { return gather(o); })
+      .Case<ScatterAddOp>([&](auto o) { return scatterAdd(o); })
+      .Case<MatmulOp>([&](auto o) { return matmul(o); })
+      .Case<SoftmaxOp>(
+          [&](SoftmaxOp o) { return normalize(o, o.getDim(), false); })
+      .Case<LogSoftmaxOp>(
+          [&](LogSoftmaxOp o) { return normalize(o, o.getDim(), true); })
+      .Case<LayerNormOp>([&](auto o) { return layerNorm(o); })
+      .Case<CrossEntropyOp>([&](auto o) { return crossEntropy(o); })
+      .Case<AttentionOp>([&](auto o) { return attention(o); })
+      .Case<AdamWOp>([&](auto o) { return adamw(o); })
+      .Case<func::CallOp>([&](auto o) { return callOp(o); })
+      .Default([&](Operation *o) {
+        return o->emitError("the reference interpreter does not support '")
+               << o->getName() << "'";
+      });
+}
+
+LogicalResult Evaluator::constant(ConstantOp op) {
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!dense)
+    return op.emitError("the reference interpreter reads dense constants "
+                        "only, got ")
+           << op.getValue();
+  HostTensor r = make(op.getResult());
+  int64_t k = 0;
+  if (r.isFloat()) {
+    for (APFloat v : dense.getValues<APFloat>()) {
+      bool lost;
+      v.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+      r.f[k++] = v.convertToDouble();
+    }
+  } else {
+    for (const APInt &v : dense.getValues<APInt>())
+      r.i[k++] = r.dtype == DType::I1 ? int64_t(v.getZExtValue())
+                                      : v.getSExtValue();
+  }
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::cast(CastOp op) {
+  const HostTensor &x = in(op.getInput());
+  HostTensor r = make(op.getResult());
+  for (int64_t k = 0, n = r.numElements(); k < n; ++k) {
+    if (r.isFloat()) {
+      r.f[k] = fin(r.dtype, x.get(k));
+      continue;
+    }
+    if (r.dtype == DType::I1) {
+      r.i[k] = x.get(k) != 0;
+      continue;
+    }
+    if (!x.isFloat()) {
+      r.i[k] = wrapInt(r.dtype, x.i[k]);
+      continue;
+    }
+    // Float to integer truncates toward zero; NaN gives 0 and values out of
+    // range saturate, where C++ would leave the result undefined.
+    double v = std::trunc(x.f[k]);
+    double lo = r.dtype == DType::I32 ? -2147483648.0 : -9223372036854775808.0;
+    double hi = r.dtype == DType::I32 ? 2147483647.0 : 9223372036854775807.0;
+    r.i[k] = std::isnan(v) ? 0
+             : v <= lo     ? int64_t(lo)
+             : v >= hi     ? (r.dtype == DType::I32
+                                  ? int64_t(2147483647)
+                                  : std::numeric_limits<int64_t>::max())
+                           : int64_t(v);
+  }
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::cmp(CmpOp op) {
+  const HostTensor &a = in(op.getLhs()), &b = in(op.getRhs());
+  HostTensor r = make(op.getResult());
+  std::vector<int64_t> ia = broadcastIndex(a.shape, r.shape),
+                       ib = broadcastIndex(b.shape, r.shape);
+  CmpPredicate p = op.getPredicate();
+  auto test = [p](auto x, auto y) -> int64_t {
+    switch (p) {
+    case CmpPredicate::eq:
+      return x == y;
+    case CmpPredicate::ne:
+      return x != y;
+    case CmpPredicate::lt:
+      return x < y;
+    case CmpPredicate::le:
+      return x <= y;
+    case CmpPredicate::gt:
+      return x > y;
+    case CmpPredicate::ge:
+      return x >= y;
+    }
+    return 0;
+  };
+  for (int64_t k = 0, n = r.numElements(); k < n; ++k) {
+    int64_t ka = ia.empty() ? k : ia[k], kb = ib.empty() ? k : ib[k];
+    r.i[k] = a.isFloat() ? test(a.f[ka], b.f[kb]) : test(a.i[ka], b.i[kb]);
+  }
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::select(SelectOp op) {
+  const HostTensor &c = in(op.getCondition()), &t = in(op.getOnTrue()),
+                   &f = in(op.getOnFalse());
+  HostTensor r = make(op.getResult());
+  std::vector<int64_t> ic = broadcastIndex(c.shape, r.shape),
+                       it = broadcastIndex(t.shape, r.shape),
+                       iff = broadcastIndex(f.shape, r.shape);
+  for (int64_t k = 0, n = r.numElements(); k < n; ++k) {
+    bool cond = c.i[ic.empty() ? k : ic[k]];
+    const HostTensor &src = cond ? t : f;
+    const std::vector<int64_t> &idx = cond ? it : iff;
+    int64_t ks = idx.empty() ? k : idx[k];
+    if (r.isFloat())
+      r.f[k] = src.f[ks];
+    else
+      r.i[k] = src.i[ks];
+  }
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::reduce(ReduceOp op) {
+  const HostTensor &x = in(op.getInput());
+  HostTensor r = make(op.getResult());
+  size_t rank = x.shape.size();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t d : op.getDims())
+    reduced[d] = true;
+  // Stride in the result for every input dimension (0 where reduced).
+  std::vector<int64_t> outStride(rank, 0);
+  int64_t s = 1;
+  for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
+    if (reduced[d])
+      continue;
+    outStride[d] = s;
+    s *= x.shape[d];
+  }
+  ReduceKind kind = op.getKind();
+  int64_t n = r.numElements();
+  std::vector<double> accF;
+  if (x.isFloat()) {
+    double init = kind == ReduceKind::sum   ? 0.0
+                  : kind == ReduceKind::max ? -INFINITY
+                                            : INFINITY;
+    accF.assign(n, init);
+  } else {
+    int64_t init = kind == ReduceKind::sum   ? 0
+                   : kind == ReduceKind::max ? std::numeric_limits<int64_t>::min()
+                                             : std::numeric_limits<int64_t>::max();
+    r.i.assign(n, init);
+  }
+  std::vector<int64_t> idx(rank, 0);
+  int64_t o = 0;
+  for (int64_t k = 0, total = x.numElements(); k < total; ++k) {
+    if (x.isFloat()) {
+      double v = x.f[k], &acc = accF[o];
+      acc = kind == ReduceKind::sum ? acc + v
+            : kind == ReduceKind::max ? (std::isnan(v) || v > acc ? v : acc)
+                                      : (std::isnan(v) || v < acc ? v : acc);
+    } else {
+      int64_t v = x.i[k], &acc = r.i[o];
+      acc = kind == ReduceKind::sum   ? addWrap(acc, v)
+            : kind == ReduceKind::max ? std::max(acc, v)
+                                      : std::min(acc, v);
+    }
+    for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
+      if (++idx[d] < x.shape[d]) {
+        o += outStride[d];
+        break;
+      }
+      o -= outStride[d] * (x.shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+  if (x.isFloat())
+    for (int64_t k = 0; k < n; ++k)
+      r.f[k] = fin(r.dtype, accF[k]);
+  else
+    for (int64_t k = 0; k < n; ++k)
+      r.i[k] = wrapInt(r.dtype, r.i[k]);
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::transpose(TransposeOp op) {
+  const HostTensor &x = in(op.getInput());
+  HostTensor r = make(op.getResult());
+  ArrayRef<int64_t> perm = op.getPermutation();
+  std::vector<int64_t> xs = ::nova::stridesOf(x.shape);
+  size_t rank = r.shape.size();
+  std::vector<int64_t> stride(rank);
+  for (size_t d = 0; d < rank; ++d)
+    stride[d] = xs[perm[d]];
+  std::vector<int64_t> index(r.numElements()), idx(rank, 0);
+  int64_t cur = 0;
+  for (int64_t k = 0, n = r.numElements(); k < n; ++k) {
+    index[k] = cur;
+    for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
+      if (++idx[d] < r.shape[d]) {
+        cur += stride[d];
+        break;
+      }
+      cur -= stride[d] * (r.shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+  gatherElements(x, r, index);
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::slice(SliceOp op) {
+  const HostTensor &x = in(op.getInput());
+  HostTensor r = make(op.getResult());
+  std::vector<int64_t> xs = ::nova::stridesOf(x.shape);
+  size_t rank = r.shape.size();
+  int64_t base = 0;
+  std::vector<int64_t> stride(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    base += op.getStarts()[d] * xs[d];
+    stride[d] = op.getStrides()[d] * xs[d];
+  }
+  std::vector<int64_t> index(r.numElements()), idx(rank, 0);
+  int64_t cur = base;
+  for (int64_t k = 0, n = r.numElements(); k < n; ++k) {
+    index[k] = cur;
+    for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
+      if (++idx[d] < r.shape[d]) {
+        cur += stride[d];
+        break;
+      }
+      cur -= stride[d] * (r.shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+  gatherElements(x, r, index);
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::concat(ConcatOp op) {
+  HostTensor r = make(op.getResult());
+  int64_t dim = op.getDim();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= r.shape[d];
+  for (size_t d = dim + 1; d < r.shape.size(); ++d)
+    inner *= r.shape[d];
+  int64_t rowOut = r.shape[dim] * inner, offset = 0;
+  for (Value v : op.getInputs()) {
+    const HostTensor &x = in(v);
+    int64_t row = x.shape[dim] * inner;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < row; ++j) {
+        if (r.isFloat())
+          r.f[o * rowOut + offset + j] = x.f[o * row + j];
+        else
+          r.i[o * rowOut + offset + j] = x.i[o * row + j];
+      }
+    offset += row;
+  }
+  return set(op.getResult(), std::move(r));
+}
+
+/// Shared walk of gather and scatter_add: calls `fn(tableIndex, sliceIndex)`
+/// for every element, after checking each index is inside the table.
+template <typename F>
+static LogicalResult walkGather(Operation *op, const std::vector<int64_t> &table,
+                                const HostTensor &indices, int64_t axis, F fn) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= table[d];
+  for (size_t d = axis + 1; d < table.size(); ++d)
+    inner *= table[d];
+  int64_t rows = table[axis], count = indices.numElements();
+  for (int64_t j = 0; j < count; ++j)
+    if (indices.i[j] < 0 || indices.i[j] >= rows)
+      return op->emitError("index ")
+             << indices.i[j] << " at position " << j
+             << " is out of range for axis " << axis << " of size " << rows;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < count; ++j) {
+      int64_t t = (o * rows + indices.i[j]) * inner, s = (o * count + j) * inner;
+      for (int64_t e = 0; e < inner; ++e)
+        fn(t + e, s + e);
+    }
+  return success();
+}
+
+LogicalResult Evaluator::gather(GatherOp op) {
+  const HostTensor &table = in(op.getTable());
+  HostTensor r = make(op.getResult());
+  if (failed(walkGather(op, table.shape, in(op.getIndices()), op.getAxis(),
+                        [&](int64_t t, int64_t s) {
+                          if (r.isFloat())
+                            r.f[s] = table.f[t];
+                          else
+                            r.i[s] = table.i[t];
+                        })))
+    return failure();
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::scatterAdd(ScatterAddOp op) {
+  const HostTensor &updates = in(op.getUpdates());
+  HostTensor r = make(op.getResult());
+  if (failed(walkGather(op, r.shape, in(op.getIndices()), op.getAxis(),
+                        [&](int64_t t, int64_t s) {
+                          if (r.isFloat())
+                            r.f[t] += updates.f[s];
+                          else
+                            r.i[t] = addWrap(r.i[t], updates.i[s]);
+                        })))
+    return failure();
+  for (double &v : r.f)
+    v = fin(r.dtype, v);
+  for (int64_t &v : r.i)
+    v = wrapInt(r.dtype, v);
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::matmul(MatmulOp op) {
+  const HostTensor &a = in(op.getLhs()), &b = in(op.getRhs());
+  HostTensor r = make(op.getResult());
+  size_t ra = a.shape.size(), rb = b.shape.size(), rr = r.shape.size();
+  int64_t M = r.shape[rr - 2], N = r.shape[rr - 1];
+  int64_t K = op.getTransposeLhs() ? a.shape[ra - 2] : a.shape[ra - 1];
+  // Batch broadcasting: which matrix of each operand feeds batch b.
+  std::vector<int64_t> batch(r.shape.begin(), r.shape.end() - 2),
+      batchA(a.shape.begin(), a.shape.end() - 2),
+      batchB(b.shape.begin(), b.shape.end() - 2);
+  int64_t nb = ::nova::numElements(batch);
+  std::vector<int64_t> ia = broadcastIndex(batchA, batch),
+                       ib = broadcastIndex(batchB, batch);
+  std::vector<double> A(M * K), B(K * N), C(M * N);
+  for (int64_t bt = 0; bt < nb; ++bt) {
+    const double *pa = a.f.data() + (ia.empty() ? bt : ia[bt]) * M * K;
+    const double *pb = b.f.data() + (ib.empty() ? bt : ib[bt]) * K * N;
+    // Copy both operands to row-major M x K and K x N so the inner loop runs
+    // over contiguous memory whatever the transpose flags.
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t k = 0; k < K; ++k)
+        A[m * K + k] = op.getTransposeLhs() ? pa[k * M + m] : pa[m * K + k];
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n)
+        B[k * N + n] = op.getTransposeRhs() ? pb[n * K + k] : pb[k * N + n];
+    std::fill(C.begin(), C.end(), 0.0);
+    for (int64_t m = 0; m < M; ++m) {
+      double *c = C.data() + m * N;
+      for (int64_t k = 0; k < K; ++k) {
+        double av = A[m * K + k];
+        const double *brow = B.data() + k * N;
+        for (int64_t n = 0; n < N; ++n)
+          c[n] += av * brow[n];
+      }
+    }
+    double *out = r.f.data() + bt * M * N;
+    for (int64_t e = 0; e < M * N; ++e)
+      out[e] = fin(r.dtype, C[e]);
+  }
+  (void)rb;
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::normalize(Operation *op, int64_t dim, bool log) {
+  const HostTensor &x = in(op->getOperand(0));
+  HostTensor r = make(op->getResult(0));
+  int64_t outer = 1, inner = 1, n = x.shape[dim];
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= x.shape[d];
+  for (size_t d = dim + 1; d < x.shape.size(); ++d)
+    inner *= x.shape[d];
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t e = 0; e < inner; ++e) {
+      auto at = [&](int64_t j) { return (o * n + j) * inner + e; };
+      double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < n; ++j)
+        mx = std::max(mx, x.f[at(j)]);
+      for (int64_t j = 0; j < n; ++j)
+        sum += std::exp(x.f[at(j)] - mx);
+      for (int64_t j = 0; j < n; ++j) {
+        double v = x.f[at(j)] - mx;
+        r.f[at(j)] = fin(r.dtype, log ? v - std::log(sum) : std::exp(v) / sum);
+      }
+    }
+  return set(op->getResult(0), std::move(r));
+}
+
+LogicalResult Evaluator::layerNorm(LayerNormOp op) {
+  const HostTensor &x = in(op.getInput()), &w = in(op.getWeight()),
+                   &b = in(op.getBias());
+  HostTensor r = make(op.getResult());
+  int64_t c = x.shape.back(), rows = c ? x.numElements() / c : 0;
+  double eps = op.getEpsilon().convertToDouble();
+  for (int64_t row = 0; row < rows; ++row) {
+    const double *px = x.f.data() + row * c;
+    double mean = 0, var = 0;
+    for (int64_t j = 0; j < c; ++j)
+      mean += px[j];
+    mean /= c;
+    for (int64_t j = 0; j < c; ++j)
+      var += (px[j] - mean) * (px[j] - mean);
+    var /= c;
+    double rstd = 1.0 / std::sqrt(var + eps);
+    for (int64_t j = 0; j < c; ++j)
+      r.f[row * c + j] = fin(r.dtype, (px[j] - mean) * rstd * w.f[j] + b.f[j]);
+  }
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::crossEntropy(CrossEntropyOp op) {
+  const HostTensor &x = in(op.getLogits()), &labels = in(op.getLabels());
+  HostTensor r = make(op.getResult());
+  int64_t c = x.shape.back(), rows = labels.numElements();
+  double total = 0;
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t label = labels.i[row];
+    if (label < 0 || label >= c)
+      return op.emitError("label ")
+             << label << " at position " << row << " is outside [0, " << c
+             << ")";
+    const double *px = x.f.data() + row * c;
+    double mx = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < c; ++j)
+      mx = std::max(mx, px[j]);
+    for (int64_t j = 0; j < c; ++j)
+      sum += std::exp(px[j] - mx);
+    total += mx + std::log(sum) - px[label];
+  }
+  r.f[0] = fin(r.dtype, total / double(rows));
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::attention(AttentionOp op) {
+  const HostTensor &q = in(op.getQuery()), &k = in(op.getKey()),
+                   &v = in(op.getValue());
+  HostTensor r = make(op.getResult());
+  size_t rank = q.shape.size();
+  int64_t tq = q.shape[rank - 2], d = q.shape[rank - 1], tk = k.shape[rank - 2],
+          dv = v.shape[rank - 1];
+  int64_t nb = tq ? q.numElements() / (tq * d) : 0;
+  double scale = op.getScale().convertToDouble();
+  bool causal = op.getCausal();
+  std::vector<double> s(tk);
+  for (int64_t bt = 0; bt < nb; ++bt) {
+    const double *pq = q.f.data() + bt * tq * d, *pk = k.f.data() + bt * tk * d,
+                 *pv = v.f.data() + bt * tk * dv;
+    for (int64_t i = 0; i < tq; ++i) {
+      int64_t last = causal ? std::min(i + 1, tk) : tk;
+      double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < last; ++j) {
+        double dot = 0;
+        for (int64_t e = 0; e < d; ++e)
+          dot += pq[i * d + e] * pk[j * d + e];
+        s[j] = scale * dot;
+        mx = std::max(mx, s[j]);
+      }
+      for (int64_t j = 0; j < last; ++j)
+        sum += (s[j] = std::exp(s[j] - mx));
+      double *out = r.f.data() + (bt * tq + i) * dv;
+      for (int64_t e = 0; e < dv; ++e) {
+        double acc = 0;
+        for (int64_t j = 0; j < last; ++j)
+          acc += s[j] * pv[j * dv + e];
+        out[e] = fin(r.dtype, acc / sum);
+      }
+    }
+  }
+  return set(op.getResult(), std::move(r));
+}
+
+LogicalResult Evaluator::adamw(AdamWOp op) {
+  const HostTensor &p = in(op.getParam()), &g = in(op.getGrad()),
+                   &m = in(op.getM()), &v = in(op.getV());
+  double t = in(op.getStep()).get(0);
+  if (t < 1)
+    return op.emitError("adamw step must count from 1, got ") << t;
+  double lr = op.getLr().convertToDouble(), b1 = op.getBeta1().convertToDouble(),
+         b2 = op.getBeta2().convertToDouble(),
+         eps = op.getEpsilon().convertToDouble(),
+         wd = op.getWeightDecay().convertToDouble();
+  double c1 = 1 - std::pow(b1, t), c2 = 1 - std::pow(b2, t);
+  HostTensor np = make(op.getNewParam()), nm = make(op.getNewM()),
+             nv = make(op.getNewV());
+  for (int64_t k = 0, n = p.numElements(); k < n; ++k) {
+    double mk = b1 * m.f[k] + (1 - b1) * g.f[k];
+    double vk = b2 * v.f[k] + (1 - b2) * g.f[k] * g.f[k];
+    nm.f[k] = fin(nm.dtype, mk);
+    nv.f[k] = fin(nv.dtype, vk);
+    np.f[k] = fin(np.dtype, p.f[k] - lr * ((mk / c1) / (std::sqrt(vk / c2) + eps) +
+                                           wd * p.f[k]));
+  }
+  (void)set(op.getNewParam(), std::move(np));
+  (void)set(op.getNewM(), std::move(nm));
+  return set(op.getNewV(), std::move(nv));
+}
+
+LogicalResult Evaluator::callOp(func::CallOp op) {
+  auto callee = module.lookupSymbol<func::FuncOp>(op.getCallee());
+  if (!callee)
+    return op.emitError("callee @") << op.getCallee() << " is not in the module";
+  std::vector<HostTensor> args;
+  for (Value v : op.getOperands())
+    args.push_back(in(v));
+  FailureOr<std::vector<HostTensor>> results = call(callee, std::move(args));
+  if (failed(results))
+    return op.emitRemark("in this call");
+  for (auto [v, t] : llvm::zip(op.getResults(), *results))
+    (void)set(v, std::move(t));
+  return success();
+}
+
+FailureOr<std::vector<HostTensor>>
+Evaluator::runBody(func::FuncOp fn, std::vector<HostTensor> args) {
+  Block &body = fn.getBody().front();
+  for (auto [arg, t] : llvm::zip(body.getArguments(), args))
+    env[arg] = std::move(t);
+  // Free each value after its last use (ops here have no regions).
+  DenseMap<Value, Operation *> lastUse;
+  for (Operation &op : body)
+    for (Value v : op.getOperands())
+      lastUse[v] = &op;
+  for (Operation &op : body) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      std::vector<HostTensor> results;
+      for (Value v : ret.getOperands())
+        results.push_back(in(v));
+      return results;
+    }
+    for (Value v : op.getResults())
+      if (!emptyTensorOf(v.getType()))
+        return op.emitError("the reference interpreter needs statically "
+                            "shaped tensors of f32, bf16, f16, i64, i32 or "
+                            "i1, got ")
+               << v.getType();
+    if (failed(eval(&op)))
+      return failure();
+    for (Value v : op.getOperands())
+      if (lastUse.lookup(v) == &op)
+        env.erase(v);
+  }
+  return fn.emitError("function has no terminator");
+}
+
+FailureOr<std::vector<HostTensor>> Interpreter::run(func::FuncOp fn,
+                                                    std::vector<HostTensor> args) {
+  if (fn.isExternal())
+    return fn.emitError("cannot interpret external function @")
+           << fn.getSymName();
+  if (!fn.getBody().hasOneBlock())
+    return fn.emitError("the reference interpreter runs single-block "
+                        "functions only");
+  if (depth > 64)
+    return fn.emitError("call depth exceeds 64 (recursion?)");
+  ArrayRef<Type> inputs = fn.getArgumentTypes();
+  if (args.size() != inputs.size())
+    return fn.emitError("@") << fn.getSymName() << " takes " << inputs.size()
+                             << " arguments, got " << args.size();
+  for (auto [idx, type] : llvm::enumerate(inputs)) {
+    std::optional<HostTensor> expect = emptyTensorOf(type);
+    if (!expect)
+      return fn.emitError("argument #")
+             << idx << " has type " << type
+             << ", which the reference interpreter does not support";
+    HostTensor &a = args[idx];
+    if (a.shape != expect->shape || a.dtype != expect->dtype)
+      return fn.emitError("argument #")
+             << idx << " must be " << expect->typeString() << ", got "
+             << a.typeString();
+    if (a.isFloat())
+      for (double &v : a.f)
+        v = options.f64 ? v : ::nova::roundTo(a.dtype, v);
+  }
+  ++depth;
+  Evaluator evaluator(options, module,
+                      [this](func::FuncOp f, std::vector<HostTensor> a) {
+                        return run(f, std::move(a));
+                      });
+  auto result = evaluator.runBody(fn, std::move(args));
+  --depth;
+  return result;
+}
+
+FailureOr<std::vector<HostTensor>> Interpreter::run(StringRef name,
+                                                    std::vector<HostTensor> args) {
+  auto fn = module.lookupSymbol<func::FuncOp>(name);
+  if (!fn)
+    return module.emitError("no function @") << name << " in the module";
+  return run(fn, std::move(args));
+}

@@ -1,0 +1,169 @@
+//===- HostTensor.cpp - tensors in host memory ----------------------------===//
+
+#include "nova/Support/HostTensor.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace nova {
+
+bool isFloat(DType t) {
+  return t == DType::F64 || t == DType::F32 || t == DType::BF16 ||
+         t == DType::F16;
+}
+
+unsigned byteWidth(DType t) {
+  switch (t) {
+  case DType::F64:
+  case DType::I64:
+    return 8;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::BF16:
+  case DType::F16:
+    return 2;
+  case DType::I1:
+    return 1;
+  }
+  return 0;
+}
+
+const char *dtypeName(DType t) {
+  switch (t) {
+  case DType::F64:
+    return "F64";
+  case DType::F32:
+    return "F32";
+  case DType::BF16:
+    return "BF16";
+  case DType::F16:
+    return "F16";
+  case DType::I64:
+    return "I64";
+  case DType::I32:
+    return "I32";
+  case DType::I1:
+    return "BOOL";
+  }
+  return "?";
+}
+
+std::optional<DType> dtypeFromName(const std::string &name) {
+  for (DType t : {DType::F64, DType::F32, DType::BF16, DType::F16, DType::I64,
+                  DType::I32, DType::I1})
+    if (name == dtypeName(t))
+      return t;
+  return std::nullopt;
+}
+
+uint16_t toBF16Bits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  if ((b & 0x7fffffff) > 0x7f800000) // NaN: keep it quiet, keep the sign
+    return uint16_t((b >> 16) | 0x40);
+  b += 0x7fff + ((b >> 16) & 1);
+  return uint16_t(b >> 16);
+}
+
+float fromBF16Bits(uint16_t h) {
+  uint32_t b = uint32_t(h) << 16;
+  float x;
+  std::memcpy(&x, &b, 4);
+  return x;
+}
+
+uint16_t toF16Bits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  uint16_t sign = uint16_t((b >> 16) & 0x8000);
+  uint32_t mag = b & 0x7fffffff;
+  if (mag >= 0x7f800000) // inf or NaN
+    return sign | 0x7c00 | (mag > 0x7f800000 ? 0x200 : 0);
+  if (mag >= 0x477ff000) // >= 65520 rounds to infinity
+    return sign | 0x7c00;
+  if (mag < 0x38800000) { // below 2^-14: subnormal, in units of 2^-24
+    float a;
+    std::memcpy(&a, &mag, 4);
+    return sign | uint16_t(std::nearbyint(a * 16777216.0f));
+  }
+  uint32_t mant = mag & 0x7fffff;
+  uint32_t h = (((mag >> 23) - 112) << 10) | (mant >> 13);
+  uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+    ++h; // a carry into the exponent is the correct rounding
+  return sign | uint16_t(h);
+}
+
+float fromF16Bits(uint16_t h) {
+  float sign = (h & 0x8000) ? -1.0f : 1.0f;
+  int exp = (h >> 10) & 0x1f;
+  int mant = h & 0x3ff;
+  if (exp == 0)
+    return sign * std::ldexp(float(mant), -24);
+  if (exp == 31)
+    return mant ? std::nanf("") : sign * INFINITY;
+  return sign * std::ldexp(float(mant | 0x400), exp - 25);
+}
+
+double roundTo(DType t, double x) {
+  switch (t) {
+  case DType::F32:
+    return double(float(x));
+  case DType::BF16:
+    return fromBF16Bits(toBF16Bits(float(x)));
+  case DType::F16:
+    return fromF16Bits(toF16Bits(float(x)));
+  default:
+    return x;
+  }
+}
+
+int64_t numElements(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    s[d] = s[d + 1] * shape[d + 1];
+  return s;
+}
+
+HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
+    : dtype(dtype), shape(std::move(shape)) {
+  if (nova::isFloat(dtype))
+    f.assign(numElements(), 0.0);
+  else
+    i.assign(numElements(), 0);
+}
+
+int64_t HostTensor::numElements() const { return nova::numElements(shape); }
+
+std::string HostTensor::typeString() const {
+  std::string s;
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  switch (dtype) {
+  case DType::F64:
+    return s + "f64";
+  case DType::F32:
+    return s + "f32";
+  case DType::BF16:
+    return s + "bf16";
+  case DType::F16:
+    return s + "f16";
+  case DType::I64:
+    return s + "i64";
+  case DType::I32:
+    return s + "i32";
+  case DType::I1:
+    return s + "i1";
+  }
+  return s;
+}
+
+} // namespace nova

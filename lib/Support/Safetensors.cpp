@@ -1,0 +1,234 @@
+//===- Safetensors.cpp - read and write .safetensors files ----------------===//
+//
+// nlohmann::json is used without exceptions (LLVM builds with
+// -fno-exceptions): parse errors come back as a discarded value and every
+// field's type is checked before it is read.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nova/Support/Safetensors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace nova {
+namespace {
+
+uint64_t readLE(const unsigned char *p, unsigned width) {
+  uint64_t v = 0;
+  for (unsigned b = 0; b < width; ++b)
+    v |= uint64_t(p[b]) << (8 * b);
+  return v;
+}
+
+void writeLE(std::string &out, uint64_t v, unsigned width) {
+  for (unsigned b = 0; b < width; ++b)
+    out.push_back(char((v >> (8 * b)) & 0xff));
+}
+
+void decode(const unsigned char *p, HostTensor &t) {
+  unsigned w = byteWidth(t.dtype);
+  for (int64_t k = 0, n = t.numElements(); k < n; ++k, p += w) {
+    uint64_t bits = readLE(p, w);
+    switch (t.dtype) {
+    case DType::F64: {
+      double d;
+      std::memcpy(&d, &bits, 8);
+      t.f[k] = d;
+      break;
+    }
+    case DType::F32: {
+      uint32_t b = uint32_t(bits);
+      float x;
+      std::memcpy(&x, &b, 4);
+      t.f[k] = x;
+      break;
+    }
+    case DType::BF16:
+      t.f[k] = fromBF16Bits(uint16_t(bits));
+      break;
+    case DType::F16:
+      t.f[k] = fromF16Bits(uint16_t(bits));
+      break;
+    case DType::I64:
+      t.i[k] = int64_t(bits);
+      break;
+    case DType::I32:
+      t.i[k] = int32_t(uint32_t(bits));
+      break;
+    case DType::I1:
+      t.i[k] = bits != 0;
+      break;
+    }
+  }
+}
+
+void encode(const HostTensor &t, std::string &out) {
+  unsigned w = byteWidth(t.dtype);
+  for (int64_t k = 0, n = t.numElements(); k < n; ++k) {
+    uint64_t bits = 0;
+    switch (t.dtype) {
+    case DType::F64:
+      std::memcpy(&bits, &t.f[k], 8);
+      break;
+    case DType::F32: {
+      float x = float(t.f[k]);
+      uint32_t b;
+      std::memcpy(&b, &x, 4);
+      bits = b;
+      break;
+    }
+    case DType::BF16:
+      bits = toBF16Bits(float(t.f[k]));
+      break;
+    case DType::F16:
+      bits = toF16Bits(float(t.f[k]));
+      break;
+    case DType::I64:
+    case DType::I32:
+      bits = uint64_t(t.i[k]);
+      break;
+    case DType::I1:
+      bits = t.i[k] != 0;
+      break;
+    }
+    writeLE(out, bits, w);
+  }
+}
+
+} // namespace
+
+bool parseSafetensors(const std::string &bytes, NamedTensors &out,
+                      std::string &error) {
+  out.clear();
+  if (bytes.size() < 8) {
+    error = "file is shorter than the 8-byte header length";
+    return false;
+  }
+  uint64_t headerLen = readLE(reinterpret_cast<const unsigned char *>(bytes.data()), 8);
+  if (headerLen > bytes.size() - 8) {
+    error = "header length " + std::to_string(headerLen) +
+            " runs past the end of the file (" + std::to_string(bytes.size()) +
+            " bytes)";
+    return false;
+  }
+  nlohmann::json header = nlohmann::json::parse(
+      bytes.begin() + 8, bytes.begin() + 8 + headerLen, nullptr,
+      /*allow_exceptions=*/false);
+  if (header.is_discarded() || !header.is_object()) {
+    error = "header is not a JSON object";
+    return false;
+  }
+  const unsigned char *data =
+      reinterpret_cast<const unsigned char *>(bytes.data()) + 8 + headerLen;
+  uint64_t dataLen = bytes.size() - 8 - headerLen;
+
+  std::vector<std::pair<uint64_t, std::pair<std::string, HostTensor>>> found;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    const std::string &name = it.key();
+    if (name == "__metadata__")
+      continue;
+    auto fail = [&](const std::string &why) {
+      error = "tensor '" + name + "': " + why;
+      return false;
+    };
+    const nlohmann::json &entry = it.value();
+    if (!entry.is_object() || !entry.contains("dtype") ||
+        !entry.contains("shape") || !entry.contains("data_offsets"))
+      return fail("needs dtype, shape and data_offsets");
+    const auto &dt = entry["dtype"];
+    if (!dt.is_string())
+      return fail("dtype is not a string");
+    std::optional<DType> dtype = dtypeFromName(dt.get<std::string>());
+    if (!dtype)
+      return fail("unsupported dtype '" + dt.get<std::string>() + "'");
+    const auto &shapeJson = entry["shape"];
+    if (!shapeJson.is_array())
+      return fail("shape is not an array");
+    std::vector<int64_t> shape;
+    uint64_t count = 1;
+    for (const auto &d : shapeJson) {
+      if (!d.is_number_unsigned())
+        return fail("shape holds a value that is not a size");
+      uint64_t v = d.get<uint64_t>();
+      if (v != 0 && count > (uint64_t(1) << 40) / v)
+        return fail("shape is implausibly large");
+      count *= v;
+      shape.push_back(int64_t(v));
+    }
+    const auto &offs = entry["data_offsets"];
+    if (!offs.is_array() || offs.size() != 2 || !offs[0].is_number_unsigned() ||
+        !offs[1].is_number_unsigned())
+      return fail("data_offsets is not [begin, end]");
+    uint64_t begin = offs[0].get<uint64_t>(), end = offs[1].get<uint64_t>();
+    if (begin > end || end > dataLen)
+      return fail("data_offsets [" + std::to_string(begin) + ", " +
+                  std::to_string(end) + "] lie outside the " +
+                  std::to_string(dataLen) + "-byte data section");
+    if (end - begin != count * byteWidth(*dtype))
+      return fail("data_offsets span " + std::to_string(end - begin) +
+                  " bytes, the shape and dtype need " +
+                  std::to_string(count * byteWidth(*dtype)));
+    HostTensor t(*dtype, shape);
+    decode(data + begin, t);
+    found.push_back({begin, {name, std::move(t)}});
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  for (auto &f : found)
+    out.push_back(std::move(f.second));
+  return true;
+}
+
+bool readSafetensors(const std::string &path, NamedTensors &out,
+                     std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open '" + path + "'";
+    return false;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (!parseSafetensors(buffer.str(), out, error)) {
+    error = path + ": " + error;
+    return false;
+  }
+  return true;
+}
+
+std::string serializeSafetensors(const NamedTensors &tensors) {
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  std::string data;
+  for (const auto &[name, t] : tensors) {
+    uint64_t begin = data.size();
+    encode(t, data);
+    header[name] = {{"dtype", dtypeName(t.dtype)},
+                    {"shape", t.shape},
+                    {"data_offsets", {begin, uint64_t(data.size())}}};
+  }
+  std::string text = header.dump();
+  // Pad the header with spaces so the data section starts 8-byte aligned.
+  while ((text.size() + 8) % 8)
+    text.push_back(' ');
+  std::string out;
+  writeLE(out, text.size(), 8);
+  return out + text + data;
+}
+
+bool writeSafetensors(const std::string &path, const NamedTensors &tensors,
+                      std::string &error) {
+  std::ofstream o(path, std::ios::binary);
+  std::string bytes = serializeSafetensors(tensors);
+  if (!o || !o.write(bytes.data(), std::streamsize(bytes.size()))) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+} // namespace nova
