@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RunSupport.h"
+#include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/InitAllDialects.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -47,6 +48,11 @@ static cl::opt<int64_t> intBound(
     cl::desc("upper bound (exclusive) for random integers whose use implies "
              "none"),
     cl::init(16), cl::cat(runCat));
+static cl::opt<std::string>
+    saveInputs("save-inputs",
+               cl::desc("write the inputs used (e.g. random ones) to this "
+                        "safetensors file"),
+               cl::cat(runCat));
 static cl::opt<std::string> output("o", cl::desc("write outputs to this "
                                                  "safetensors file"),
                                    cl::cat(runCat));
@@ -121,6 +127,22 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
+  if (checkGrads && entry.empty()) {
+    // Every function with parameters, each on its own random inputs.
+    bool ok = true, any = false;
+    for (auto fn : module->getOps<func::FuncOp>())
+      if (llvm::any_of(llvm::seq(fn.getNumArguments()), [&](unsigned i) {
+            return bool(fn.getArgAttr(i, NovaDialect::getParamAttrName()));
+          })) {
+        any = true;
+        ok &= run::checkGradients(*module, fn, randomInputs, gradRtol, fdStep);
+      }
+    if (!any)
+      errs() << "error: no function in " << inputFile
+             << " has {nova.param} arguments\n";
+    return ok && any ? 0 : 1;
+  }
+
   func::FuncOp fn;
   if (entry.empty()) {
     auto fns = llvm::to_vector(module->getOps<func::FuncOp>());
@@ -156,6 +178,15 @@ int main(int argc, char **argv) {
   auto args = run::buildInputs(fn, inputs, seed, intBound);
   if (failed(args))
     return 1;
+  if (!saveInputs.empty()) {
+    ::nova::NamedTensors named;
+    for (auto [i, t] : llvm::enumerate(*args))
+      named.push_back({run::argName(fn, i), t});
+    if (!::nova::writeSafetensors(saveInputs, named, error)) {
+      errs() << "error: " << error << "\n";
+      return 1;
+    }
+  }
   InterpreterOptions opts;
   opts.f64 = f64;
   Interpreter interp(*module, opts);

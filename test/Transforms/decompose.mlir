@@ -1,0 +1,68 @@
+// Each decomposition computes what its composite computes: run both forms on
+// the same random inputs with the reference interpreter and compare.
+// RUN: nova-opt %s --nova-decompose | FileCheck %s
+// RUN: nova-opt %s --nova-decompose=keep=attention | FileCheck %s --check-prefix=KEEP
+// RUN: nova-opt %s --nova-decompose -o %t.mlir
+// RUN: for f in softmax log_softmax layer_norm cross_entropy attention attention_causal adamw; do \
+// RUN:   nova-run %s --entry $f --random-inputs 5 --save-inputs %t.$f.in -o %t.$f.out && \
+// RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 2e-5 --atol 1e-6 || exit 1; \
+// RUN: done | FileCheck %s --check-prefix=SAME
+// RUN: not nova-opt %s --nova-decompose=keep=matmul 2>&1 | FileCheck %s --check-prefix=BADKEEP
+
+// CHECK-NOT: nova.softmax
+// CHECK-NOT: nova.log_softmax
+// CHECK-NOT: nova.layer_norm
+// CHECK-NOT: nova.cross_entropy
+// CHECK-NOT: nova.attention
+// CHECK-NOT: nova.adamw
+// KEEP: nova.attention
+// KEEP-NOT: nova.layer_norm
+// SAME-COUNT-9: match
+// SAME-NOT: MISMATCH
+// BADKEEP: 'keep' names 'matmul', which is not a composite
+
+// CHECK-LABEL: func.func @softmax
+// CHECK: nova.reduce max
+// CHECK: nova.exp
+// CHECK: nova.reduce sum
+// CHECK: nova.div
+func.func @softmax(%x: tensor<4x9xf32>) -> tensor<4x9xf32> {
+  %y = nova.softmax %x dim 1 : tensor<4x9xf32>
+  return %y : tensor<4x9xf32>
+}
+
+func.func @log_softmax(%x: tensor<3x5x2xf32>) -> tensor<3x5x2xf32> {
+  %y = nova.log_softmax %x dim 1 : tensor<3x5x2xf32>
+  return %y : tensor<3x5x2xf32>
+}
+
+func.func @layer_norm(%x: tensor<2x3x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x3x8xf32> {
+  %y = nova.layer_norm %x, %w, %b eps 1.0e-05 : tensor<2x3x8xf32>, tensor<8xf32>
+  return %y : tensor<2x3x8xf32>
+}
+
+func.func @cross_entropy(%x: tensor<2x6x11xf32>, %labels: tensor<2x6xi64>) -> tensor<f32> {
+  %l = nova.cross_entropy %x, %labels : tensor<2x6x11xf32>, tensor<2x6xi64> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+func.func @attention(%q: tensor<2x3x6x4xf32>, %k: tensor<2x3x7x4xf32>, %v: tensor<2x3x7x5xf32>) -> tensor<2x3x6x5xf32> {
+  %o = nova.attention %q, %k, %v scale 0.5 : tensor<2x3x6x4xf32>, tensor<2x3x7x4xf32>, tensor<2x3x7x5xf32> -> tensor<2x3x6x5xf32>
+  return %o : tensor<2x3x6x5xf32>
+}
+
+func.func @attention_causal(%q: tensor<2x6x4xf32>, %k: tensor<2x6x4xf32>, %v: tensor<2x6x4xf32>) -> tensor<2x6x4xf32> {
+  %o = nova.attention %q, %k, %v scale 0.5 causal : tensor<2x6x4xf32>, tensor<2x6x4xf32>, tensor<2x6x4xf32> -> tensor<2x6x4xf32>
+  return %o : tensor<2x6x4xf32>
+}
+
+// The second moment is made non-negative and the step starts at 1, as in
+// training.
+func.func @adamw(%p: tensor<5x3xf32>, %g: tensor<5x3xf32>, %m: tensor<5x3xf32>, %v0: tensor<5x3xf32>, %t0: tensor<i64>)
+    -> (tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>) {
+  %v = nova.abs %v0 : tensor<5x3xf32>
+  %one = nova.constant dense<1> : tensor<i64>
+  %t = nova.add %t0, %one : tensor<i64>, tensor<i64>
+  %p2, %m2, %v2 = nova.adamw %p, %g, %m, %v, %t lr 1.0e-02 beta1 0.9 beta2 0.95 eps 1.0e-08 weight_decay 0.1 : tensor<5x3xf32>, tensor<i64>
+  return %p2, %m2, %v2 : tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>
+}
