@@ -97,7 +97,12 @@ run::buildInputs(func::FuncOp fn, ArrayRef<std::string> files,
   std::vector<HostTensor> args;
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
     std::string name = argName(fn, i);
-    HostTensor like = *emptyTensorOf(fn.getArgumentTypes()[i]);
+    std::optional<HostTensor> empty = emptyTensorOf(fn.getArgumentTypes()[i]);
+    if (!empty)
+      return fn.emitError("argument #")
+             << i << " has type " << fn.getArgumentTypes()[i]
+             << ", which the reference interpreter does not support";
+    HostTensor like = std::move(*empty);
     auto it = named.find(name);
     if (it != named.end()) {
       if (it->second.shape != like.shape || it->second.dtype != like.dtype)

@@ -54,8 +54,13 @@ bool run::train(ModuleOp module, func::FuncOp fn, const TrainOptions &opts) {
                 "'targets' (nova.name)");
 
   std::vector<HostTensor> args(numArgs);
-  for (unsigned i = 0; i < numArgs; ++i)
-    args[i] = *emptyTensorOf(fn.getArgumentTypes()[i]);
+  for (unsigned i = 0; i < numArgs; ++i) {
+    std::optional<HostTensor> empty = emptyTensorOf(fn.getArgumentTypes()[i]);
+    if (!empty)
+      return fail("argument #" + Twine(i) + " of @" + fn.getSymName() +
+                  " is not a tensor the reference interpreter supports");
+    args[i] = std::move(*empty);
+  }
   const HostTensor &tok = args[tokensArg];
   if (tok.shape.size() != 2 || tok.isFloat() ||
       args[targetsArg].shape != tok.shape)

@@ -18,7 +18,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -90,10 +90,13 @@ static cl::opt<int> logEvery("log-every", cl::init(1), cl::cat(runCat));
 static void printTensor(StringRef name, const ::nova::HostTensor &t) {
   outs() << name << " = tensor<" << t.typeString() << "> [";
   int64_t n = t.numElements();
-  for (int64_t k = 0; k < n && k < int64_t(printLimit); ++k)
-    outs() << (k ? ", " : "")
-           << (t.isFloat() ? formatv("{0:g}", t.f[k]).str()
-                           : std::to_string(t.i[k]));
+  for (int64_t k = 0; k < n && k < int64_t(printLimit); ++k) {
+    outs() << (k ? ", " : "");
+    if (t.isFloat())
+      outs() << format("%g", t.f[k]);
+    else
+      outs() << t.i[k];
+  }
   if (n > int64_t(printLimit))
     outs() << ", ... (" << n << " elements)";
   outs() << "]\n";
