@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Checks Nova's GPT-2 against the same model written in PyTorch.
+
+Nova emits the model (nova-gpt2) and its initial parameters; this script
+loads those parameters into a PyTorch implementation of the same
+architecture and compares
+  1. the loss and every parameter gradient after one forward/backward
+     (nova-opt --nova-decompose --nova-autodiff, run by nova-run --backend=ref),
+  2. the losses of 10 AdamW steps (nova-train-step) on 10 fresh batches.
+Exit status 0 when everything is within tolerance. Needs only torch (Debian's
+python3-torch) and the Nova tools on PATH.
+"""
+import argparse
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+
+import torch
+import torch.nn.functional as F
+
+DTYPES = {"F32": (torch.float32, "f"), "F64": (torch.float64, "d"),
+          "I32": (torch.int32, "i"), "I64": (torch.int64, "q")}
+
+
+def read_safetensors(path):
+    data = open(path, "rb").read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    out = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        dtype, code = DTYPES[entry["dtype"]]
+        begin, end = entry["data_offsets"]
+        count = math.prod(entry["shape"])
+        values = struct.unpack("<%d%s" % (count, code),
+                               data[8 + n + begin:8 + n + end])
+        out[name] = torch.tensor(values, dtype=dtype).reshape(entry["shape"])
+    return out
+
+
+def write_safetensors(path, tensors):
+    header, blobs, offset = {}, [], 0
+    for name, t in tensors.items():
+        code = {v[0]: (k, v[1]) for k, v in DTYPES.items()}[t.dtype]
+        blob = struct.pack("<%d%s" % (t.numel(), code[1]),
+                           *t.flatten().tolist())
+        header[name] = {"dtype": code[0], "shape": list(t.shape),
+                        "data_offsets": [offset, offset + len(blob)]}
+        blobs.append(blob)
+        offset += len(blob)
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - (len(text) + 8) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def gpt2_loss(P, tokens, targets, cfg):
+    """GPT-2 as Nova's examples/gpt2 builds it: pre-LayerNorm blocks, causal
+    attention, tanh GELU, head tied to the token embedding."""
+    B, T = tokens.shape
+    C, H = cfg.embd, cfg.heads
+    D = C // H
+    x = P["wte"][tokens.long()] + P["wpe"][:T]
+    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    for layer in range(cfg.layers):
+        h = "h.%d." % layer
+        a = F.layer_norm(x, (C,), P[h + "ln_1.weight"], P[h + "ln_1.bias"], 1e-5)
+        qkv = a @ P[h + "attn.c_attn.weight"] + P[h + "attn.c_attn.bias"]
+        q, k, v = (t.reshape(B, T, H, D).transpose(1, 2) for t in qkv.split(C, 2))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(D))
+        att = att.masked_fill(~causal, float("-inf")).softmax(-1)
+        o = (att @ v).transpose(1, 2).reshape(B, T, C)
+        x = x + (o @ P[h + "attn.c_proj.weight"] + P[h + "attn.c_proj.bias"])
+        m = F.layer_norm(x, (C,), P[h + "ln_2.weight"], P[h + "ln_2.bias"], 1e-5)
+        m = F.gelu(m @ P[h + "mlp.c_fc.weight"] + P[h + "mlp.c_fc.bias"],
+                   approximate="tanh")
+        x = x + (m @ P[h + "mlp.c_proj.weight"] + P[h + "mlp.c_proj.bias"])
+    x = F.layer_norm(x, (C,), P["ln_f.weight"], P["ln_f.bias"], 1e-5)
+    logits = x @ P["wte"].t()
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                           targets.reshape(-1).long())
+
+
+def run(*cmd):
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+
+
+def rel(a, b):
+    return ((a - b).norm() / max(b.norm(), a.norm(), 1e-30)).item()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--workdir", required=True)
+    for name, default in [("layers", 2), ("heads", 2), ("embd", 32),
+                          ("vocab", 64), ("seq", 16), ("batch", 2)]:
+        p.add_argument("--" + name, type=int, default=default)
+    p.add_argument("--steps", type=int, default=10)
+    p.add_argument("--grad-rtol", type=float, default=1e-5)
+    p.add_argument("--loss-rtol", type=float, default=1e-4)
+    cfg = p.parse_args()
+    os.makedirs(cfg.workdir, exist_ok=True)
+    w = lambda name: os.path.join(cfg.workdir, name)
+    shape = ["--layers", str(cfg.layers), "--heads", str(cfg.heads),
+             "--embd", str(cfg.embd), "--vocab", str(cfg.vocab),
+             "--seq", str(cfg.seq), "--batch", str(cfg.batch)]
+    run("nova-gpt2", *shape, "-o", w("model.mlir"),
+        "--init-params", w("init.safetensors"), "--seed", "7")
+    init = read_safetensors(w("init.safetensors"))
+
+    gen = torch.Generator().manual_seed(0)
+    batches = [{n: torch.randint(0, cfg.vocab, (cfg.batch, cfg.seq),
+                                 generator=gen, dtype=torch.int32)
+                for n in ("tokens", "targets")} for _ in range(cfg.steps)]
+    ok = True
+
+    # 1. Loss and gradients after one forward/backward.
+    run("nova-opt", w("model.mlir"), "--nova-decompose", "--nova-autodiff",
+        "-o", w("grad.mlir"))
+    write_safetensors(w("batch0.safetensors"), batches[0])
+    run("nova-run", w("grad.mlir"), "--inputs",
+        w("init.safetensors") + "," + w("batch0.safetensors"),
+        "-o", w("grads.safetensors"))
+    nova = read_safetensors(w("grads.safetensors"))
+    P = {n: t.clone().requires_grad_(True) for n, t in init.items()}
+    loss = gpt2_loss(P, batches[0]["tokens"], batches[0]["targets"], cfg)
+    loss.backward()
+    e = rel(nova["loss"], loss.detach())
+    print("loss: nova %.7f torch %.7f rel %.2e" % (nova["loss"].item(),
+                                                   loss.item(), e))
+    ok &= e < cfg.grad_rtol
+    worst = 0.0
+    for name, t in P.items():
+        e = rel(nova[name + ".grad"], t.grad)
+        worst = max(worst, e)
+        if e >= cfg.grad_rtol:
+            print("FAIL gradient of %s: rel %.2e" % (name, e))
+            ok = False
+    print("gradients: %d tensors, worst rel %.2e (bound %.0e)"
+          % (len(P), worst, cfg.grad_rtol))
+
+    # 2. Losses over AdamW steps.
+    hyper = dict(lr=1e-2, beta1=0.9, beta2=0.95, eps=1e-8, weight_decay=0.1)
+    run("nova-opt", w("model.mlir"), "--nova-decompose", "--nova-autodiff",
+        "--nova-train-step=lr=%g beta1=%g beta2=%g eps=%g weight-decay=%g"
+        % tuple(hyper.values()), "-o", w("step.mlir"))
+    state = dict(init)
+    for n, t in init.items():
+        state[n + ".adam_m"] = torch.zeros_like(t)
+        state[n + ".adam_v"] = torch.zeros_like(t)
+    P = {n: t.clone().requires_grad_(True) for n, t in init.items()}
+    opt = torch.optim.AdamW(list(P.values()), lr=hyper["lr"],
+                            betas=(hyper["beta1"], hyper["beta2"]),
+                            eps=hyper["eps"],
+                            weight_decay=hyper["weight_decay"])
+    worst = 0.0
+    for step, batch in enumerate(batches, start=1):
+        write_safetensors(w("state.safetensors"), state)
+        write_safetensors(w("batch.safetensors"),
+                          dict(batch, step=torch.tensor(step, dtype=torch.int64)))
+        run("nova-run", w("step.mlir"), "--inputs",
+            w("state.safetensors") + "," + w("batch.safetensors"),
+            "-o", w("out.safetensors"))
+        out = read_safetensors(w("out.safetensors"))
+        nova_loss = out.pop("loss")
+        state = out
+        opt.zero_grad()
+        loss = gpt2_loss(P, batch["tokens"], batch["targets"], cfg)
+        loss.backward()
+        opt.step()
+        e = rel(nova_loss, loss.detach())
+        worst = max(worst, e)
+        print("step %2d: nova %.7f torch %.7f rel %.2e"
+              % (step, nova_loss.item(), loss.item(), e))
+        ok &= e < cfg.loss_rtol
+    print("AdamW losses: %d steps, worst rel %.2e (bound %.0e)"
+          % (cfg.steps, worst, cfg.loss_rtol))
+    print("PARITY OK" if ok else "PARITY FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
