@@ -50,3 +50,24 @@ if has_cuda_device():
     config.available_features.add("cuda-device")
 else:
     lit_config.note("no CUDA device: tests marked 'REQUIRES: cuda-device' are skipped")
+
+
+# PyTorch parity tests use Debian's python3-torch, which installs for
+# /usr/bin/python3 (not necessarily the first python3 on PATH).
+def torch_python():
+    for python in ["/usr/bin/python3", sys.executable]:
+        try:
+            if subprocess.run([python, "-c", "import torch"], capture_output=True,
+                              timeout=120).returncode == 0:
+                return python
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return None
+
+
+_torch_python = torch_python()
+if _torch_python:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch_python", _torch_python))
+else:
+    lit_config.note("no PyTorch (python3-torch): tests marked 'REQUIRES: torch' are skipped")

@@ -9,6 +9,7 @@
 #include "GPT2.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -30,6 +31,11 @@ static cl::opt<std::string>
                cl::desc("also write GPT-2-initialized parameters here"),
                cl::cat(cat));
 static cl::opt<uint64_t> seed("seed", cl::init(0), cl::cat(cat));
+static cl::opt<bool>
+    locations("locations",
+              cl::desc("print each op's location (the GPT2.cpp line that "
+                       "recorded it)"),
+              cl::cat(cat));
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -62,7 +68,10 @@ int main(int argc, char **argv) {
            << "\n";
     return 1;
   }
-  module->print(out);
+  mlir::OpPrintingFlags flags;
+  if (locations)
+    flags.enableDebugInfo().useLocalScope(); // inline loc(...), no aliases
+  module->print(out, flags);
   if (!initParams.empty()) {
     std::string error;
     if (!nova::writeSafetensors(initParams,
