@@ -105,6 +105,7 @@ bool run::train(ModuleOp module, func::FuncOp fn, const TrainOptions &opts) {
   std::uniform_int_distribution<int64_t> start(0, int64_t(bytes.size()) - seq - 1);
   Interpreter interp(module);
   double firstLoss = NAN, lastLoss = NAN, totalSeconds = 0;
+  std::vector<double> losses;
   for (int s = 1; s <= opts.steps; ++s) {
     HostTensor &tokens = args[tokensArg], &targets = args[targetsArg];
     for (int64_t b = 0; b < batch; ++b) {
@@ -132,6 +133,7 @@ bool run::train(ModuleOp module, func::FuncOp fn, const TrainOptions &opts) {
     if (s == 1)
       firstLoss = loss;
     lastLoss = loss;
+    losses.push_back(loss);
     for (auto [r, i] : aliasOf)
       args[i] = std::move((*results)[r]);
     if (s % opts.logEvery == 0 || s == 1 || s == opts.steps)
@@ -142,11 +144,16 @@ bool run::train(ModuleOp module, func::FuncOp fn, const TrainOptions &opts) {
     if (!std::isfinite(loss))
       return fail("loss became " + Twine(std::to_string(loss)) + " at step " + Twine(s));
   }
+  // The last step's loss is one batch; the mean of the last ten is steadier.
+  size_t tail = std::min<size_t>(10, losses.size());
+  double tailMean = 0;
+  for (size_t k = losses.size() - tail; k < losses.size(); ++k)
+    tailMean += losses[k] / double(tail);
   llvm::outs() << llvm::format(
-      "trained %d steps of %lld x %lld tokens: loss %.4f -> %.4f, %.0f tok/s "
-      "(reference interpreter, %.1f s)\n",
-      opts.steps, (long long)batch, (long long)seq, firstLoss, lastLoss,
-      double(batch * seq) * opts.steps / totalSeconds, totalSeconds);
+      "trained %d steps of %lld x %lld tokens: loss %.4f -> %.4f (mean of "
+      "the last %zu steps %.4f), %.0f tok/s (reference interpreter, %.1f s)\n",
+      opts.steps, (long long)batch, (long long)seq, firstLoss, lastLoss, tail,
+      tailMean, double(batch * seq) * opts.steps / totalSeconds, totalSeconds);
 
   if (!opts.saveFile.empty()) {
     ::nova::NamedTensors out;
