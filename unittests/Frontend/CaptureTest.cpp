@@ -1,0 +1,109 @@
+//===- CaptureTest.cpp - the C++ capture API ------------------------------===//
+
+#include "nova/Frontend/Capture.h"
+#include "nova/Interpreter/Interpreter.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::capture;
+
+namespace {
+
+TEST(Capture, RecordsAVerifiedFunctionThatTheInterpreterRuns) {
+  MLIRContext ctx;
+  Graph g(ctx, "f");
+  Tensor x = g.input("x", {2, 3});
+  Tensor w = g.param("w", {3, 2});
+  Tensor y = tanh(matmul(x, w)) * 2.0 + g.scalar(1.0);
+  OwningOpRef<ModuleOp> module = g.finish({sum(y), y}, {"loss", "y"});
+  auto fn = module->lookupSymbol<func::FuncOp>("f");
+  ASSERT_TRUE(fn);
+  EXPECT_TRUE(fn.getArgAttr(1, NovaDialect::getParamAttrName()));
+  EXPECT_FALSE(fn.getArgAttr(0, NovaDialect::getParamAttrName()));
+
+  ::nova::HostTensor xs(::nova::DType::F32, {2, 3}), ws(::nova::DType::F32, {3, 2});
+  for (int k = 0; k < 6; ++k) {
+    xs.f[k] = 0.1 * k - 0.2;
+    ws.f[k] = 0.05 * (5 - k);
+  }
+  Interpreter interp(*module);
+  auto out = interp.run(fn, {xs, ws});
+  ASSERT_TRUE(succeeded(out));
+  double total = 0;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) {
+      double dot = 0;
+      for (int k = 0; k < 3; ++k)
+        dot += xs.f[i * 3 + k] * ws.f[k * 2 + j];
+      double expect = std::tanh(dot) * 2.0 + 1.0;
+      EXPECT_NEAR((*out)[1].f[i * 2 + j], expect, 1e-6);
+      total += expect;
+    }
+  EXPECT_NEAR((*out)[0].f[0], total, 1e-5);
+}
+
+TEST(Capture, OpsCarryTheLineThatRecordedThem) {
+  MLIRContext ctx;
+  Graph g(ctx, "f");
+  Tensor x = g.input("x", {4});
+  unsigned line = __LINE__ + 1;
+  Tensor y = exp(x);
+  auto loc = dyn_cast<FileLineColLoc>(y.value().getLoc());
+  ASSERT_TRUE(loc);
+  EXPECT_EQ(loc.getLine(), line);
+  EXPECT_NE(loc.getFilename().str().find("CaptureTest.cpp"), std::string::npos);
+}
+
+TEST(Capture, ShapeErrorsNameTheLineThatMadeThem) {
+  MLIRContext ctx;
+  Graph g(ctx, "f");
+  Tensor a = g.input("a", {4, 8});
+  Tensor b = g.input("b", {6, 4});
+  unsigned line = __LINE__ + 2;
+  try {
+    (void)matmul(a, b);
+    FAIL() << "a 4x8 by 6x4 matmul must be rejected";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.line(), line);
+    EXPECT_NE(std::string(e.what()).find("CaptureTest.cpp:" + std::to_string(line)),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("contraction sizes differ"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Capture, OperatorErrorsNameTheLineOfTheExpression) {
+  MLIRContext ctx;
+  Graph g(ctx, "f");
+  Tensor a = g.input("a", {4, 8});
+  Tensor b = g.input("b", {3});
+  unsigned line = __LINE__ + 2;
+  try {
+    (void)(a + b);
+    FAIL() << "4x8 + 3 does not broadcast";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.line(), line) << e.what();
+    EXPECT_NE(std::string(e.what()).find("broadcast"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Capture, DtypeErrorsAndMisuseAreReported) {
+  MLIRContext ctx;
+  Graph g(ctx, "f");
+  Tensor i = g.input("i", {4}, g.i32());
+  EXPECT_THROW((void)exp(i), Error); // exp needs floats
+  EXPECT_THROW((void)g.param("p", {4}, g.i32()), Error);
+  EXPECT_THROW((void)g.input("n", {-1}), Error);
+  Tensor x = g.input("x", {4});
+  EXPECT_THROW((void)softmax(x, 3), Error); // no dimension 3
+  (void)g.finish({sum(x)});
+  EXPECT_THROW((void)exp(x), Error); // graph is finished
+}
+
+} // namespace
