@@ -711,3 +711,40 @@ func.func @param_not_unit(%x: tensor<8xf32> {nova.param = 1}) {
 func.func @param_misspelled(%x: tensor<8xf32> {nova.parameter}) {
   return
 }
+
+// -----
+
+// ===== nova.name, nova.grad_of and nova.alias
+
+// expected-error @+1 {{'nova.name' must be a string, got 3 : i64}}
+func.func @name_not_string(%x: tensor<8xf32> {nova.name = 3}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'nova.grad_of' on result #0 names argument #2, but the function has 1 arguments}}
+func.func @grad_of_out_of_range(%x: tensor<8xf32>) -> (tensor<8xf32> {nova.grad_of = 2}) {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'nova.alias': result #0 has type 'tensor<4xf32>' but argument #0 has type 'tensor<8xf32>'}}
+func.func @alias_type_mismatch(%x: tensor<8xf32>, %y: tensor<4xf32>) -> (tensor<4xf32> {nova.alias = 0}) {
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'nova.alias' is an argument index on a function result}}
+func.func @alias_not_integer(%x: tensor<8xf32>) -> (tensor<8xf32> {nova.alias = "x"}) {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{unknown nova result attribute 'nova.gradient'}}
+func.func @unknown_result_attr(%x: tensor<8xf32>) -> (tensor<8xf32> {nova.gradient = 0}) {
+  return %x : tensor<8xf32>
+}

@@ -41,6 +41,8 @@ func.func @unary(%x: tensor<4x8xf32>, %n: tensor<4xi32>, %h: tensor<4xf16>) {
   %9 = nova.sigmoid %x : tensor<4x8xf32>
   // CHECK: nova.reciprocal
   %10 = nova.reciprocal %x : tensor<4x8xf32>
+  // CHECK: nova.erf
+  %erf = nova.erf %x : tensor<4x8xf32>
   // CHECK: nova.gelu tanh %{{.*}} : tensor<4x8xf32>
   %11 = nova.gelu tanh %x : tensor<4x8xf32>
   // CHECK: nova.gelu erf %{{.*}} : tensor<4xf16>
