@@ -106,4 +106,19 @@ TEST(Capture, DtypeErrorsAndMisuseAreReported) {
   EXPECT_THROW((void)exp(x), Error); // graph is finished
 }
 
+// The example in the README, as written there.
+TEST(Capture, ReadmeExample) {
+  mlir::MLIRContext ctx;
+  Graph g(ctx, "loss");
+  Tensor x = g.input("x", {8, 16});
+  Tensor w = g.param("w", {16, 4});
+  Tensor labels = g.input("labels", {8}, g.i32());
+  Tensor loss = cross_entropy(gelu(matmul(x, w)) * 2.0, labels);
+  mlir::OwningOpRef<mlir::ModuleOp> module = g.finish({loss}, {"loss"});
+  auto fn = module->lookupSymbol<func::FuncOp>("loss");
+  ASSERT_TRUE(fn);
+  EXPECT_EQ(fn.getNumArguments(), 3u);
+  EXPECT_EQ(fn.getResultTypes()[0], RankedTensorType::get({}, g.f32()));
+}
+
 } // namespace
