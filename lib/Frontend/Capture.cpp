@@ -57,7 +57,8 @@ Tensor Graph::addArgument(StringRef name, ArrayRef<int64_t> shape,
                            "' must have a floating-point element type");
   auto type = RankedTensorType::get(shape, element);
   unsigned index = fn.getNumArguments();
-  fn.insertArgument(index, type, {}, loc(where));
+  if (failed(fn.insertArgument(index, type, {}, loc(where))))
+    throw Error(where, "cannot add argument '" + name.str() + "'");
   fn.setArgAttr(index, NovaDialect::getNameAttrName(),
                 builder.getStringAttr(name));
   if (trainable)

@@ -60,33 +60,41 @@ int64_t wrapInt(DType t, int64_t v) {
   return v;
 }
 
+/// Walks `shape` in row-major order and returns, for each position, the
+/// linear index `base + sum_d idx[d] * stride[d]`: the source element that a
+/// broadcast, transpose or slice reads.
+std::vector<int64_t> stridedIndex(const std::vector<int64_t> &shape,
+                                  const std::vector<int64_t> &stride,
+                                  int64_t base = 0) {
+  int64_t n = ::nova::numElements(shape), rank = int64_t(shape.size());
+  std::vector<int64_t> out(n), idx(rank, 0);
+  int64_t cur = base;
+  for (int64_t k = 0; k < n; ++k) {
+    out[k] = cur;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d]) {
+        cur += stride[d];
+        break;
+      }
+      cur -= stride[d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
 /// For every element of `dst` (row-major), the linear index of the element of
 /// `src` that NumPy broadcasting reads. Empty when the shapes are equal.
 std::vector<int64_t> broadcastIndex(const std::vector<int64_t> &src,
                                     const std::vector<int64_t> &dst) {
   if (src == dst)
     return {};
-  size_t rank = dst.size(), off = rank - src.size();
+  size_t off = dst.size() - src.size();
   std::vector<int64_t> srcStrides = ::nova::stridesOf(src);
-  std::vector<int64_t> stride(rank, 0);
+  std::vector<int64_t> stride(dst.size(), 0);
   for (size_t d = 0; d < src.size(); ++d)
     stride[off + d] = src[d] == 1 ? 0 : srcStrides[d];
-  int64_t n = ::nova::numElements(dst);
-  std::vector<int64_t> out(n);
-  std::vector<int64_t> idx(rank, 0);
-  int64_t cur = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    out[k] = cur;
-    for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
-      if (++idx[d] < dst[d]) {
-        cur += stride[d];
-        break;
-      }
-      cur -= stride[d] * (dst[d] - 1);
-      idx[d] = 0;
-    }
-  }
-  return out;
+  return stridedIndex(dst, stride);
 }
 
 /// Copies elements `index[k]` of `src` into element `k` of `dst` (same
@@ -407,26 +415,10 @@ LogicalResult Evaluator::cmp(CmpOp op) {
   std::vector<int64_t> ia = broadcastIndex(a.shape, r.shape),
                        ib = broadcastIndex(b.shape, r.shape);
   CmpPredicate p = op.getPredicate();
-  auto test = [p](auto x, auto y) -> int64_t {
-    switch (p) {
-    case CmpPredicate::eq:
-      return x == y;
-    case CmpPredicate::ne:
-      return x != y;
-    case CmpPredicate::lt:
-      return x < y;
-    case CmpPredicate::le:
-      return x <= y;
-    case CmpPredicate::gt:
-      return x > y;
-    case CmpPredicate::ge:
-      return x >= y;
-    }
-    return 0;
-  };
   for (int64_t k = 0, n = r.numElements(); k < n; ++k) {
     int64_t ka = ia.empty() ? k : ia[k], kb = ib.empty() ? k : ib[k];
-    r.i[k] = a.isFloat() ? test(a.f[ka], b.f[kb]) : test(a.i[ka], b.i[kb]);
+    r.i[k] = a.isFloat() ? compareWith(p, a.f[ka], b.f[kb])
+                       : compareWith(p, a.i[ka], b.i[kb]);
   }
   return set(op.getResult(), std::move(r));
 }
@@ -481,9 +473,10 @@ LogicalResult Evaluator::reduce(ReduceOp op) {
                                              : std::numeric_limits<int64_t>::max();
     r.i.assign(n, init);
   }
-  std::vector<int64_t> idx(rank, 0);
-  int64_t o = 0;
+  // The result element each input element accumulates into.
+  std::vector<int64_t> into = stridedIndex(x.shape, outStride);
   for (int64_t k = 0, total = x.numElements(); k < total; ++k) {
+    int64_t o = into[k];
     if (x.isFloat()) {
       double v = x.f[k], &acc = accF[o];
       acc = kind == ReduceKind::sum ? acc + v
@@ -494,14 +487,6 @@ LogicalResult Evaluator::reduce(ReduceOp op) {
       acc = kind == ReduceKind::sum   ? addWrap(acc, v)
             : kind == ReduceKind::max ? std::max(acc, v)
                                       : std::min(acc, v);
-    }
-    for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
-      if (++idx[d] < x.shape[d]) {
-        o += outStride[d];
-        break;
-      }
-      o -= outStride[d] * (x.shape[d] - 1);
-      idx[d] = 0;
     }
   }
   if (x.isFloat())
@@ -522,20 +507,7 @@ LogicalResult Evaluator::transpose(TransposeOp op) {
   std::vector<int64_t> stride(rank);
   for (size_t d = 0; d < rank; ++d)
     stride[d] = xs[perm[d]];
-  std::vector<int64_t> index(r.numElements()), idx(rank, 0);
-  int64_t cur = 0;
-  for (int64_t k = 0, n = r.numElements(); k < n; ++k) {
-    index[k] = cur;
-    for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
-      if (++idx[d] < r.shape[d]) {
-        cur += stride[d];
-        break;
-      }
-      cur -= stride[d] * (r.shape[d] - 1);
-      idx[d] = 0;
-    }
-  }
-  gatherElements(x, r, index);
+  gatherElements(x, r, stridedIndex(r.shape, stride));
   return set(op.getResult(), std::move(r));
 }
 
@@ -550,20 +522,7 @@ LogicalResult Evaluator::slice(SliceOp op) {
     base += op.getStarts()[d] * xs[d];
     stride[d] = op.getStrides()[d] * xs[d];
   }
-  std::vector<int64_t> index(r.numElements()), idx(rank, 0);
-  int64_t cur = base;
-  for (int64_t k = 0, n = r.numElements(); k < n; ++k) {
-    index[k] = cur;
-    for (int64_t d = int64_t(rank) - 1; d >= 0; --d) {
-      if (++idx[d] < r.shape[d]) {
-        cur += stride[d];
-        break;
-      }
-      cur -= stride[d] * (r.shape[d] - 1);
-      idx[d] = 0;
-    }
-  }
-  gatherElements(x, r, index);
+  gatherElements(x, r, stridedIndex(r.shape, stride, base));
   return set(op.getResult(), std::move(r));
 }
 

@@ -63,19 +63,11 @@ struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyOp> {
                                 PatternRewriter &rewriter) const override {
     NovaBuilder nb(rewriter, op.getLoc());
     Value logits = op.getLogits(), labels = op.getLabels();
-    ArrayRef<int64_t> shape = shapeOf(logits);
-    int64_t last = int64_t(shape.size()) - 1, count = 1;
-    for (int64_t d : shapeOf(labels))
-      count *= d;
-    Value logp = LogSoftmaxOp::create(rewriter, op.getLoc(), logits,
-                                      rewriter.getI64IntegerAttr(last));
-    SmallVector<int64_t> column(shapeOf(labels));
-    column.push_back(1);
-    Value isLabel =
-        nb.cmp(CmpPredicate::eq, nb.iota(shape, elementTypeOf(labels), last),
-               nb.reshape(labels, column));
-    Value picked =
-        nb.select(isLabel, logp, nb.scalar(logits.getType(), 0.0));
+    int64_t last = int64_t(shapeOf(logits).size()) - 1;
+    int64_t count = ShapedType::getNumElements(shapeOf(labels));
+    Value picked = nb.select(nb.labelMask(logits, labels),
+                             nb.logSoftmax(logits, last),
+                             nb.scalar(logits.getType(), 0.0));
     Value total = nb.reduce(ReduceKind::sum, picked,
                             llvm::to_vector(llvm::seq<int64_t>(0, last + 1)),
                             false);
@@ -93,9 +85,7 @@ struct DecomposeAttention : OpRewritePattern<AttentionOp> {
                                       op.getScale().convertToDouble(),
                                       op.getCausal());
     int64_t last = int64_t(shapeOf(scores).size()) - 1;
-    Value p = SoftmaxOp::create(rewriter, op.getLoc(), scores,
-                                rewriter.getI64IntegerAttr(last));
-    rewriter.replaceOp(op, nb.matmul(p, op.getValue()));
+    rewriter.replaceOp(op, nb.matmul(nb.softmax(scores, last), op.getValue()));
     return success();
   }
 };

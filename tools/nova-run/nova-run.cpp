@@ -181,15 +181,20 @@ int main(int argc, char **argv) {
   auto args = run::buildInputs(fn, inputs, seed, intBound);
   if (failed(args))
     return 1;
-  if (!saveInputs.empty()) {
+  // Writes tensors under the names `name(i)` gives them.
+  auto writeNamed = [&](const std::string &path,
+                        ArrayRef<::nova::HostTensor> tensors,
+                        std::string (*name)(func::FuncOp, unsigned)) {
     ::nova::NamedTensors named;
-    for (auto [i, t] : llvm::enumerate(*args))
-      named.push_back({run::argName(fn, i), t});
-    if (!::nova::writeSafetensors(saveInputs, named, error)) {
-      errs() << "error: " << error << "\n";
-      return 1;
-    }
-  }
+    for (auto [i, t] : llvm::enumerate(tensors))
+      named.push_back({name(fn, i), t});
+    if (::nova::writeSafetensors(path, named, error))
+      return true;
+    errs() << "error: " << error << "\n";
+    return false;
+  };
+  if (!saveInputs.empty() && !writeNamed(saveInputs, *args, run::argName))
+    return 1;
   InterpreterOptions opts;
   opts.f64 = f64;
   Interpreter interp(*module, opts);
@@ -200,15 +205,8 @@ int main(int argc, char **argv) {
   if (print)
     for (auto [i, t] : llvm::enumerate(*results))
       printTensor(run::resultName(fn, i), t);
-  if (!output.empty()) {
-    ::nova::NamedTensors named;
-    for (auto [i, t] : llvm::enumerate(*results))
-      named.push_back({run::resultName(fn, i), t});
-    if (!::nova::writeSafetensors(output, named, error)) {
-      errs() << "error: " << error << "\n";
-      return 1;
-    }
-  }
+  if (!output.empty() && !writeNamed(output, *results, run::resultName))
+    return 1;
   if (!compare.empty() &&
       !run::compareOutputs(fn, *results, compare, rtolOpt, atolOpt))
     return 1;

@@ -142,3 +142,20 @@ Value NovaBuilder::attentionScores(Value q, Value k, double scale,
                       iota(square, i64, 0));
   return select(allowed, s, scalar(s.getType(), -INFINITY));
 }
+
+Value NovaBuilder::labelMask(Value logits, Value labels) {
+  ArrayRef<int64_t> shape = shapeOf(logits);
+  SmallVector<int64_t> column(shapeOf(labels));
+  column.push_back(1);
+  return cmp(CmpPredicate::eq,
+             iota(shape, elementTypeOf(labels), int64_t(shape.size()) - 1),
+             reshape(labels, column));
+}
+
+Value NovaBuilder::softmax(Value x, int64_t dim) {
+  return SoftmaxOp::create(b, loc, x, b.getI64IntegerAttr(dim));
+}
+
+Value NovaBuilder::logSoftmax(Value x, int64_t dim) {
+  return LogSoftmaxOp::create(b, loc, x, b.getI64IntegerAttr(dim));
+}

@@ -376,31 +376,13 @@ OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
       });
 }
 
-template <typename T> static bool compare(CmpPredicate p, T a, T b) {
-  switch (p) {
-  case CmpPredicate::eq:
-    return a == b;
-  case CmpPredicate::ne:
-    return a != b;
-  case CmpPredicate::lt:
-    return a < b;
-  case CmpPredicate::le:
-    return a <= b;
-  case CmpPredicate::gt:
-    return a > b;
-  case CmpPredicate::ge:
-    return a >= b;
-  }
-  llvm_unreachable("unknown predicate");
-}
-
 OpFoldResult CmpOp::fold(FoldAdaptor adaptor) {
   // Compares in the operands' domain; makeElements turns nonzero into true.
   CmpPredicate p = getPredicate();
   return foldNumeric(adaptor.getOperands(), elementOf(getLhs()), getType(),
                      [p](auto a) {
                        using T = std::decay_t<decltype(a[0])>;
-                       return std::optional<T>(compare(p, a[0], a[1]));
+                       return std::optional<T>(compareWith(p, a[0], a[1]));
                      });
 }
 

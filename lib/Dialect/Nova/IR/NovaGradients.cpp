@@ -395,20 +395,11 @@ NOVA_GRADIENT(LayerNormOp) {
 NOVA_GRADIENT(CrossEntropyOp) {
   NOVA_GRADIENT_PROLOGUE
   Value logits = getLogits(), labels = getLabels();
-  ArrayRef<int64_t> shape = shapeOf(logits);
-  int64_t last = int64_t(shape.size()) - 1;
-  int64_t count = 1;
-  for (int64_t d : shapeOf(labels))
-    count *= d;
+  int64_t last = int64_t(shapeOf(logits).size()) - 1;
+  int64_t count = ShapedType::getNumElements(shapeOf(labels));
   // d/dlogits = (softmax(logits) - onehot(labels)) g / count.
-  Value probs = SoftmaxOp::create(builder, getLoc(), logits,
-                                  builder.getI64IntegerAttr(last));
-  SmallVector<int64_t> column(shapeOf(labels));
-  column.push_back(1);
-  Value onehot = nb.cast(
-      nb.cmp(CmpPredicate::eq, nb.iota(shape, elementTypeOf(labels), last),
-             nb.reshape(labels, column)),
-      elementTypeOf(logits));
+  Value probs = nb.softmax(logits, last);
+  Value onehot = nb.cast(nb.labelMask(logits, labels), elementTypeOf(logits));
   operandGrads[0] =
       nb.mul(nb.sub(probs, onehot), nb.mul(g, 1.0 / double(count)));
   return success();
@@ -419,9 +410,7 @@ NOVA_GRADIENT(AttentionOp) {
   Value q = getQuery(), k = getKey(), v = getValue();
   double scale = getScale().convertToDouble();
   int64_t last = int64_t(shapeOf(q).size()) - 1;
-  Value p = SoftmaxOp::create(builder, getLoc(),
-                              nb.attentionScores(q, k, scale, getCausal()),
-                              builder.getI64IntegerAttr(last));
+  Value p = nb.softmax(nb.attentionScores(q, k, scale, getCausal()), last);
   operandGrads[2] = nb.matmul(p, g, true, false);
   Value dp = nb.matmul(g, v, false, true);
   Value ds = nb.mul(

@@ -65,6 +65,12 @@ public:
   /// Normalized input of layer_norm over the last dimension and the
   /// per-row reciprocal standard deviation (kept dimension).
   std::pair<Value, Value> layerNormStats(Value x, double epsilon);
+  /// `i1` mask of `logits`' shape, true where the class (last dimension)
+  /// equals the row's label: the one-hot form of cross_entropy's labels.
+  Value labelMask(Value logits, Value labels);
+  /// Composite softmax / log_softmax along `dim`.
+  Value softmax(Value x, int64_t dim);
+  Value logSoftmax(Value x, int64_t dim);
   /// Mean over the last dimension, kept.
   Value meanLast(Value x);
 

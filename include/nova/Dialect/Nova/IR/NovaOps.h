@@ -22,6 +22,27 @@
 #include "nova/Dialect/Nova/IR/NovaOps.h.inc"
 
 namespace mlir::nova {
+/// `a <predicate> b`: one definition for the folder and the interpreter.
+template <typename T> bool compareWith(CmpPredicate p, T a, T b) {
+  switch (p) {
+  case CmpPredicate::eq:
+    return a == b;
+  case CmpPredicate::ne:
+    return a != b;
+  case CmpPredicate::lt:
+    return a < b;
+  case CmpPredicate::le:
+    return a <= b;
+  case CmpPredicate::gt:
+    return a > b;
+  case CmpPredicate::ge:
+    return a >= b;
+  }
+  return false;
+}
+} // namespace mlir::nova
+
+namespace mlir::nova {
 /// Largest non-splat result that the folders compute at compile time; bigger
 /// constant expressions are left for the kernels.
 inline constexpr int64_t kMaxFoldElements = 1024;
