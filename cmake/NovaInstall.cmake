@@ -8,8 +8,10 @@ install(TARGETS ${nova_libs} EXPORT NovaTargets
   ARCHIVE DESTINATION lib
   LIBRARY DESTINATION lib
   INCLUDES DESTINATION include)
-install(TARGETS nova-opt RUNTIME DESTINATION bin)
-install(TARGETS nova-plugin LIBRARY DESTINATION lib)
+if(TARGET nova-opt)
+  install(TARGETS nova-opt RUNTIME DESTINATION bin)
+  install(TARGETS nova-plugin LIBRARY DESTINATION lib)
+endif()
 install(DIRECTORY ${NOVA_SOURCE_DIR}/include/nova DESTINATION include
   FILES_MATCHING PATTERN "*.h" PATTERN "*.td")
 install(DIRECTORY ${NOVA_BINARY_DIR}/include/nova DESTINATION include

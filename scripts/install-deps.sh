@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   cmake ninja-build libgtest-dev ccache nlohmann-json3-dev
+  flatbuffers-compiler libflatbuffers-dev
   # PyTorch parity tests (test/Integration/torch-*); installs for /usr/bin/python3.
   python3-torch
 )

@@ -166,4 +166,86 @@ std::string HostTensor::typeString() const {
   return s;
 }
 
+uint64_t readLittleEndian(const unsigned char *p, unsigned width) {
+  uint64_t v = 0;
+  for (unsigned b = 0; b < width; ++b)
+    v |= uint64_t(p[b]) << (8 * b);
+  return v;
+}
+
+void writeLittleEndian(std::string &out, uint64_t v, unsigned width) {
+  for (unsigned b = 0; b < width; ++b)
+    out.push_back(char((v >> (8 * b)) & 0xff));
+}
+
+void decodeTensor(const unsigned char *p, HostTensor &t) {
+  unsigned w = byteWidth(t.dtype);
+  for (int64_t k = 0, n = t.numElements(); k < n; ++k, p += w) {
+    uint64_t bits = readLittleEndian(p, w);
+    switch (t.dtype) {
+    case DType::F64: {
+      double d;
+      std::memcpy(&d, &bits, 8);
+      t.f[k] = d;
+      break;
+    }
+    case DType::F32: {
+      uint32_t b = uint32_t(bits);
+      float x;
+      std::memcpy(&x, &b, 4);
+      t.f[k] = x;
+      break;
+    }
+    case DType::BF16:
+      t.f[k] = fromBF16Bits(uint16_t(bits));
+      break;
+    case DType::F16:
+      t.f[k] = fromF16Bits(uint16_t(bits));
+      break;
+    case DType::I64:
+      t.i[k] = int64_t(bits);
+      break;
+    case DType::I32:
+      t.i[k] = int32_t(uint32_t(bits));
+      break;
+    case DType::I1:
+      t.i[k] = bits != 0;
+      break;
+    }
+  }
+}
+
+void encodeTensor(const HostTensor &t, std::string &out) {
+  unsigned w = byteWidth(t.dtype);
+  for (int64_t k = 0, n = t.numElements(); k < n; ++k) {
+    uint64_t bits = 0;
+    switch (t.dtype) {
+    case DType::F64:
+      std::memcpy(&bits, &t.f[k], 8);
+      break;
+    case DType::F32: {
+      float x = float(t.f[k]);
+      uint32_t b;
+      std::memcpy(&b, &x, 4);
+      bits = b;
+      break;
+    }
+    case DType::BF16:
+      bits = toBF16Bits(float(t.f[k]));
+      break;
+    case DType::F16:
+      bits = toF16Bits(float(t.f[k]));
+      break;
+    case DType::I64:
+    case DType::I32:
+      bits = uint64_t(t.i[k]);
+      break;
+    case DType::I1:
+      bits = t.i[k] != 0;
+      break;
+    }
+    writeLittleEndian(out, bits, w);
+  }
+}
+
 } // namespace nova

@@ -17,91 +17,6 @@
 #include <sstream>
 
 namespace nova {
-namespace {
-
-uint64_t readLE(const unsigned char *p, unsigned width) {
-  uint64_t v = 0;
-  for (unsigned b = 0; b < width; ++b)
-    v |= uint64_t(p[b]) << (8 * b);
-  return v;
-}
-
-void writeLE(std::string &out, uint64_t v, unsigned width) {
-  for (unsigned b = 0; b < width; ++b)
-    out.push_back(char((v >> (8 * b)) & 0xff));
-}
-
-void decode(const unsigned char *p, HostTensor &t) {
-  unsigned w = byteWidth(t.dtype);
-  for (int64_t k = 0, n = t.numElements(); k < n; ++k, p += w) {
-    uint64_t bits = readLE(p, w);
-    switch (t.dtype) {
-    case DType::F64: {
-      double d;
-      std::memcpy(&d, &bits, 8);
-      t.f[k] = d;
-      break;
-    }
-    case DType::F32: {
-      uint32_t b = uint32_t(bits);
-      float x;
-      std::memcpy(&x, &b, 4);
-      t.f[k] = x;
-      break;
-    }
-    case DType::BF16:
-      t.f[k] = fromBF16Bits(uint16_t(bits));
-      break;
-    case DType::F16:
-      t.f[k] = fromF16Bits(uint16_t(bits));
-      break;
-    case DType::I64:
-      t.i[k] = int64_t(bits);
-      break;
-    case DType::I32:
-      t.i[k] = int32_t(uint32_t(bits));
-      break;
-    case DType::I1:
-      t.i[k] = bits != 0;
-      break;
-    }
-  }
-}
-
-void encode(const HostTensor &t, std::string &out) {
-  unsigned w = byteWidth(t.dtype);
-  for (int64_t k = 0, n = t.numElements(); k < n; ++k) {
-    uint64_t bits = 0;
-    switch (t.dtype) {
-    case DType::F64:
-      std::memcpy(&bits, &t.f[k], 8);
-      break;
-    case DType::F32: {
-      float x = float(t.f[k]);
-      uint32_t b;
-      std::memcpy(&b, &x, 4);
-      bits = b;
-      break;
-    }
-    case DType::BF16:
-      bits = toBF16Bits(float(t.f[k]));
-      break;
-    case DType::F16:
-      bits = toF16Bits(float(t.f[k]));
-      break;
-    case DType::I64:
-    case DType::I32:
-      bits = uint64_t(t.i[k]);
-      break;
-    case DType::I1:
-      bits = t.i[k] != 0;
-      break;
-    }
-    writeLE(out, bits, w);
-  }
-}
-
-} // namespace
 
 bool parseSafetensors(const std::string &bytes, NamedTensors &out,
                       std::string &error) {
@@ -110,7 +25,7 @@ bool parseSafetensors(const std::string &bytes, NamedTensors &out,
     error = "file is shorter than the 8-byte header length";
     return false;
   }
-  uint64_t headerLen = readLE(reinterpret_cast<const unsigned char *>(bytes.data()), 8);
+  uint64_t headerLen = readLittleEndian(reinterpret_cast<const unsigned char *>(bytes.data()), 8);
   if (headerLen > bytes.size() - 8) {
     error = "header length " + std::to_string(headerLen) +
             " runs past the end of the file (" + std::to_string(bytes.size()) +
@@ -175,7 +90,7 @@ bool parseSafetensors(const std::string &bytes, NamedTensors &out,
                   " bytes, the shape and dtype need " +
                   std::to_string(count * byteWidth(*dtype)));
     HostTensor t(*dtype, shape);
-    decode(data + begin, t);
+    decodeTensor(data + begin, t);
     found.push_back({begin, {name, std::move(t)}});
   }
   std::stable_sort(found.begin(), found.end(),
@@ -206,7 +121,7 @@ std::string serializeSafetensors(const NamedTensors &tensors) {
   std::string data;
   for (const auto &[name, t] : tensors) {
     uint64_t begin = data.size();
-    encode(t, data);
+    encodeTensor(t, data);
     header[name] = {{"dtype", dtypeName(t.dtype)},
                     {"shape", t.shape},
                     {"data_offsets", {begin, uint64_t(data.size())}}};
@@ -216,7 +131,7 @@ std::string serializeSafetensors(const NamedTensors &tensors) {
   while ((text.size() + 8) % 8)
     text.push_back(' ');
   std::string out;
-  writeLE(out, text.size(), 8);
+  writeLittleEndian(out, text.size(), 8);
   return out + text + data;
 }
 

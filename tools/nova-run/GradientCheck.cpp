@@ -11,10 +11,9 @@
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Transforms/Autodiff.h"
 
-#include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstdio>
 
 using namespace mlir;
 using namespace mlir::nova;
@@ -63,11 +62,10 @@ bool run::checkGradients(ModuleOp module, func::FuncOp fn, uint64_t seed,
     double err = scale > 0 ? std::sqrt(diff2) / scale : std::sqrt(diff2);
     bool pass = err < rtol; // NaN fails too
     ok &= pass;
-    llvm::outs() << (pass ? "ok   " : "FAIL ") << "@" << fn.getSymName()
-                 << " d/d " << argName(fn, i) << " (" << x.size()
-                 << " elements): relative error "
-                 << llvm::format("%.2e", err) << " (|grad| "
-                 << llvm::format("%.3e", std::sqrt(a2)) << ")\n";
+    std::printf("%s @%s d/d %s (%zu elements): relative error %.2e (|grad| "
+                "%.3e)\n",
+                pass ? "ok  " : "FAIL", fn.getSymName().str().c_str(),
+                argName(fn, i).c_str(), x.size(), err, std::sqrt(a2));
   }
   return ok;
 }

@@ -1,13 +1,11 @@
 //===- Inputs.cpp - nova-run inputs, random values and comparison ---------===//
 
 #include "RunSupport.h"
+#include "Common.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 
-#include "llvm/Support/Format.h"
-#include "llvm/Support/raw_ostream.h"
 
-#include <cmath>
 #include <map>
 
 using namespace mlir;
@@ -65,34 +63,14 @@ int64_t run::integerBound(func::FuncOp fn, unsigned i, int64_t fallback) {
   return b > 0 ? b : fallback;
 }
 
-HostTensor run::randomTensor(const HostTensor &like, int64_t bound,
-                             std::mt19937_64 &rng) {
-  HostTensor t(like.dtype, like.shape);
-  if (t.isFloat()) {
-    std::normal_distribution<double> normal(0.0, 1.0);
-    for (double &v : t.f)
-      v = ::nova::roundTo(t.dtype, normal(rng));
-  } else {
-    std::uniform_int_distribution<int64_t> uniform(
-        0, t.dtype == ::nova::DType::I1 ? 1 : bound - 1);
-    for (int64_t &v : t.i)
-      v = uniform(rng);
-  }
-  return t;
-}
-
 FailureOr<std::vector<HostTensor>>
 run::buildInputs(func::FuncOp fn, ArrayRef<std::string> files,
                  std::optional<uint64_t> seed, int64_t intBoundFallback) {
   std::map<std::string, HostTensor> named;
-  for (const std::string &file : files) {
-    ::nova::NamedTensors tensors;
-    std::string error;
-    if (!::nova::readSafetensors(file, tensors, error))
-      return fn.emitError(error);
-    for (auto &[name, t] : tensors)
-      named[name] = std::move(t);
-  }
+  std::string error;
+  if (!::nova::run::loadNamed(std::vector<std::string>(files.begin(), files.end()),
+                              named, error))
+    return fn.emitError(error);
   std::mt19937_64 rng(seed.value_or(0));
   std::vector<HostTensor> args;
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
@@ -116,62 +94,22 @@ run::buildInputs(func::FuncOp fn, ArrayRef<std::string> files,
       return fn.emitError("no input named '")
              << name << "' (argument #" << i
              << "); give it in --inputs or use --random-inputs SEED";
-    args.push_back(
-        randomTensor(like, integerBound(fn, i, intBoundFallback), rng));
+    args.push_back(::nova::run::randomTensor(
+        like, integerBound(fn, i, intBoundFallback), rng));
   }
   return args;
 }
 
-bool run::compareOutputs(func::FuncOp fn, ArrayRef<HostTensor> results,
-                         const std::string &file, double rtol, double atol) {
-  ::nova::NamedTensors expected;
-  std::string error;
-  if (!::nova::readSafetensors(file, expected, error)) {
-    llvm::errs() << "error: " << error << "\n";
-    return false;
-  }
-  bool ok = true;
-  for (auto [i, got] : llvm::enumerate(results)) {
-    std::string name = resultName(fn, i);
-    auto it = llvm::find_if(expected, [&](auto &p) { return p.first == name; });
-    if (it == expected.end()) {
-      llvm::errs() << "error: " << file << " has no tensor '" << name << "'\n";
-      ok = false;
-      continue;
-    }
-    const HostTensor &want = it->second;
-    if (want.shape != got.shape) {
-      llvm::errs() << "error: '" << name << "' is " << got.typeString()
-                   << ", expected " << want.typeString() << "\n";
-      ok = false;
-      continue;
-    }
-    double maxAbs = 0, maxRel = 0;
-    int64_t bad = 0, firstBad = -1;
-    for (int64_t k = 0, n = got.numElements(); k < n; ++k) {
-      double a = got.get(k), w = want.get(k), d = std::fabs(a - w);
-      bool close = d <= atol + rtol * std::fabs(w) ||
-                   (std::isnan(a) && std::isnan(w)) || a == w;
-      if (!close && firstBad < 0)
-        firstBad = k;
-      bad += !close;
-      if (!std::isnan(d)) {
-        maxAbs = std::max(maxAbs, d);
-        if (w != 0)
-          maxRel = std::max(maxRel, d / std::fabs(w));
-      }
-    }
-    llvm::outs() << (bad ? "MISMATCH " : "match    ") << name << ": max abs err "
-                 << llvm::format("%.3e", maxAbs) << ", max rel err "
-                 << llvm::format("%.3e", maxRel);
-    if (bad)
-      llvm::outs() << ", " << bad << " of " << got.numElements()
-                   << " elements outside rtol " << rtol << " atol " << atol
-                   << " (first at " << firstBad << ": got "
-                   << got.get(firstBad) << ", expected " << want.get(firstBad)
-                   << ")";
-    llvm::outs() << "\n";
-    ok &= bad == 0;
-  }
-  return ok;
+std::vector<std::string> run::resultNames(func::FuncOp fn) {
+  std::vector<std::string> names;
+  for (unsigned i = 0, e = fn.getNumResults(); i < e; ++i)
+    names.push_back(resultName(fn, i));
+  return names;
+}
+
+std::vector<std::string> run::argNames(func::FuncOp fn) {
+  std::vector<std::string> names;
+  for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+    names.push_back(argName(fn, i));
+  return names;
 }

@@ -4,9 +4,9 @@
 #define NOVA_TOOLS_NOVA_RUN_RUNSUPPORT_H
 
 #include "nova/Interpreter/Interpreter.h"
+#include "Options.h"
 #include "nova/Support/Safetensors.h"
 
-#include <random>
 #include <string>
 
 namespace mlir::nova::run {
@@ -16,14 +16,13 @@ namespace mlir::nova::run {
 std::string argName(func::FuncOp fn, unsigned i);
 std::string resultName(func::FuncOp fn, unsigned i);
 
+std::vector<std::string> argNames(func::FuncOp fn);
+std::vector<std::string> resultNames(func::FuncOp fn);
+
 /// Exclusive upper bound for random values of integer argument `i`, from how
 /// it is used: gather/scatter indices are below the table's size along the
 /// axis, cross-entropy labels below the class count. `fallback` otherwise.
 int64_t integerBound(func::FuncOp fn, unsigned i, int64_t fallback);
-
-/// Fresh random values: floats N(0, 1), integers uniform in [0, bound).
-::nova::HostTensor randomTensor(const ::nova::HostTensor &like, int64_t bound,
-                                std::mt19937_64 &rng);
 
 /// Builds the arguments of `fn`: named tensors from `files` first, then
 /// random values for the rest when `seed` is set. Errors name what is
@@ -32,27 +31,18 @@ FailureOr<std::vector<::nova::HostTensor>>
 buildInputs(func::FuncOp fn, ArrayRef<std::string> files,
             std::optional<uint64_t> seed, int64_t intBoundFallback);
 
-/// Compares results with tensors of the same names in `file`:
-/// |a - e| <= atol + rtol |e| elementwise. Prints one line per result.
-bool compareOutputs(func::FuncOp fn, ArrayRef<::nova::HostTensor> results,
-                    const std::string &file, double rtol, double atol);
-
 /// `--check-gradients`: differentiates `fn` with nova-autodiff and compares
 /// every parameter's gradient with central finite differences in f64.
 bool checkGradients(ModuleOp module, func::FuncOp fn, uint64_t seed,
                     double rtol, double step);
 
-struct TrainOptions {
-  int steps = 100;
-  std::string textFile;
-  std::string paramsFile;
-  std::string saveFile;
-  uint64_t seed = 0;
-  int logEvery = 1;
-};
 /// `--train`: runs a train_step function (from nova-train-step) on batches
 /// drawn from a byte-level text file.
-bool train(ModuleOp module, func::FuncOp fn, const TrainOptions &options);
+bool train(ModuleOp module, func::FuncOp fn,
+           const ::nova::run::RunOptions &options);
+
+/// The reference backend: everything nova-run does with a .mlir file.
+int runReference(const ::nova::run::RunOptions &options);
 
 } // namespace mlir::nova::run
 

@@ -55,8 +55,9 @@ TEST(FloatFormats, RoundToNearestEven) {
   // Every f16 bit pattern survives a round trip through float.
   for (uint32_t b = 0; b < 0x10000; ++b) {
     float x = fromF16Bits(uint16_t(b));
-    if (!std::isnan(x))
+    if (!std::isnan(x)) {
       EXPECT_EQ(toF16Bits(x), b) << b;
+    }
   }
 }
 

@@ -52,6 +52,15 @@ struct HostTensor {
   std::string typeString() const; // "4x8xf32"
 };
 
+uint64_t readLittleEndian(const unsigned char *p, unsigned width);
+void writeLittleEndian(std::string &out, uint64_t v, unsigned width);
+
+/// The little-endian bytes of `t` in its dtype, appended to `out` (the
+/// layout of safetensors files and of device memory).
+void encodeTensor(const HostTensor &t, std::string &out);
+/// Reads `t.numElements()` elements of `t.dtype` from `bytes`.
+void decodeTensor(const unsigned char *bytes, HostTensor &t);
+
 int64_t numElements(const std::vector<int64_t> &shape);
 /// Row-major strides of `shape`.
 std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape);

@@ -1,0 +1,132 @@
+//===- Runtime.h - run Nova executables on a CUDA device ----------*- C++ -*-===//
+//
+//   std::string error;
+//   auto device = nova::Device::open(0, error);
+//   nova::ExecutableDesc exe;  nova::readExecutableFile("m.nvx", exe, error);
+//   auto inst = nova::Instance::create(*device, exe, "main", {}, error);
+//   inst->setInput(0, x, error);
+//   inst->run(error);                 // launch list, replayed as a CUDA graph
+//   inst->getOutput(0, y, error);
+//
+// One device allocation (the arena) per instance; inputs and outputs live at
+// their planned offsets and move between host and device only when asked, so
+// parameters and optimizer state stay resident between runs and aliased
+// outputs are updated in place. Every driver call is checked; errors name
+// the call and the kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_RUNTIME_RUNTIME_H
+#define NOVA_RUNTIME_RUNTIME_H
+
+#include "nova/Runtime/CudaDriver.h"
+#include "nova/Runtime/Executable.h"
+#include "nova/Runtime/KernelTable.h"
+#include "nova/Support/HostTensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nova {
+
+class Device {
+public:
+  static std::unique_ptr<Device> open(int ordinal, std::string &error);
+
+  const cuda::Driver &driver() const { return *drv; }
+  cuda::CUstream stream() const { return strm; }
+  /// "sm_90" for compute capability 9.0.
+  const std::string &arch() const { return archName; }
+  const std::string &name() const { return deviceName; }
+  int multiprocessors() const { return sms; }
+
+  /// Checks a driver result; on failure sets `error` to "<what>: <driver
+  /// message>" and returns false.
+  bool check(cuda::CUresult r, const std::string &what,
+             std::string &error) const;
+
+private:
+  const cuda::Driver *drv = nullptr;
+  cuda::CUdevice dev = 0;
+  cuda::CUcontext ctx = nullptr;
+  cuda::CUstream strm = nullptr;
+  std::string archName, deviceName;
+  int sms = 0;
+};
+
+/// Loads kernels with the CUDA driver: the cubin built for the device's
+/// architecture when the executable has one, else the PTX through the
+/// driver's JIT (whose error log is reported on failure).
+class CudaKernelLoader : public KernelLoader {
+public:
+  explicit CudaKernelLoader(const Device &device) : device(device) {}
+  void *load(const KernelDesc &kernel, const std::string &arch,
+             std::string &error) override;
+  /// How the last kernel was loaded: "cubin sm_90a" or "ptx".
+  const std::string &lastSource() const { return source; }
+
+private:
+  const Device &device;
+  std::string source;
+};
+
+struct InstanceOptions {
+  /// Capture the launch list once as a CUDA graph and replay it.
+  bool useGraphs = true;
+};
+
+class Instance {
+public:
+  static std::unique_ptr<Instance> create(Device &device,
+                                          const ExecutableDesc &exe,
+                                          const std::string &entry,
+                                          const InstanceOptions &options,
+                                          std::string &error);
+  ~Instance();
+
+  const EntryDesc &entry() const { return *desc; }
+  uint64_t arenaBytes() const { return desc->arenaSize; }
+
+  /// Host -> device copy of input `i` (dtype and shape must match).
+  bool setInput(size_t i, const HostTensor &value, std::string &error);
+  /// Device -> host copy of output `i`.
+  bool getOutput(size_t i, HostTensor &value, std::string &error);
+  /// Device -> host copy of input `i` (e.g. trained parameters).
+  bool getInput(size_t i, HostTensor &value, std::string &error);
+
+  /// Enqueues the launch list on the device's stream (as a graph replay when
+  /// graphs are on); returns without waiting.
+  bool enqueue(std::string &error);
+  bool synchronize(std::string &error);
+  bool run(std::string &error) {
+    return enqueue(error) && synchronize(error);
+  }
+
+private:
+  Instance(Device &device, const EntryDesc &desc, InstanceOptions options)
+      : device(device), desc(&desc), options(options) {}
+  bool copyIn(const TensorDesc &t, const HostTensor &value, std::string &error);
+  bool copyOut(const TensorDesc &t, HostTensor &value, std::string &error);
+  bool launchAll(std::string &error);
+
+  struct PreparedLaunch {
+    cuda::CUfunction function;
+    const KernelDesc *kernel;
+    std::array<uint32_t, 3> grid;
+    std::vector<std::string> storage; // one by-value buffer per argument
+    std::vector<void *> args;
+  };
+
+  Device &device;
+  const EntryDesc *desc;
+  InstanceOptions options;
+  cuda::CUdeviceptr arena = 0;
+  std::vector<PreparedLaunch> launches;
+  cuda::CUgraph graph = nullptr;
+  cuda::CUgraphExec graphExec = nullptr;
+};
+
+} // namespace nova
+
+#endif // NOVA_RUNTIME_RUNTIME_H

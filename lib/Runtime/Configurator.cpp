@@ -1,0 +1,596 @@
+//===- Configurator.cpp - analytic kernel schedules -----------------------===//
+
+#include "nova/Runtime/Configurator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace nova {
+
+//===----------------------------------------------------------------------===//
+// Device descriptors (datasheet values: SXM parts, boost clock, dense peaks)
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr uint64_t MiB = 1 << 20;
+
+std::vector<std::pair<std::string, DeviceDescriptor>> table() {
+  auto make = [](const char *name, int major, int minor, int sms, double clock,
+                 uint32_t smemSM, uint32_t smemBlock, uint32_t threadsSM,
+                 uint64_t l2, double bw, double f32, double tf32, double bf16) {
+    DeviceDescriptor d;
+    d.name = name;
+    d.major = major;
+    d.minor = minor;
+    d.sms = sms;
+    d.clockGHz = clock;
+    d.smemPerSM = smemSM;
+    d.smemPerBlock = smemBlock;
+    d.maxThreadsPerSM = threadsSM;
+    d.l2Bytes = l2;
+    d.bandwidth = bw;
+    d.peakF32 = f32;
+    d.peakTF32 = tf32;
+    d.peakBF16 = bf16;
+    return d;
+  };
+  return {
+      {"h200", make("NVIDIA H200 SXM", 9, 0, 132, 1.98, 233472, 232448, 2048,
+                    50 * MiB, 4.8e12, 67e12, 494.7e12, 989.4e12)},
+      {"h100", make("NVIDIA H100 SXM", 9, 0, 132, 1.98, 233472, 232448, 2048,
+                    50 * MiB, 3.35e12, 67e12, 494.7e12, 989.4e12)},
+      {"a100", make("NVIDIA A100 SXM4 80GB", 8, 0, 108, 1.41, 167936, 166912,
+                    2048, 40 * MiB, 2.039e12, 19.5e12, 156e12, 312e12)},
+      {"rtx3060", make("NVIDIA GeForce RTX 3060", 8, 6, 28, 1.777, 102400,
+                       101376, 1536, 3 * MiB, 360e9, 12.74e12, 12.74e12,
+                       25.5e12)},
+      {"rtx6000ada", make("NVIDIA RTX 6000 Ada Generation", 8, 9, 142, 2.505,
+                          102400, 101376, 1536, 96 * MiB, 960e9, 91.1e12,
+                          182.1e12, 364.2e12)},
+  };
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::string fmt(const char *f, double a, double b = 0, double c = 0) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, f, a, b, c);
+  return buf;
+}
+
+/// Largest power of two <= x (x >= 1).
+int64_t floorPow2(int64_t x) {
+  int64_t p = 1;
+  while (p * 2 <= x)
+    p *= 2;
+  return p;
+}
+
+/// Widest vector (<= 16 bytes) whose element count divides `inner`.
+int vectorWidth(int64_t inner, unsigned elemBytes) {
+  int v = int(16 / elemBytes);
+  while (v > 1 && inner % v)
+    v /= 2;
+  return v;
+}
+} // namespace
+
+std::string DeviceDescriptor::arch() const {
+  return "sm_" + std::to_string(major) + std::to_string(minor) +
+         (major == 9 ? "a" : "");
+}
+
+double DeviceDescriptor::peak(DType dtype) const {
+  switch (dtype) {
+  case DType::BF16:
+  case DType::F16:
+    return peakBF16;
+  case DType::F32:
+    return peakTF32; // f32 matrix products run on TF32 tensor cores
+  default:
+    return peakF32 / 2;
+  }
+}
+
+std::optional<DeviceDescriptor> DeviceDescriptor::lookup(const std::string &name) {
+  for (auto &[key, d] : table())
+    if (key == name)
+      return d;
+  return std::nullopt;
+}
+
+std::vector<std::string> DeviceDescriptor::known() {
+  std::vector<std::string> names;
+  for (auto &[key, d] : table())
+    names.push_back(key);
+  return names;
+}
+
+bool DeviceDescriptor::override(const std::string &assignments,
+                                std::string &error) {
+  std::stringstream in(assignments);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty())
+      continue;
+    size_t eq = item.find('=');
+    char *end = nullptr;
+    double v = eq == std::string::npos ? 0 : std::strtod(item.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || !end || *end || v <= 0) {
+      error = "bad device override '" + item + "' (want key=positive number)";
+      return false;
+    }
+    std::string key = item.substr(0, eq);
+    if (key == "sms")
+      sms = int(v);
+    else if (key == "clock_ghz")
+      clockGHz = v;
+    else if (key == "smem_per_sm")
+      smemPerSM = uint32_t(v);
+    else if (key == "smem_per_block")
+      smemPerBlock = uint32_t(v);
+    else if (key == "l2_bytes")
+      l2Bytes = uint64_t(v);
+    else if (key == "bandwidth_gbs")
+      bandwidth = v * 1e9;
+    else if (key == "peak_f32_tflops")
+      peakF32 = v * 1e12;
+    else if (key == "peak_tf32_tflops")
+      peakTF32 = v * 1e12;
+    else if (key == "peak_bf16_tflops")
+      peakBF16 = v * 1e12;
+    else {
+      error = "unknown device override key '" + key + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+const char *familyName(KernelFamily f) {
+  switch (f) {
+  case KernelFamily::Pointwise:
+    return "pointwise";
+  case KernelFamily::RowReduction:
+    return "row-reduction";
+  case KernelFamily::ColumnReduction:
+    return "column-reduction";
+  case KernelFamily::Matmul:
+    return "matmul";
+  case KernelFamily::AttentionForward:
+    return "attention-forward";
+  case KernelFamily::AttentionBackward:
+    return "attention-backward";
+  case KernelFamily::Gather:
+    return "gather";
+  case KernelFamily::ScatterAdd:
+    return "scatter-add";
+  }
+  return "?";
+}
+
+//===----------------------------------------------------------------------===//
+// Shared pieces of the model
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// How many blocks of a shape fit on one SM at once (0: none fits).
+int residentBlocks(const DeviceDescriptor &d, int threads, int regs,
+                   uint32_t smem) {
+  int bySmem = smem ? int(d.smemPerSM / (smem + 1024)) : 32;
+  int byRegs = int(d.registersPerSM / uint32_t(std::max(1, regs * threads)));
+  int byThreads = int(d.maxThreadsPerSM / uint32_t(threads));
+  return std::max(0, std::min({bySmem, byRegs, byThreads, 32}));
+}
+
+/// Time of `units` equal blocks, each doing `flops`, with `perSM` resident
+/// per SM; sets the wave efficiency.
+double computeTime(const DeviceDescriptor &d, double peak, int64_t units,
+                   double flopsPerUnit, int perSM, double efficiency,
+                   double &waveEfficiency) {
+  int64_t slots = int64_t(d.sms) * perSM;
+  int64_t waves = ceilDiv(units, slots);
+  waveEfficiency = double(units) / double(waves * slots);
+  double perSMRate = peak * efficiency / d.sms;
+  return double(waves) * perSM * flopsPerUnit / perSMRate;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Matmul: tiles x stages x split-K, scored by the roofline with waves
+//===----------------------------------------------------------------------===//
+
+Schedule Configurator::matmul(const Problem &p) const {
+  const unsigned elem = byteWidth(p.dtype);
+  const bool wide = elem == 2; // bf16/f16 operands; else tf32
+  const int64_t tileK = wide ? 64 : 32;
+  const double peak = dev.peak(p.dtype);
+  const double flops = 2.0 * p.batch * p.m * p.n * p.k;
+  Schedule best;
+  best.family = KernelFamily::Matmul;
+  best.predictedSeconds = INFINITY;
+  std::vector<std::string> rejected;
+  for (int64_t tm : {64, 128, 256})
+    for (int64_t tn : {64, 128, 256}) {
+      int threads = int(std::clamp<int64_t>(tm * tn / 64, 128, 256));
+      int regs = int(tm * tn / threads) + 40; // fp32 accumulators + addressing
+      if (regs > int(dev.maxRegistersPerThread)) {
+        rejected.push_back(fmt("%gx%g: %g registers per thread", tm, tn, regs));
+        continue;
+      }
+      // Deepest pipeline that fits, two to five stages.
+      int stages = 0;
+      uint32_t smem = 0;
+      for (int s = 5; s >= 2 && !stages; --s) {
+        uint32_t need = uint32_t(s * (tm + tn) * tileK * elem);
+        if (need <= dev.smemPerBlock)
+          stages = s, smem = need;
+      }
+      if (!stages) {
+        rejected.push_back(fmt("%gx%g: two stages need more than %g bytes of "
+                               "shared memory",
+                               tm, tn, dev.smemPerBlock));
+        continue;
+      }
+      int perSM = residentBlocks(dev, threads, regs, smem);
+      if (perSM == 0)
+        continue;
+      int64_t tiles = p.batch * ceilDiv(p.m, tm) * ceilDiv(p.n, tn);
+      // Operand reuse: a tile reads (tm + tn) k elements for 2 tm tn k
+      // FLOPs; below ~64 FLOP/byte of shared-memory traffic the tensor cores
+      // starve.
+      double tileIntensity = double(tm * tn) / double(tm + tn);
+      double efficiency = 0.85 * std::min(1.0, tileIntensity / 64.0);
+      for (int split : {1, 2, 4, 8, 16}) {
+        if (split > 1 && (p.k / split < 4 * tileK ||
+                          tiles >= int64_t(dev.sms) * perSM))
+          break;
+        int64_t units = tiles * split;
+        double wave = 1;
+        double kPer = double(ceilDiv(p.k, split));
+        double tc = computeTime(dev, peak, units, 2.0 * tm * tn * kPer, perSM,
+                                efficiency, wave);
+        // DRAM traffic: operands once when both fit in L2 (re-reads hit L2),
+        // else re-read per tile row/column; the output once, plus fp32
+        // partials written and read back when K is split.
+        double a = double(p.batch) * p.m * p.k * elem,
+               b = double(p.batch) * p.k * p.n * elem;
+        bool fits = a + b <= 0.5 * double(dev.l2Bytes);
+        double bytes = (fits ? a + b
+                             : a * std::max<int64_t>(1, ceilDiv(p.n, tn) / 8) +
+                                   b * std::max<int64_t>(1, ceilDiv(p.m, tm) / 8)) +
+                       double(p.batch) * p.m * p.n *
+                           (split > 1 ? 4.0 * 2 * split + elem : elem);
+        double tm_ = bytes / dev.bandwidth;
+        double t = std::max(tc, tm_);
+        bool better = t < best.predictedSeconds * (1 - 1e-9) ||
+                      (t <= best.predictedSeconds * (1 + 1e-9) &&
+                       tm * tn > best.tileM * best.tileN);
+        if (!better)
+          continue;
+        best.tileM = tm;
+        best.tileN = tn;
+        best.tileK = tileK;
+        best.threads = threads;
+        best.stages = stages;
+        best.splitK = split;
+        best.sharedMemory = smem;
+        best.registersPerThread = regs;
+        best.blocksPerSM = perSM;
+        best.grid = {ceilDiv(p.n, tn), ceilDiv(p.m, tm), p.batch * split};
+        best.flops = flops;
+        best.bytes = bytes;
+        best.predictedSeconds = t;
+        best.waveEfficiency = wave;
+        best.bound = tc >= tm_ ? "compute" : "memory";
+      }
+    }
+  best.vectorWidth = int(16 / elem);
+  const char *type = p.dtype == DType::BF16  ? "bf16"
+                     : p.dtype == DType::F16 ? "f16"
+                                             : "tf32";
+  // wgmma: m64 per warpgroup, n = tile width (8..256), k = 32 bytes.
+  // mma.sync: m16n8k16 for 16-bit types, m16n8k8 for tf32.
+  best.instruction =
+      dev.hasWgmma()
+          ? "wgmma.mma_async.m64n" + std::to_string(best.tileN) + "k" +
+                (wide ? "16" : "8") + ".f32." + type
+          : std::string("mma.sync.aligned.m16n8k") + (wide ? "16" : "8") +
+                ".f32." + type;
+  for (auto &r : rejected)
+    best.explanation.push_back("rejected " + r);
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Attention (flash-style: one block per query tile, or per key tile for the
+// backward pass)
+//===----------------------------------------------------------------------===//
+
+Schedule Configurator::attention(const Problem &p) const {
+  const bool backward = p.family == KernelFamily::AttentionBackward;
+  const unsigned elem = byteWidth(p.dtype);
+  const int64_t d = p.k;
+  const double causalFraction = p.causal ? 0.5 : 1.0;
+  // Forward: QK^T and PV, 4 T T D per head; backward: 2.5x that.
+  const double flops = (backward ? 2.5 : 1.0) * 4.0 * p.batch * p.m * p.n *
+                       d * causalFraction;
+  Schedule best;
+  best.family = p.family;
+  best.predictedSeconds = INFINITY;
+  for (int64_t bq : {64, 128})
+    for (int64_t bk : {64, 128}) {
+      int threads = int(bq / 16 * 32); // one warp per 16 query rows
+      if (backward)
+        threads = int(bk / 16 * 32);
+      threads = std::clamp(threads, 128, 256);
+      int regs = int((bq * d + bq * bk) / threads) + 48;
+      int stages = 2;
+      uint32_t smem =
+          backward ? uint32_t((2 * bk * d + stages * 3 * bq * d) * elem)
+                   : uint32_t((bq * d + stages * 2 * bk * d) * elem);
+      if (smem > dev.smemPerBlock || regs > int(dev.maxRegistersPerThread)) {
+        best.explanation.push_back(
+            fmt("rejected %gx%g tiles: shared memory or registers", bq, bk));
+        continue;
+      }
+      int perSM = residentBlocks(dev, threads, regs, smem);
+      if (perSM == 0)
+        continue;
+      int64_t units = p.batch * ceilDiv(backward ? p.n : p.m, backward ? bk : bq);
+      double wave = 1;
+      double tileI = double(bq * bk) / double(bq + bk);
+      double tc = computeTime(dev, dev.peak(p.dtype), units, flops / units, perSM,
+                              0.6 * std::min(1.0, tileI / 64.0), wave);
+      double bytes = double(p.batch) * elem *
+                         (backward ? 8.0 * p.m * d : 4.0 * p.m * d) +
+                     4.0 * p.batch * p.m;
+      double t = std::max(tc, bytes / dev.bandwidth);
+      if (t >= best.predictedSeconds * (1 - 1e-9))
+        continue;
+      best.tileM = bq;
+      best.tileN = bk;
+      best.tileK = d;
+      best.threads = threads;
+      best.stages = stages;
+      best.sharedMemory = smem;
+      best.registersPerThread = regs;
+      best.blocksPerSM = perSM;
+      best.grid = {ceilDiv(backward ? p.n : p.m, backward ? bk : bq), p.batch, 1};
+      best.flops = flops;
+      best.bytes = bytes;
+      best.predictedSeconds = t;
+      best.waveEfficiency = wave;
+      best.bound = tc >= bytes / dev.bandwidth ? "compute" : "memory";
+    }
+  best.vectorWidth = int(16 / elem);
+  best.instruction = dev.hasWgmma() ? "wgmma.mma_async.m64n" +
+                                          std::to_string(best.tileN) + "k16"
+                                    : "mma.sync.aligned.m16n8k16";
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory-bound families: pointwise, reductions, gather, scatter
+//===----------------------------------------------------------------------===//
+
+Schedule Configurator::streaming(const Problem &p) const {
+  const unsigned elem = byteWidth(p.dtype);
+  Schedule s;
+  s.family = p.family;
+  s.bound = "memory";
+  s.registersPerThread = 32;
+  auto finish = [&](double bytes, int64_t blocks) {
+    s.bytes = bytes;
+    s.blocksPerSM = residentBlocks(dev, s.threads, s.registersPerThread,
+                                   s.sharedMemory);
+    int64_t slots = int64_t(dev.sms) * s.blocksPerSM;
+    s.waveEfficiency = double(blocks) / double(ceilDiv(blocks, slots) * slots);
+    // A grid smaller than the machine cannot use all of its bandwidth.
+    double used = std::min(1.0, double(blocks) / double(dev.sms));
+    s.predictedSeconds = bytes / (dev.bandwidth * 0.9 * used);
+  };
+  switch (p.family) {
+  case KernelFamily::Pointwise: {
+    s.vectorWidth = vectorWidth(p.m, elem);
+    s.threads = 256;
+    int64_t perThread = s.vectorWidth;
+    // Unroll by 4 once there are enough elements for four full waves.
+    int unroll = p.m >= int64_t(dev.sms) * 2048 * s.vectorWidth * 4 ? 4 : 1;
+    perThread *= unroll;
+    s.tileM = perThread * s.threads;
+    int64_t blocks = ceilDiv(p.m, s.tileM);
+    s.grid = {blocks, 1, 1};
+    double perElem = p.bytesPerElement ? double(p.bytesPerElement) : 3.0 * elem;
+    finish(perElem * p.m, blocks);
+    s.explanation.push_back(fmt("%g-wide vectors (16 B / element size, "
+                                "dividing the length), unroll %g",
+                                s.vectorWidth, unroll));
+    break;
+  }
+  case KernelFamily::RowReduction: {
+    s.vectorWidth = vectorWidth(p.n, elem);
+    int64_t rowBytes = p.n * elem;
+    if (rowBytes <= 4096) {
+      // A warp per row, eight rows per block: no shared memory needed.
+      s.threads = 256;
+      s.tileM = 8;
+      s.tileN = p.n;
+      s.grid = {ceilDiv(p.m, 8), 1, 1};
+      s.explanation.push_back("rows of <= 4 KiB: one warp per row, shuffles "
+                              "only");
+    } else {
+      // A block per row, enough threads that each does ~4 vectors per pass.
+      s.threads = int(std::clamp<int64_t>(
+          floorPow2(std::max<int64_t>(1, p.n / (s.vectorWidth * 4))), 128, 1024));
+      s.tileM = 1;
+      s.tileN = p.n;
+      s.sharedMemory = uint32_t(s.threads / 32 * 8);
+      s.grid = {p.m, 1, 1};
+      s.explanation.push_back(fmt("rows of %g KiB: one block of %g threads per "
+                                  "row, warp partials through shared memory",
+                                  double(rowBytes) / 1024, s.threads));
+    }
+    finish(2.0 * p.m * p.n * elem, s.grid[0]);
+    break;
+  }
+  case KernelFamily::ColumnReduction: {
+    s.vectorWidth = vectorWidth(p.n, elem);
+    s.threads = 256; // 32 column lanes x 8 row lanes
+    s.tileN = 32 * s.vectorWidth;
+    int64_t colBlocks = ceilDiv(p.n, s.tileN);
+    // Split the rows until there are two blocks per SM, keeping >= 64 rows
+    // per block; a second small pass adds the partial sums.
+    int64_t split = 1;
+    while (colBlocks * split < 2 * dev.sms && p.m / (split * 2) >= 64)
+      split *= 2;
+    s.splitK = int(split);
+    s.tileM = ceilDiv(p.m, split);
+    s.sharedMemory = uint32_t(8 * s.tileN * 4);
+    s.grid = {colBlocks, split, 1};
+    finish(double(p.m) * p.n * elem + 4.0 * p.n * split * 2, colBlocks * split);
+    s.explanation.push_back(fmt("%g column blocks x %g row splits (fills %g "
+                                "SMs twice)",
+                                colBlocks, split, dev.sms));
+    break;
+  }
+  case KernelFamily::Gather:
+  case KernelFamily::ScatterAdd: {
+    s.vectorWidth = vectorWidth(p.n, elem);
+    s.threads = 128;
+    int64_t perBlock = s.threads * s.vectorWidth;
+    s.tileN = std::min<int64_t>(p.n, perBlock);
+    s.tileM = std::max<int64_t>(1, perBlock / s.tileN);
+    s.grid = {ceilDiv(p.m, s.tileM), ceilDiv(p.n, s.tileN), 1};
+    double bytes = 2.0 * p.m * p.n * elem + 8.0 * p.m;
+    if (p.family == KernelFamily::ScatterAdd) {
+      s.instruction = "red.global.add.f32";
+      // Rows landing on the same table row serialize their atomics.
+      double collisions = std::max(1.0, double(p.m) / double(std::max<int64_t>(1, p.k)));
+      bytes *= 1.0 + 0.1 * std::log2(collisions);
+      s.explanation.push_back(fmt("atomic adds; ~%g updates per table row",
+                                  collisions));
+    }
+    finish(bytes, s.grid[0] * s.grid[1]);
+    break;
+  }
+  default:
+    break;
+  }
+  return s;
+}
+
+Schedule Configurator::choose(const Problem &p) const {
+  Schedule s;
+  switch (p.family) {
+  case KernelFamily::Matmul:
+    s = matmul(p);
+    break;
+  case KernelFamily::AttentionForward:
+  case KernelFamily::AttentionBackward:
+    s = attention(p);
+    break;
+  default:
+    s = streaming(p);
+    break;
+  }
+  double intensity = s.bytes > 0 ? s.flops / s.bytes : 0;
+  double balance = (p.family == KernelFamily::Matmul ||
+                            p.family == KernelFamily::AttentionForward ||
+                            p.family == KernelFamily::AttentionBackward
+                        ? dev.peak(p.dtype)
+                        : dev.peakF32) /
+                   dev.bandwidth;
+  s.explanation.insert(
+      s.explanation.begin(),
+      fmt("arithmetic intensity %.1f FLOP/B against a machine balance of "
+          "%.0f FLOP/B",
+          intensity, balance));
+  return s;
+}
+
+std::string Configurator::explain(const Problem &p, const Schedule &s) {
+  std::ostringstream o;
+  o << familyName(p.family) << " " << dtypeName(p.dtype) << " batch " << p.batch
+    << " m " << p.m << " n " << p.n << " k " << p.k
+    << (p.causal ? " causal" : "") << "\n";
+  o << "  tile " << s.tileM << "x" << s.tileN << "x" << s.tileK << ", "
+    << s.threads << " threads, " << s.stages << " stages, vector "
+    << s.vectorWidth << ", split " << s.splitK << ", grid [" << s.grid[0]
+    << ", " << s.grid[1] << ", " << s.grid[2] << "], " << s.sharedMemory
+    << " B shared, ~" << s.registersPerThread << " regs, " << s.blocksPerSM
+    << " blocks/SM";
+  if (!s.instruction.empty())
+    o << ", " << s.instruction;
+  o << "\n";
+  char line[160];
+  std::snprintf(line, sizeof line,
+                "  predicted %.2f us, %s-bound, wave efficiency %.0f%%\n",
+                s.predictedSeconds * 1e6, s.bound.c_str(),
+                s.waveEfficiency * 100);
+  o << line;
+  for (const std::string &e : s.explanation)
+    o << "  - " << e << "\n";
+  return o.str();
+}
+
+std::vector<Problem> gpt2TrainingProblems(int64_t layers, int64_t embd,
+                                          int64_t heads, int64_t vocab,
+                                          int64_t seq, int64_t batch,
+                                          DType dtype) {
+  const int64_t bt = batch * seq, c = embd, d = embd / heads;
+  std::vector<Problem> out;
+  auto add = [&](KernelFamily f, int64_t b, int64_t m, int64_t n, int64_t k,
+                 bool causal = false, int64_t bytesPerElement = 0) {
+    Problem p;
+    p.family = f;
+    p.dtype = dtype;
+    p.batch = b;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.causal = causal;
+    p.bytesPerElement = bytesPerElement;
+    out.push_back(p);
+  };
+  using F = KernelFamily;
+  // A linear layer: forward, input gradient, weight gradient, bias gradient.
+  auto linear = [&](int64_t in, int64_t outF) {
+    add(F::Matmul, 1, bt, outF, in);
+    add(F::Matmul, 1, bt, in, outF);
+    add(F::Matmul, 1, in, outF, bt);
+    add(F::ColumnReduction, 1, bt, outF, 1);
+  };
+  add(F::Gather, 1, bt, c, vocab);
+  add(F::Pointwise, 1, bt * c, 1, 1);
+  for (int64_t l = 0; l < layers; ++l) {
+    for (int ln = 0; ln < 2; ++ln) {
+      add(F::RowReduction, 1, bt, c, 1);    // forward
+      add(F::RowReduction, 1, bt, c, 1);    // input gradient
+      add(F::ColumnReduction, 1, bt, c, 1); // weight and bias gradients
+    }
+    linear(c, 3 * c);
+    add(F::AttentionForward, batch * heads, seq, seq, d, true);
+    add(F::AttentionBackward, batch * heads, seq, seq, d, true);
+    linear(c, c);
+    linear(c, 4 * c);
+    add(F::Pointwise, 1, bt * 4 * c, 1, 1); // gelu
+    add(F::Pointwise, 1, bt * 4 * c, 1, 1); // its gradient
+    linear(4 * c, c);
+    add(F::Pointwise, 1, bt * c, 1, 1); // residual adds
+    add(F::Pointwise, 1, bt * c, 1, 1);
+  }
+  add(F::RowReduction, 1, bt, c, 1);
+  add(F::Matmul, 1, bt, vocab, c);         // logits (tied head)
+  add(F::RowReduction, 1, bt, vocab, 1);   // cross-entropy and its gradient
+  add(F::Matmul, 1, bt, c, vocab);
+  add(F::Matmul, 1, vocab, c, bt);
+  add(F::ScatterAdd, 1, bt, c, vocab);
+  int64_t params = vocab * c + seq * c + layers * 12 * c * c + 13 * layers * c;
+  add(F::Pointwise, 1, params, 1, 1, false, 7 * 4); // AdamW: 4 reads, 3 writes
+  return out;
+}
+
+} // namespace nova

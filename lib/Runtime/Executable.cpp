@@ -1,0 +1,411 @@
+//===- Executable.cpp - read, check and write .nvx executables ------------===//
+
+#include "nova/Runtime/Executable.h"
+#include "nova/Runtime/Executable_generated.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace nova {
+
+std::string Hash128::str() const {
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", (unsigned long long)hi,
+                (unsigned long long)lo);
+  return buf;
+}
+
+static uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+Hash128 hashBytes(const std::string &bytes) {
+  uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
+  for (unsigned char c : bytes) {
+    a = (a ^ c) * 0x100000001b3ull;
+    b = (b ^ (c + 0x9b)) * 0x100000001b3ull;
+  }
+  Hash128 h;
+  h.lo = splitmix(a ^ bytes.size());
+  h.hi = splitmix(b + h.lo);
+  return h;
+}
+
+uint64_t TensorDesc::bytes() const {
+  return uint64_t(numElements(shape)) * byteWidth(dtype);
+}
+
+const EntryDesc *ExecutableDesc::findEntry(const std::string &name) const {
+  for (const EntryDesc &e : entries)
+    if (e.name == name)
+      return &e;
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Semantic checks
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Collects the first failure with its context.
+struct Checker {
+  std::string &error;
+  bool fail(const std::string &where, const std::string &what) {
+    if (error.empty())
+      error = where + ": " + what;
+    return false;
+  }
+};
+
+bool checkTensor(Checker &c, const std::string &where, const TensorDesc &t,
+                 uint64_t arena) {
+  if (t.name.empty())
+    return c.fail(where, "tensor without a name");
+  uint64_t count = 1;
+  for (int64_t d : t.shape) {
+    if (d < 0 || (d > 0 && count > (uint64_t(1) << 48) / uint64_t(d)))
+      return c.fail(where + " '" + t.name + "'", "bad shape");
+    count *= uint64_t(d);
+  }
+  uint64_t size = count * byteWidth(t.dtype);
+  if (t.offset > arena || size > arena - t.offset)
+    return c.fail(where + " '" + t.name + "'",
+                  "bytes [" + std::to_string(t.offset) + ", " +
+                      std::to_string(t.offset + size) +
+                      ") lie outside the arena of " + std::to_string(arena) +
+                      " bytes");
+  return true;
+}
+} // namespace
+
+bool checkExecutable(const ExecutableDesc &exe, std::string &error) {
+  error.clear();
+  Checker c{error};
+  if (exe.version != kFormatVersion)
+    return c.fail("executable", "format version " +
+                                    std::to_string(exe.version) +
+                                    ", this runtime reads version " +
+                                    std::to_string(kFormatVersion));
+  std::set<std::pair<Hash128, std::string>> seenKernels;
+  for (size_t k = 0; k < exe.kernels.size(); ++k) {
+    const KernelDesc &kd = exe.kernels[k];
+    std::string where = "kernel #" + std::to_string(k) + " '" + kd.name + "'";
+    if (kd.name.empty())
+      return c.fail(where, "kernel without a name");
+    if (kd.images.empty() && kd.ptx.empty())
+      return c.fail(where, "has neither a cubin nor PTX");
+    for (const KernelImage &img : kd.images)
+      if (img.arch.empty() || img.cubin.empty())
+        return c.fail(where, "has an empty image or architecture name");
+    uint64_t threads = uint64_t(kd.block[0]) * kd.block[1] * kd.block[2];
+    if (threads == 0 || threads > 1024)
+      return c.fail(where, "block of " + std::to_string(threads) +
+                               " threads (1 to 1024)");
+    if (kd.sharedMemory > 228 * 1024)
+      return c.fail(where, "asks for " + std::to_string(kd.sharedMemory) +
+                               " bytes of shared memory (at most 232448)");
+    for (const ParamDesc &p : kd.params) {
+      if (p.kind == ParamKind::Buffer && p.size != 8)
+        return c.fail(where, "a buffer parameter is a pointer of 8 bytes");
+      if (p.kind == ParamKind::TmaDescriptor && p.size != 128)
+        return c.fail(where, "a TMA descriptor parameter has 128 bytes");
+      if (p.kind == ParamKind::Scalar && (p.size == 0 || p.size > 256))
+        return c.fail(where, "scalar parameter of " + std::to_string(p.size) +
+                                 " bytes");
+    }
+  }
+  std::set<std::string> entryNames;
+  for (const EntryDesc &e : exe.entries) {
+    std::string where = "entry '" + e.name + "'";
+    if (e.name.empty() || !entryNames.insert(e.name).second)
+      return c.fail(where, "entry names must be present and unique");
+    std::set<std::string> names;
+    for (const TensorDesc &t : e.inputs)
+      if (!checkTensor(c, where + " input", t, e.arenaSize) ||
+          !names.insert("in:" + t.name).second)
+        return c.fail(where, "duplicate input '" + t.name + "'");
+    for (const TensorDesc &t : e.outputs) {
+      if (!checkTensor(c, where + " output", t, e.arenaSize) ||
+          !names.insert("out:" + t.name).second)
+        return c.fail(where, "duplicate output '" + t.name + "'");
+      if (t.alias >= 0) {
+        if (size_t(t.alias) >= e.inputs.size())
+          return c.fail(where + " output '" + t.name + "'",
+                        "aliases input #" + std::to_string(t.alias) +
+                            " of " + std::to_string(e.inputs.size()));
+        const TensorDesc &in = e.inputs[t.alias];
+        if (in.dtype != t.dtype || in.shape != t.shape || in.offset != t.offset)
+          return c.fail(where + " output '" + t.name + "'",
+                        "aliases input '" + in.name +
+                            "' but differs in dtype, shape or offset");
+      } else if (t.alias != -1) {
+        return c.fail(where + " output '" + t.name + "'", "bad alias");
+      }
+    }
+    for (size_t l = 0; l < e.launches.size(); ++l) {
+      const LaunchDesc &ld = e.launches[l];
+      std::string lw = where + " launch #" + std::to_string(l);
+      if (ld.kernel >= exe.kernels.size())
+        return c.fail(lw, "names kernel #" + std::to_string(ld.kernel) +
+                              " of " + std::to_string(exe.kernels.size()));
+      const KernelDesc &kd = exe.kernels[ld.kernel];
+      if (ld.grid[0] == 0 || ld.grid[1] == 0 || ld.grid[2] == 0 ||
+          ld.grid[1] > 65535 || ld.grid[2] > 65535)
+        return c.fail(lw, "grid outside CUDA's limits");
+      if (ld.args.size() != kd.params.size())
+        return c.fail(lw, "passes " + std::to_string(ld.args.size()) +
+                              " arguments to '" + kd.name + "', which takes " +
+                              std::to_string(kd.params.size()));
+      for (size_t a = 0; a < ld.args.size(); ++a) {
+        const ArgDesc &arg = ld.args[a];
+        const ParamDesc &p = kd.params[a];
+        std::string aw = lw + " argument #" + std::to_string(a);
+        if (arg.kind != p.kind)
+          return c.fail(aw, "kind differs from the kernel's parameter");
+        if (arg.kind == ParamKind::Buffer && arg.offset >= e.arenaSize)
+          return c.fail(aw, "buffer offset " + std::to_string(arg.offset) +
+                                " is outside the arena of " +
+                                std::to_string(e.arenaSize) + " bytes");
+        if (arg.kind == ParamKind::Scalar && arg.bytes.size() != p.size)
+          return c.fail(aw, "scalar of " + std::to_string(arg.bytes.size()) +
+                                " bytes for a parameter of " +
+                                std::to_string(p.size));
+        if (arg.kind == ParamKind::TmaDescriptor) {
+          const TmaDesc &t = arg.tma;
+          size_t rank = t.dims.size();
+          if (rank == 0 || rank > 5 || t.strides.size() + 1 != rank ||
+              t.box.size() != rank || t.elementStrides.size() != rank ||
+              t.offset >= e.arenaSize)
+            return c.fail(aw, "malformed TMA descriptor");
+        }
+      }
+    }
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Writer
+//===----------------------------------------------------------------------===//
+
+bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
+                     std::string &error) {
+  if (!checkExecutable(exe, error))
+    return false;
+  flatbuffers::FlatBufferBuilder b(1 << 16);
+  auto tensors = [&](const std::vector<TensorDesc> &ts) {
+    std::vector<flatbuffers::Offset<fb::Tensor>> out;
+    for (const TensorDesc &t : ts)
+      out.push_back(fb::CreateTensorDirect(b, t.name.c_str(),
+                                           fb::DType(t.dtype), &t.shape,
+                                           t.offset, t.alias));
+    return b.CreateVector(out);
+  };
+  std::vector<flatbuffers::Offset<fb::Kernel>> kernels;
+  for (const KernelDesc &k : exe.kernels) {
+    std::vector<flatbuffers::Offset<fb::Image>> images;
+    for (const KernelImage &img : k.images)
+      images.push_back(fb::CreateImage(
+          b, b.CreateString(img.arch),
+          b.CreateVector(reinterpret_cast<const uint8_t *>(img.cubin.data()),
+                         img.cubin.size())));
+    std::vector<flatbuffers::Offset<fb::Param>> params;
+    for (const ParamDesc &p : k.params)
+      params.push_back(fb::CreateParam(b, fb::ParamKind(p.kind), p.size));
+    std::vector<uint32_t> block(k.block.begin(), k.block.end());
+    fb::Hash128 hash(k.hash.lo, k.hash.hi);
+    kernels.push_back(fb::CreateKernelDirect(
+        b, k.name.c_str(), &hash, &images,
+        k.ptx.empty() ? nullptr : k.ptx.c_str(), &block, k.sharedMemory,
+        &params));
+  }
+  std::vector<flatbuffers::Offset<fb::Entry>> entries;
+  for (const EntryDesc &e : exe.entries) {
+    std::vector<flatbuffers::Offset<fb::Launch>> launches;
+    for (const LaunchDesc &l : e.launches) {
+      std::vector<flatbuffers::Offset<fb::Arg>> args;
+      for (const ArgDesc &a : l.args) {
+        flatbuffers::Offset<fb::Tma> tma = 0;
+        if (a.kind == ParamKind::TmaDescriptor)
+          tma = fb::CreateTmaDirect(b, a.tma.offset, fb::DType(a.tma.dtype),
+                                    &a.tma.dims, &a.tma.strides, &a.tma.box,
+                                    &a.tma.elementStrides, a.tma.swizzle);
+        auto argBytes = b.CreateVector(
+            reinterpret_cast<const uint8_t *>(a.bytes.data()), a.bytes.size());
+        args.push_back(
+            fb::CreateArg(b, fb::ParamKind(a.kind), a.offset, argBytes, tma));
+      }
+      std::vector<uint32_t> grid(l.grid.begin(), l.grid.end());
+      launches.push_back(fb::CreateLaunchDirect(b, l.kernel, &grid, &args));
+    }
+    auto in = tensors(e.inputs), out = tensors(e.outputs);
+    entries.push_back(fb::CreateEntry(b, b.CreateString(e.name), in, out,
+                                      e.arenaSize, b.CreateVector(launches)));
+  }
+  auto root = fb::CreateExecutable(b, exe.version, b.CreateVector(entries),
+                                   b.CreateVector(kernels));
+  fb::FinishExecutableBuffer(b, root);
+  bytes.assign(reinterpret_cast<const char *>(b.GetBufferPointer()),
+               b.GetSize());
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Reader
+//===----------------------------------------------------------------------===//
+
+namespace {
+template <typename T, typename V> std::vector<T> vec(const V *v) {
+  std::vector<T> out;
+  if (v)
+    for (auto x : *v)
+      out.push_back(T(x));
+  return out;
+}
+
+std::string str(const flatbuffers::String *s) {
+  return s ? s->str() : std::string();
+}
+
+std::string blob(const flatbuffers::Vector<uint8_t> *v) {
+  return v ? std::string(reinterpret_cast<const char *>(v->data()), v->size())
+           : std::string();
+}
+
+bool validDType(fb::DType t) {
+  return t >= fb::DType::MIN && t <= fb::DType::MAX;
+}
+
+bool validKind(fb::ParamKind k) {
+  return k >= fb::ParamKind::MIN && k <= fb::ParamKind::MAX;
+}
+
+bool dims3(const flatbuffers::Vector<uint32_t> *v, std::array<uint32_t, 3> &out) {
+  if (!v || v->size() != 3)
+    return false;
+  for (int i = 0; i < 3; ++i)
+    out[i] = v->Get(i);
+  return true;
+}
+} // namespace
+
+bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
+                    std::string &error) {
+  exe = ExecutableDesc();
+  const auto *data = reinterpret_cast<const uint8_t *>(bytes.data());
+  if (bytes.size() < 8 || !fb::ExecutableBufferHasIdentifier(data)) {
+    error = "not a Nova executable (no 'NVX1' identifier)";
+    return false;
+  }
+  flatbuffers::Verifier verifier(data, bytes.size());
+  if (!fb::VerifyExecutableBuffer(verifier)) {
+    error = "corrupt or truncated executable (FlatBuffers verifier failed)";
+    return false;
+  }
+  const fb::Executable *root = fb::GetExecutable(data);
+  exe.version = root->version();
+  if (exe.version != kFormatVersion) {
+    error = "executable has format version " + std::to_string(exe.version) +
+            ", this runtime reads version " + std::to_string(kFormatVersion);
+    return false;
+  }
+  auto bad = [&](const std::string &what) {
+    error = "corrupt executable: " + what;
+    return false;
+  };
+  if (root->kernels())
+    for (const fb::Kernel *k : *root->kernels()) {
+      KernelDesc kd;
+      kd.name = str(k->name());
+      kd.hash = {k->hash()->lo(), k->hash()->hi()};
+      if (k->images())
+        for (const fb::Image *img : *k->images())
+          kd.images.push_back({str(img->arch()), blob(img->cubin())});
+      kd.ptx = str(k->ptx());
+      if (!dims3(k->block(), kd.block))
+        return bad("kernel '" + kd.name + "' block is not [x, y, z]");
+      kd.sharedMemory = k->shared_memory();
+      if (k->params())
+        for (const fb::Param *p : *k->params()) {
+          if (!validKind(p->kind()))
+            return bad("unknown parameter kind");
+          kd.params.push_back({ParamKind(p->kind()), p->size()});
+        }
+      exe.kernels.push_back(std::move(kd));
+    }
+  auto tensors = [&](const flatbuffers::Vector<flatbuffers::Offset<fb::Tensor>> *v,
+                     std::vector<TensorDesc> &out) {
+    if (v)
+      for (const fb::Tensor *t : *v) {
+        if (!validDType(t->dtype()))
+          return bad("unknown dtype");
+        out.push_back({str(t->name()), DType(t->dtype()),
+                       vec<int64_t>(t->shape()), t->offset(), t->alias()});
+      }
+    return true;
+  };
+  if (root->entries())
+    for (const fb::Entry *e : *root->entries()) {
+      EntryDesc ed;
+      ed.name = str(e->name());
+      ed.arenaSize = e->arena_size();
+      if (!tensors(e->inputs(), ed.inputs) || !tensors(e->outputs(), ed.outputs))
+        return false;
+      if (e->launches())
+        for (const fb::Launch *l : *e->launches()) {
+          LaunchDesc ld;
+          ld.kernel = l->kernel();
+          if (!dims3(l->grid(), ld.grid))
+            return bad("launch grid is not [x, y, z]");
+          if (l->args())
+            for (const fb::Arg *a : *l->args()) {
+              if (!validKind(a->kind()))
+                return bad("unknown argument kind");
+              ArgDesc ad;
+              ad.kind = ParamKind(a->kind());
+              ad.offset = a->offset();
+              ad.bytes = blob(a->bytes());
+              if (const fb::Tma *t = a->tma()) {
+                if (!validDType(t->dtype()))
+                  return bad("unknown TMA dtype");
+                ad.tma = {t->offset(),
+                          DType(t->dtype()),
+                          vec<uint64_t>(t->dims()),
+                          vec<uint64_t>(t->strides()),
+                          vec<uint32_t>(t->box()),
+                          vec<uint32_t>(t->element_strides()),
+                          t->swizzle()};
+              }
+              ld.args.push_back(std::move(ad));
+            }
+          ed.launches.push_back(std::move(ld));
+        }
+      exe.entries.push_back(std::move(ed));
+    }
+  std::string why;
+  if (!checkExecutable(exe, why))
+    return bad(why);
+  return true;
+}
+
+bool readExecutableFile(const std::string &path, ExecutableDesc &exe,
+                        std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open '" + path + "'";
+    return false;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (!readExecutable(buffer.str(), exe, error)) {
+    error = path + ": " + error;
+    return false;
+  }
+  return true;
+}
+
+} // namespace nova

@@ -1,0 +1,314 @@
+//===- Runtime.cpp - run Nova executables on a CUDA device ----------------===//
+
+#include "nova/Runtime/Runtime.h"
+
+#include <cstring>
+
+namespace nova {
+
+using namespace cuda;
+
+static std::string mib(uint64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%llu bytes (%.1f MiB)",
+                (unsigned long long)bytes, double(bytes) / (1 << 20));
+  return buf;
+}
+
+//===----------------------------------------------------------------------===//
+// Device
+//===----------------------------------------------------------------------===//
+
+bool Device::check(CUresult r, const std::string &what,
+                   std::string &error) const {
+  if (r == CUDA_SUCCESS)
+    return true;
+  error = what + ": " + drv->describe(r);
+  return false;
+}
+
+std::unique_ptr<Device> Device::open(int ordinal, std::string &error) {
+  const Driver *drv = Driver::get(error);
+  if (!drv)
+    return nullptr;
+  std::unique_ptr<Device> d(new Device());
+  d->drv = drv;
+  int count = 0;
+  if (!d->check(drv->cuDeviceGetCount(&count), "cuDeviceGetCount", error))
+    return nullptr;
+  if (ordinal < 0 || ordinal >= count) {
+    error = "no CUDA device #" + std::to_string(ordinal) + " (found " +
+            std::to_string(count) + ")";
+    return nullptr;
+  }
+  int major = 0, minor = 0;
+  char name[256] = {0};
+  if (!d->check(drv->cuDeviceGet(&d->dev, ordinal), "cuDeviceGet", error) ||
+      !d->check(drv->cuDeviceGetName(name, sizeof name - 1, d->dev),
+                "cuDeviceGetName", error) ||
+      !d->check(drv->cuDeviceGetAttribute(&major, ATTR_COMPUTE_CAPABILITY_MAJOR,
+                                          d->dev),
+                "cuDeviceGetAttribute(compute capability)", error) ||
+      !d->check(drv->cuDeviceGetAttribute(&minor, ATTR_COMPUTE_CAPABILITY_MINOR,
+                                          d->dev),
+                "cuDeviceGetAttribute(compute capability)", error) ||
+      !d->check(drv->cuDeviceGetAttribute(&d->sms, ATTR_MULTIPROCESSOR_COUNT,
+                                          d->dev),
+                "cuDeviceGetAttribute(multiprocessors)", error) ||
+      !d->check(drv->cuDevicePrimaryCtxRetain(&d->ctx, d->dev),
+                "cuDevicePrimaryCtxRetain", error) ||
+      !d->check(drv->cuCtxSetCurrent(d->ctx), "cuCtxSetCurrent", error) ||
+      !d->check(drv->cuStreamCreate(&d->strm, /*CU_STREAM_NON_BLOCKING=*/1),
+                "cuStreamCreate", error))
+    return nullptr;
+  d->deviceName = name;
+  d->archName = "sm_" + std::to_string(major) + std::to_string(minor);
+  return d;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel loading
+//===----------------------------------------------------------------------===//
+
+void *CudaKernelLoader::load(const KernelDesc &kernel, const std::string &arch,
+                             std::string &error) {
+  const Driver &drv = device.driver();
+  // An sm_90a image runs on sm_90 devices; otherwise the names must match.
+  const KernelImage *image = nullptr;
+  for (const KernelImage &img : kernel.images)
+    if (img.arch == arch || img.arch == arch + "a")
+      image = &img;
+  CUmodule module = nullptr;
+  char infoLog[8192] = {0}, errorLog[8192] = {0};
+  if (image) {
+    source = "cubin " + image->arch;
+    if (!device.check(drv.cuModuleLoadDataEx(&module, image->cubin.data(), 0,
+                                             nullptr, nullptr),
+                      "cuModuleLoadDataEx(" + source + ") of kernel '" +
+                          kernel.name + "'",
+                      error))
+      return nullptr;
+  } else if (!kernel.ptx.empty()) {
+    source = "ptx";
+    int options[] = {JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                     JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {infoLog, reinterpret_cast<void *>(sizeof infoLog - 1),
+                      errorLog, reinterpret_cast<void *>(sizeof errorLog - 1)};
+    CUresult r = drv.cuModuleLoadDataEx(&module, kernel.ptx.c_str(), 4,
+                                        options, values);
+    if (!device.check(r, "PTX JIT of kernel '" + kernel.name + "' for " + arch,
+                      error)) {
+      error += std::string("; JIT log: ") + errorLog;
+      return nullptr;
+    }
+  } else {
+    error = "kernel '" + kernel.name + "' has no cubin for " + arch +
+            " and no PTX";
+    return nullptr;
+  }
+  CUfunction function = nullptr;
+  if (!device.check(drv.cuModuleGetFunction(&function, module,
+                                            kernel.name.c_str()),
+                    "cuModuleGetFunction('" + kernel.name + "')", error))
+    return nullptr;
+  if (kernel.sharedMemory > 48 * 1024 &&
+      !device.check(drv.cuFuncSetAttribute(
+                        function, FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        int(kernel.sharedMemory)),
+                    "cuFuncSetAttribute(dynamic shared memory) of '" +
+                        kernel.name + "'",
+                    error))
+    return nullptr;
+  return function;
+}
+
+//===----------------------------------------------------------------------===//
+// Instance
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<Instance> Instance::create(Device &device,
+                                           const ExecutableDesc &exe,
+                                           const std::string &entryName,
+                                           const InstanceOptions &options,
+                                           std::string &error) {
+  const EntryDesc *entry = exe.findEntry(entryName);
+  if (!entry) {
+    error = "the executable has no entry '" + entryName + "'";
+    return nullptr;
+  }
+  std::unique_ptr<Instance> inst(new Instance(device, *entry, options));
+  const Driver &drv = device.driver();
+  if (entry->arenaSize) {
+    CUresult r = drv.cuMemAlloc(&inst->arena, entry->arenaSize);
+    if (r != CUDA_SUCCESS) {
+      size_t freeBytes = 0, total = 0;
+      drv.cuMemGetInfo(&freeBytes, &total);
+      error = "out of device memory: the arena of entry '" + entryName +
+              "' needs " + mib(entry->arenaSize) + ", " + mib(freeBytes) +
+              " of " + mib(total) + " are free (" + drv.describe(r) + ")";
+      return nullptr;
+    }
+    if (!device.check(drv.cuMemsetD8(inst->arena, 0, entry->arenaSize),
+                      "cuMemsetD8(arena)", error))
+      return nullptr;
+  }
+  CudaKernelLoader loader(device);
+  // Arguments point into each launch's own storage, so fill them only once
+  // the launch sits at its final address.
+  inst->launches.reserve(entry->launches.size());
+  for (size_t l = 0; l < entry->launches.size(); ++l) {
+    const LaunchDesc &ld = entry->launches[l];
+    const KernelDesc &kd = exe.kernels[ld.kernel];
+    PreparedLaunch p;
+    p.kernel = &kd;
+    p.grid = ld.grid;
+    p.function = static_cast<CUfunction>(
+        KernelTable::global().get(kd, device.arch(), loader, error));
+    if (!p.function)
+      return nullptr;
+    for (const ArgDesc &a : ld.args) {
+      std::string value;
+      if (a.kind == ParamKind::Buffer) {
+        CUdeviceptr ptr = inst->arena + a.offset;
+        value.assign(reinterpret_cast<const char *>(&ptr), sizeof ptr);
+      } else if (a.kind == ParamKind::Scalar) {
+        value = a.bytes;
+      } else {
+        if (!drv.cuTensorMapEncodeTiled) {
+          error = "kernel '" + kd.name +
+                  "' takes a TMA descriptor, which this driver cannot encode";
+          return nullptr;
+        }
+        // CUtensorMapDataType: 0 UINT8 .. 7 FLOAT32, 8 FLOAT64, 9 BFLOAT16,
+        // 6 FLOAT16, 4 INT32 (the unsigned slot), 5 INT64.
+        static const int dataType[] = {/*F64*/ 8, /*F32*/ 7, /*BF16*/ 9,
+                                       /*F16*/ 6, /*I64*/ 5, /*I32*/ 4,
+                                       /*I1*/ 0};
+        CUtensorMap map;
+        const TmaDesc &t = a.tma;
+        if (!device.check(
+                drv.cuTensorMapEncodeTiled(
+                    &map, dataType[int(t.dtype)], unsigned(t.dims.size()),
+                    reinterpret_cast<void *>(inst->arena + t.offset),
+                    t.dims.data(), t.strides.data(), t.box.data(),
+                    t.elementStrides.data(), /*interleave=*/0, t.swizzle,
+                    /*l2Promotion=*/2, /*oobFill=*/0),
+                "cuTensorMapEncodeTiled for kernel '" + kd.name + "'", error))
+          return nullptr;
+        value.assign(reinterpret_cast<const char *>(&map), sizeof map);
+      }
+      p.storage.push_back(std::move(value));
+    }
+    PreparedLaunch &placed = inst->launches.emplace_back(std::move(p));
+    for (std::string &value : placed.storage)
+      placed.args.push_back(value.data());
+  }
+  return inst;
+}
+
+Instance::~Instance() {
+  const Driver &drv = device.driver();
+  if (graphExec)
+    drv.cuGraphExecDestroy(graphExec);
+  if (graph)
+    drv.cuGraphDestroy(graph);
+  if (arena)
+    drv.cuMemFree(arena);
+}
+
+bool Instance::copyIn(const TensorDesc &t, const HostTensor &value,
+                      std::string &error) {
+  if (value.dtype != t.dtype || value.shape != t.shape) {
+    error = "'" + t.name + "' is " + HostTensor(t.dtype, t.shape).typeString() +
+            ", got " + value.typeString();
+    return false;
+  }
+  std::string bytes;
+  encodeTensor(value, bytes);
+  return bytes.empty() ||
+         device.check(device.driver().cuMemcpyHtoD(arena + t.offset,
+                                                   bytes.data(), bytes.size()),
+                      "cuMemcpyHtoD('" + t.name + "')", error);
+}
+
+bool Instance::copyOut(const TensorDesc &t, HostTensor &value,
+                       std::string &error) {
+  if (!synchronize(error))
+    return false;
+  value = HostTensor(t.dtype, t.shape);
+  std::string bytes(t.bytes(), '\0');
+  if (!bytes.empty() &&
+      !device.check(device.driver().cuMemcpyDtoH(bytes.data(), arena + t.offset,
+                                                 bytes.size()),
+                    "cuMemcpyDtoH('" + t.name + "')", error))
+    return false;
+  decodeTensor(reinterpret_cast<const unsigned char *>(bytes.data()), value);
+  return true;
+}
+
+bool Instance::setInput(size_t i, const HostTensor &value, std::string &error) {
+  if (i >= desc->inputs.size()) {
+    error = "no input #" + std::to_string(i);
+    return false;
+  }
+  return copyIn(desc->inputs[i], value, error);
+}
+
+bool Instance::getInput(size_t i, HostTensor &value, std::string &error) {
+  if (i >= desc->inputs.size()) {
+    error = "no input #" + std::to_string(i);
+    return false;
+  }
+  return copyOut(desc->inputs[i], value, error);
+}
+
+bool Instance::getOutput(size_t i, HostTensor &value, std::string &error) {
+  if (i >= desc->outputs.size()) {
+    error = "no output #" + std::to_string(i);
+    return false;
+  }
+  return copyOut(desc->outputs[i], value, error);
+}
+
+bool Instance::launchAll(std::string &error) {
+  const Driver &drv = device.driver();
+  for (PreparedLaunch &p : launches) {
+    const auto &b = p.kernel->block;
+    if (!device.check(drv.cuLaunchKernel(p.function, p.grid[0], p.grid[1],
+                                         p.grid[2], b[0], b[1], b[2],
+                                         p.kernel->sharedMemory,
+                                         device.stream(), p.args.data(),
+                                         nullptr),
+                      "cuLaunchKernel('" + p.kernel->name + "')", error))
+      return false;
+  }
+  return true;
+}
+
+bool Instance::enqueue(std::string &error) {
+  const Driver &drv = device.driver();
+  if (!options.useGraphs || launches.empty())
+    return launchAll(error);
+  if (!graphExec) {
+    if (!device.check(drv.cuStreamBeginCapture(device.stream(),
+                                               STREAM_CAPTURE_MODE_THREAD_LOCAL),
+                      "cuStreamBeginCapture", error))
+      return false;
+    bool launched = launchAll(error);
+    CUresult r = drv.cuStreamEndCapture(device.stream(), &graph);
+    if (!launched || !device.check(r, "cuStreamEndCapture", error) ||
+        !device.check(drv.cuGraphInstantiateWithFlags(&graphExec, graph, 0),
+                      "cuGraphInstantiateWithFlags", error))
+      return false;
+  }
+  return device.check(drv.cuGraphLaunch(graphExec, device.stream()),
+                      "cuGraphLaunch('" + desc->name + "')", error);
+}
+
+bool Instance::synchronize(std::string &error) {
+  return device.check(device.driver().cuStreamSynchronize(device.stream()),
+                      "cuStreamSynchronize after entry '" + desc->name + "'",
+                      error);
+}
+
+} // namespace nova

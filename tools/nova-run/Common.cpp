@@ -1,0 +1,184 @@
+//===- Common.cpp - nova-run helpers shared by both backends --------------===//
+
+#include "Common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace nova::run {
+
+HostTensor randomTensor(const HostTensor &like, int64_t bound,
+                        std::mt19937_64 &rng) {
+  HostTensor t(like.dtype, like.shape);
+  if (t.isFloat()) {
+    std::normal_distribution<double> normal(0.0, 1.0);
+    for (double &v : t.f)
+      v = roundTo(t.dtype, normal(rng));
+  } else {
+    std::uniform_int_distribution<int64_t> uniform(
+        0, t.dtype == DType::I1 ? 1 : std::max<int64_t>(1, bound) - 1);
+    for (int64_t &v : t.i)
+      v = uniform(rng);
+  }
+  return t;
+}
+
+bool loadNamed(const std::vector<std::string> &files,
+               std::map<std::string, HostTensor> &out, std::string &error) {
+  for (const std::string &file : files) {
+    NamedTensors tensors;
+    if (!readSafetensors(file, tensors, error))
+      return false;
+    for (auto &[name, t] : tensors)
+      out[name] = std::move(t);
+  }
+  return true;
+}
+
+bool writeNamed(const std::string &path, const std::vector<std::string> &names,
+                const std::vector<HostTensor> &tensors, std::string &error) {
+  NamedTensors named;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    named.push_back({names[i], tensors[i]});
+  return writeSafetensors(path, named, error);
+}
+
+bool compareNamed(const std::vector<std::string> &names,
+                  const std::vector<HostTensor> &results,
+                  const std::string &file, double rtol, double atol) {
+  NamedTensors expected;
+  std::string error;
+  if (!readSafetensors(file, expected, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return false;
+  }
+  bool ok = true;
+  for (size_t r = 0; r < results.size(); ++r) {
+    const std::string &name = names[r];
+    const HostTensor &got = results[r];
+    auto it = std::find_if(expected.begin(), expected.end(),
+                           [&](auto &p) { return p.first == name; });
+    if (it == expected.end()) {
+      std::fprintf(stderr, "error: %s has no tensor '%s'\n", file.c_str(),
+                   name.c_str());
+      ok = false;
+      continue;
+    }
+    const HostTensor &want = it->second;
+    if (want.shape != got.shape) {
+      std::fprintf(stderr, "error: '%s' is %s, expected %s\n", name.c_str(),
+                   got.typeString().c_str(), want.typeString().c_str());
+      ok = false;
+      continue;
+    }
+    double maxAbs = 0, maxRel = 0;
+    int64_t bad = 0, firstBad = -1;
+    for (int64_t k = 0, n = got.numElements(); k < n; ++k) {
+      double a = got.get(k), w = want.get(k), d = std::fabs(a - w);
+      bool close = d <= atol + rtol * std::fabs(w) ||
+                   (std::isnan(a) && std::isnan(w)) || a == w;
+      if (!close && firstBad < 0)
+        firstBad = k;
+      bad += !close;
+      if (!std::isnan(d)) {
+        maxAbs = std::max(maxAbs, d);
+        if (w != 0)
+          maxRel = std::max(maxRel, d / std::fabs(w));
+      }
+    }
+    std::printf("%s %s: max abs err %.3e, max rel err %.3e", bad ? "MISMATCH" : "match   ",
+                name.c_str(), maxAbs, maxRel);
+    if (bad)
+      std::printf(", %lld of %lld elements outside rtol %g atol %g (first at "
+                  "%lld: got %g, expected %g)",
+                  (long long)bad, (long long)got.numElements(), rtol, atol,
+                  (long long)firstBad, got.get(firstBad), want.get(firstBad));
+    std::printf("\n");
+    ok &= bad == 0;
+  }
+  std::fflush(stdout);
+  return ok;
+}
+
+void printTensor(const std::string &name, const HostTensor &t, unsigned limit) {
+  std::printf("%s = tensor<%s> [", name.c_str(), t.typeString().c_str());
+  int64_t n = t.numElements();
+  for (int64_t k = 0; k < n && k < int64_t(limit); ++k) {
+    if (k)
+      std::printf(", ");
+    if (t.isFloat())
+      std::printf("%g", t.f[k]);
+    else
+      std::printf("%lld", (long long)t.i[k]);
+  }
+  if (n > int64_t(limit))
+    std::printf(", ... (%lld elements)", (long long)n);
+  std::printf("]\n");
+}
+
+bool TextBatches::open(const std::string &path, int64_t seq,
+                       std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot read --text '" + path + "'";
+    return false;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  bytes = buffer.str();
+  if (int64_t(bytes.size()) < seq + 2) {
+    error = "--text has " + std::to_string(bytes.size()) +
+            " bytes, fewer than one sequence of " + std::to_string(seq + 1);
+    return false;
+  }
+  return true;
+}
+
+void TextBatches::next(std::mt19937_64 &rng, HostTensor &tokens,
+                       HostTensor &targets) {
+  int64_t batch = tokens.shape[0], seq = tokens.shape[1];
+  std::uniform_int_distribution<int64_t> start(0, int64_t(bytes.size()) - seq - 1);
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t at = start(rng);
+    for (int64_t t = 0; t < seq; ++t) {
+      tokens.i[b * seq + t] = (unsigned char)bytes[at + t];
+      targets.i[b * seq + t] = (unsigned char)bytes[at + t + 1];
+    }
+  }
+}
+
+bool TrainingLog::step(int s, double loss, double stepSeconds) {
+  losses.push_back(loss);
+  seconds += stepSeconds;
+  if (s % every == 0 || s == 1 || s == steps)
+    std::printf("step %4d/%d  loss %.4f  %8.0f tok/s\n", s, steps, loss,
+                double(tokensPerStep) / stepSeconds);
+  std::fflush(stdout);
+  if (!std::isfinite(loss)) {
+    std::fprintf(stderr, "error: loss became %g at step %d\n", loss, s);
+    return false;
+  }
+  return true;
+}
+
+void TrainingLog::summary() const {
+  if (losses.empty())
+    return;
+  // The last step's loss is one batch; the mean of the last ten is steadier.
+  size_t tail = std::min<size_t>(10, losses.size());
+  double tailMean = 0;
+  for (size_t k = losses.size() - tail; k < losses.size(); ++k)
+    tailMean += losses[k] / double(tail);
+  std::printf("trained %zu steps of %lld tokens: loss %.4f -> %.4f (mean of "
+              "the last %zu steps %.4f), %.0f tok/s (%s, %.1f s)\n",
+              losses.size(), (long long)tokensPerStep, losses.front(),
+              losses.back(), tail, tailMean,
+              double(tokensPerStep) * double(losses.size()) / seconds,
+              backend.c_str(), seconds);
+  std::fflush(stdout);
+}
+
+} // namespace nova::run

@@ -1,0 +1,71 @@
+//===- Common.h - nova-run helpers shared by both backends --------*- C++ -*-===//
+//
+// MLIR-free: the cuda backend builds without the compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_TOOLS_NOVA_RUN_COMMON_H
+#define NOVA_TOOLS_NOVA_RUN_COMMON_H
+
+#include "nova/Support/Safetensors.h"
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace nova::run {
+
+/// Fresh random values: floats N(0, 1) rounded to the dtype, integers
+/// uniform in [0, bound), booleans 0 or 1.
+HostTensor randomTensor(const HostTensor &like, int64_t bound,
+                        std::mt19937_64 &rng);
+
+/// All tensors of the given safetensors files by name (later files win).
+bool loadNamed(const std::vector<std::string> &files,
+               std::map<std::string, HostTensor> &out, std::string &error);
+
+bool writeNamed(const std::string &path, const std::vector<std::string> &names,
+                const std::vector<HostTensor> &tensors, std::string &error);
+
+/// One line per result against the same names in `file`; true when every
+/// element satisfies |got - want| <= atol + rtol |want|.
+bool compareNamed(const std::vector<std::string> &names,
+                  const std::vector<HostTensor> &results,
+                  const std::string &file, double rtol, double atol);
+
+void printTensor(const std::string &name, const HostTensor &t, unsigned limit);
+
+/// Windows of a byte-level text: tokens and the targets one byte later.
+class TextBatches {
+public:
+  bool open(const std::string &path, int64_t seq, std::string &error);
+  /// Fills `tokens` and `targets` (batch x seq integer tensors).
+  void next(std::mt19937_64 &rng, HostTensor &tokens, HostTensor &targets);
+
+private:
+  std::string bytes;
+};
+
+/// Training progress and summary lines, identical for both backends.
+class TrainingLog {
+public:
+  TrainingLog(int steps, int64_t tokensPerStep, int every, std::string backend)
+      : steps(steps), tokensPerStep(tokensPerStep), every(every),
+        backend(std::move(backend)) {}
+  /// Records a step; false (with a message) when the loss is not finite.
+  bool step(int s, double loss, double seconds);
+  void summary() const;
+
+private:
+  int steps;
+  int64_t tokensPerStep;
+  int every;
+  std::string backend;
+  std::vector<double> losses;
+  double seconds = 0;
+};
+
+} // namespace nova::run
+
+#endif // NOVA_TOOLS_NOVA_RUN_COMMON_H

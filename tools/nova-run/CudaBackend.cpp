@@ -1,0 +1,254 @@
+//===- CudaBackend.cpp - nova-run on .nvx executables ---------------------===//
+//
+// MLIR-free. Inputs by name (or random), one run, outputs printed / saved /
+// compared; --iterations times the entry with CUDA events (median) and the
+// host's enqueue cost; --train drives a training-step entry with its state
+// resident on the device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaBackend.h"
+#include "Common.h"
+#include "nova/Runtime/Runtime.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace nova::run {
+
+namespace {
+int fail(const std::string &message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return 1;
+}
+
+std::vector<std::string> namesOf(const std::vector<TensorDesc> &ts) {
+  std::vector<std::string> names;
+  for (const TensorDesc &t : ts)
+    names.push_back(t.name);
+  return names;
+}
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// --iterations: median device time per run by CUDA events and the host
+/// time spent enqueueing, after warm-up runs.
+int timeEntry(Device &device, Instance &inst, const RunOptions &o) {
+  const cuda::Driver &drv = device.driver();
+  std::string error;
+  for (int w = 0; w < o.warmup; ++w)
+    if (!inst.run(error))
+      return fail(error);
+  cuda::CUevent start = nullptr, stop = nullptr;
+  if (!device.check(drv.cuEventCreate(&start, 0), "cuEventCreate", error) ||
+      !device.check(drv.cuEventCreate(&stop, 0), "cuEventCreate", error))
+    return fail(error);
+  std::vector<double> deviceMs, hostUs;
+  for (int i = 0; i < o.iterations; ++i) {
+    if (!device.check(drv.cuEventRecord(start, device.stream()),
+                      "cuEventRecord", error))
+      return fail(error);
+    auto h0 = std::chrono::steady_clock::now();
+    if (!inst.enqueue(error))
+      return fail(error);
+    auto h1 = std::chrono::steady_clock::now();
+    float ms = 0;
+    if (!device.check(drv.cuEventRecord(stop, device.stream()),
+                      "cuEventRecord", error) ||
+        !device.check(drv.cuEventSynchronize(stop), "cuEventSynchronize",
+                      error) ||
+        !device.check(drv.cuEventElapsedTime(&ms, start, stop),
+                      "cuEventElapsedTime", error))
+      return fail(error);
+    deviceMs.push_back(ms);
+    hostUs.push_back(std::chrono::duration<double, std::micro>(h1 - h0).count());
+  }
+  drv.cuEventDestroy(start);
+  drv.cuEventDestroy(stop);
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  size_t launches = inst.entry().launches.size();
+  double host = median(hostUs);
+  std::printf("timing %s: %d runs after %d warm-up, median %.3f ms per run "
+              "(CUDA events); host enqueue %.2f us per run, %.3f us per "
+              "launch over %zu launches (graphs %s)\n",
+              inst.entry().name.c_str(), o.iterations, o.warmup,
+              median(deviceMs), host, launches ? host / double(launches) : 0.0,
+              launches, o.graphs ? "on" : "off");
+  return 0;
+}
+
+int train(Device &device, Instance &inst, const RunOptions &o) {
+  const EntryDesc &e = inst.entry();
+  std::string error;
+  int step = -1, tokens = -1, targets = -1, loss = -1;
+  for (size_t i = 0; i < e.inputs.size(); ++i) {
+    const std::string &n = e.inputs[i].name;
+    if (n == "step")
+      step = int(i);
+    else if (n == "tokens")
+      tokens = int(i);
+    else if (n == "targets")
+      targets = int(i);
+  }
+  for (size_t i = 0; i < e.outputs.size(); ++i)
+    if (e.outputs[i].name == "loss")
+      loss = int(i);
+  if (step < 0 || tokens < 0 || targets < 0 || loss < 0)
+    return fail("--train needs inputs named 'step', 'tokens', 'targets' and "
+                "an output named 'loss'");
+  HostTensor tok(e.inputs[tokens].dtype, e.inputs[tokens].shape),
+      tgt(e.inputs[targets].dtype, e.inputs[targets].shape);
+  if (tok.shape.size() != 2 || tok.isFloat())
+    return fail("'tokens' must be an integer batch x sequence tensor");
+
+  // State: every input an output aliases. Parameters from --params, Adam
+  // moments zero (the arena starts zeroed). It stays on the device.
+  std::map<std::string, HostTensor> init;
+  if (!o.params.empty() && !loadNamed({o.params}, init, error))
+    return fail(error);
+  std::vector<size_t> params;
+  for (const TensorDesc &out : e.outputs) {
+    if (out.alias < 0)
+      continue;
+    const TensorDesc &in = e.inputs[out.alias];
+    if (endsWith(in.name, ".adam_m") || endsWith(in.name, ".adam_v"))
+      continue;
+    auto it = init.find(in.name);
+    if (it == init.end())
+      return fail("no initial value for parameter '" + in.name +
+                  "' (give --params FILE)");
+    if (!inst.setInput(out.alias, it->second, error))
+      return fail(error);
+    params.push_back(out.alias);
+  }
+  TextBatches text;
+  if (!text.open(o.text, tok.shape[1], error))
+    return fail(error);
+  std::mt19937_64 rng(o.seed.value_or(0));
+  HostTensor stepT(e.inputs[step].dtype, e.inputs[step].shape), lossT;
+  TrainingLog log(o.steps, tok.numElements(), o.logEvery,
+                  "cuda on " + device.name());
+  for (int s = 1; s <= o.steps; ++s) {
+    text.next(rng, tok, tgt);
+    if (stepT.isFloat())
+      stepT.f[0] = s;
+    else
+      stepT.i[0] = s;
+    auto begin = std::chrono::steady_clock::now();
+    if (!inst.setInput(tokens, tok, error) ||
+        !inst.setInput(targets, tgt, error) ||
+        !inst.setInput(step, stepT, error) || !inst.run(error) ||
+        !inst.getOutput(loss, lossT, error))
+      return fail(error);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count();
+    if (!log.step(s, lossT.get(0), seconds))
+      return 1;
+  }
+  log.summary();
+  if (!o.save.empty()) {
+    std::vector<std::string> names;
+    std::vector<HostTensor> values;
+    for (size_t i : params) {
+      HostTensor v;
+      if (!inst.getInput(i, v, error))
+        return fail(error);
+      names.push_back(e.inputs[i].name);
+      values.push_back(std::move(v));
+    }
+    if (!writeNamed(o.save, names, values, error))
+      return fail(error);
+    std::printf("saved %zu parameters to %s\n", values.size(), o.save.c_str());
+  }
+  return 0;
+}
+} // namespace
+
+int runCuda(const RunOptions &o) {
+  std::string error;
+  ExecutableDesc exe;
+  if (!readExecutableFile(o.input, exe, error))
+    return fail(error);
+  std::string entry = o.entry;
+  if (entry.empty()) {
+    if (exe.entries.size() != 1)
+      return fail(o.input + " has " + std::to_string(exe.entries.size()) +
+                  " entries; choose one with --entry");
+    entry = exe.entries.front().name;
+  }
+  if (!exe.findEntry(entry))
+    return fail("no entry '" + entry + "' in " + o.input);
+  if (o.checkGradients || o.f64)
+    return fail("--check-gradients and --f64 belong to the ref backend");
+  auto device = Device::open(o.device, error);
+  if (!device)
+    return fail(error);
+  InstanceOptions options;
+  options.useGraphs = o.graphs;
+  auto inst = Instance::create(*device, exe, entry, options, error);
+  if (!inst)
+    return fail(error);
+  const EntryDesc &e = inst->entry();
+  if (o.train)
+    return train(*device, *inst, o);
+
+  std::map<std::string, HostTensor> named;
+  if (!loadNamed(o.inputs, named, error))
+    return fail(error);
+  std::mt19937_64 rng(o.seed.value_or(0));
+  std::vector<HostTensor> args;
+  for (size_t i = 0; i < e.inputs.size(); ++i) {
+    const TensorDesc &t = e.inputs[i];
+    HostTensor like(t.dtype, t.shape);
+    auto it = named.find(t.name);
+    if (it != named.end())
+      args.push_back(it->second);
+    else if (o.seed)
+      args.push_back(randomTensor(like, o.intBound, rng));
+    else
+      return fail("no input named '" + t.name + "' (input #" +
+                  std::to_string(i) +
+                  "); give it in --inputs or use --random-inputs SEED");
+    if (!inst->setInput(i, args.back(), error))
+      return fail(error);
+  }
+  if (!o.saveInputs.empty() &&
+      !writeNamed(o.saveInputs, namesOf(e.inputs), args, error))
+    return fail(error);
+  if (!inst->run(error))
+    return fail(error);
+  std::vector<HostTensor> results(e.outputs.size());
+  for (size_t i = 0; i < results.size(); ++i)
+    if (!inst->getOutput(i, results[i], error))
+      return fail(error);
+  std::vector<std::string> names = namesOf(e.outputs);
+  if (o.print)
+    for (size_t i = 0; i < results.size(); ++i)
+      printTensor(names[i], results[i], o.printLimit);
+  if (!o.output.empty() && !writeNamed(o.output, names, results, error))
+    return fail(error);
+  const KernelTable &table = KernelTable::global();
+  std::printf("device %s (%s): %zu launches, %zu kernels loaded (%llu "
+              "loads, %llu cache hits), arena %llu bytes\n",
+              device->name().c_str(), device->arch().c_str(),
+              e.launches.size(), table.size(),
+              (unsigned long long)table.misses(),
+              (unsigned long long)table.hits(),
+              (unsigned long long)e.arenaSize);
+  if (!o.compare.empty() &&
+      !compareNamed(names, results, o.compare, o.rtol, o.atol))
+    return 1;
+  if (o.iterations > 0)
+    return timeEntry(*device, *inst, o);
+  return 0;
+}
+
+} // namespace nova::run
