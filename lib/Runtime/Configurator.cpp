@@ -185,6 +185,21 @@ int residentBlocks(const DeviceDescriptor &d, int threads, int regs,
   return std::max(0, std::min({bySmem, byRegs, byThreads, 32}));
 }
 
+/// The tensor-core instruction for `dtype` operands: wgmma (m64 per
+/// warpgroup, n = the tile width, k = 32 bytes) on Hopper, mma.sync
+/// (m16n8k16 for 16-bit types, m16n8k8 for tf32) before.
+std::string tensorInstruction(const DeviceDescriptor &d, DType dtype,
+                              int64_t tileN) {
+  bool wide = byteWidth(dtype) == 2;
+  const char *type = dtype == DType::BF16  ? "bf16"
+                     : dtype == DType::F16 ? "f16"
+                                           : "tf32";
+  return d.hasWgmma() ? "wgmma.mma_async.m64n" + std::to_string(tileN) + "k" +
+                            (wide ? "16" : "8") + ".f32." + type
+                      : std::string("mma.sync.aligned.m16n8k") +
+                            (wide ? "16" : "8") + ".f32." + type;
+}
+
 /// Time of `units` equal blocks, each doing `flops`, with `perSM` resident
 /// per SM; sets the wave efficiency.
 double computeTime(const DeviceDescriptor &d, double peak, int64_t units,
@@ -288,17 +303,7 @@ Schedule Configurator::matmul(const Problem &p) const {
       }
     }
   best.vectorWidth = int(16 / elem);
-  const char *type = p.dtype == DType::BF16  ? "bf16"
-                     : p.dtype == DType::F16 ? "f16"
-                                             : "tf32";
-  // wgmma: m64 per warpgroup, n = tile width (8..256), k = 32 bytes.
-  // mma.sync: m16n8k16 for 16-bit types, m16n8k8 for tf32.
-  best.instruction =
-      dev.hasWgmma()
-          ? "wgmma.mma_async.m64n" + std::to_string(best.tileN) + "k" +
-                (wide ? "16" : "8") + ".f32." + type
-          : std::string("mma.sync.aligned.m16n8k") + (wide ? "16" : "8") +
-                ".f32." + type;
+  best.instruction = tensorInstruction(dev, p.dtype, best.tileN);
   for (auto &r : rejected)
     best.explanation.push_back("rejected " + r);
   return best;
@@ -320,18 +325,24 @@ Schedule Configurator::attention(const Problem &p) const {
   Schedule best;
   best.family = p.family;
   best.predictedSeconds = INFINITY;
-  for (int64_t bq : {64, 128})
-    for (int64_t bk : {64, 128}) {
+  for (int64_t bq : {32, 64, 128})
+    for (int64_t bk : {32, 64, 128}) {
       int threads = int(bq / 16 * 32); // one warp per 16 query rows
       if (backward)
         threads = int(bk / 16 * 32);
       threads = std::clamp(threads, 128, 256);
       int regs = int((bq * d + bq * bk) / threads) + 48;
-      int stages = 2;
-      uint32_t smem =
-          backward ? uint32_t((2 * bk * d + stages * 3 * bq * d) * elem)
-                   : uint32_t((bq * d + stages * 2 * bk * d) * elem);
-      if (smem > dev.smemPerBlock || regs > int(dev.maxRegistersPerThread)) {
+      // Double-buffer the streamed tiles when they fit, else single-buffer.
+      int stages = 0;
+      uint32_t smem = 0;
+      for (int st = 2; st >= 1 && !stages; --st) {
+        uint32_t need =
+            backward ? uint32_t((2 * bk * d + st * 3 * bq * d) * elem)
+                     : uint32_t((bq * d + st * 2 * bk * d) * elem);
+        if (need <= dev.smemPerBlock)
+          stages = st, smem = need;
+      }
+      if (!stages || regs > int(dev.maxRegistersPerThread)) {
         best.explanation.push_back(
             fmt("rejected %gx%g tiles: shared memory or registers", bq, bk));
         continue;
@@ -366,9 +377,7 @@ Schedule Configurator::attention(const Problem &p) const {
       best.bound = tc >= bytes / dev.bandwidth ? "compute" : "memory";
     }
   best.vectorWidth = int(16 / elem);
-  best.instruction = dev.hasWgmma() ? "wgmma.mma_async.m64n" +
-                                          std::to_string(best.tileN) + "k16"
-                                    : "mma.sync.aligned.m16n8k16";
+  best.instruction = tensorInstruction(dev, p.dtype, best.tileN);
   return best;
 }
 

@@ -1,0 +1,225 @@
+//===- GpuTest.cpp - the runtime on a real GPU ----------------------------===//
+//
+// Runs executables made here from kernels that Debian's upstream mlir-opt
+// compiled (gpu dialect -> PTX, and ptxas -> cubin where the CUDA toolkit
+// exists; test/Runtime/kernels.mlir, utils/make-test-kernels.sh) and checks
+// every element against the CPU. Skipped, with the reason, where there is no
+// CUDA driver or device, or where the kernels were not built.
+//
+// NOVA_TEST_KERNELS names the directory holding kernels.ptx and
+// kernels.sm_90a.cubin. NOVA_TEST_OUT, if set, receives the .nvx files and
+// safetensors used (for nova-run in the GPU round script).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestExecutables.h"
+#include "nova/Runtime/Runtime.h"
+#include "nova/Support/Safetensors.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using namespace nova;
+using namespace nova::test;
+
+namespace {
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return "";
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Gpu : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string error;
+    device = Device::open(0, error);
+    if (!device)
+      GTEST_SKIP() << "no GPU to run on: " << error;
+    const char *dir = std::getenv("NOVA_TEST_KERNELS");
+    std::string kernels = dir ? dir : NOVA_TEST_KERNELS_DEFAULT;
+    ptx = readFile(kernels + "/kernels.ptx");
+    cubin = readFile(kernels + "/kernels.sm_90a.cubin");
+    if (ptx.empty())
+      GTEST_SKIP() << "no test kernels in " << kernels
+                   << " (build them with utils/make-test-kernels.sh)";
+    KernelTable::global().clear();
+  }
+
+  ExecutableDesc executable(bool withCubin, int32_t n, float alpha) {
+    ExecutableDesc exe;
+    std::string c = withCubin ? cubin : "";
+    exe.kernels = {vaddKernel(ptx, c, "sm_90a"), scaleKernel(ptx, c, "sm_90a")};
+    exe.entries = {addScaleEntry(n, alpha), decayEntry(n, alpha)};
+    return exe;
+  }
+
+  /// Through the file format, as a real program gets it.
+  ExecutableDesc roundTrip(const ExecutableDesc &exe, const std::string &save = "") {
+    std::string bytes, error;
+    EXPECT_TRUE(writeExecutable(exe, bytes, error)) << error;
+    ExecutableDesc out;
+    EXPECT_TRUE(readExecutable(bytes, out, error)) << error;
+    if (const char *dir = std::getenv("NOVA_TEST_OUT"); dir && !save.empty())
+      std::ofstream(std::string(dir) + "/" + save, std::ios::binary) << bytes;
+    return out;
+  }
+
+  static HostTensor random(int32_t n, std::mt19937_64 &rng) {
+    HostTensor t(DType::F32, {n});
+    std::normal_distribution<double> d;
+    for (double &v : t.f)
+      v = roundTo(DType::F32, d(rng));
+    return t;
+  }
+
+  std::unique_ptr<Device> device;
+  std::string ptx, cubin;
+};
+
+void expectAddScale(Instance &inst, const HostTensor &a, const HostTensor &b,
+                    float alpha) {
+  std::string error;
+  HostTensor c, d;
+  ASSERT_TRUE(inst.getOutput(0, c, error)) << error;
+  ASSERT_TRUE(inst.getOutput(1, d, error)) << error;
+  for (int64_t i = 0; i < a.numElements(); ++i) {
+    float sum = float(a.f[i]) + float(b.f[i]);
+    ASSERT_EQ(float(c.f[i]), sum) << "c[" << i << "]";
+    ASSERT_EQ(float(d.f[i]), alpha * sum) << "d[" << i << "]";
+  }
+}
+
+TEST_F(Gpu, RunsTwoKernelsFromCubinAndFromPtx) {
+  std::mt19937_64 rng(11);
+  const int32_t n = 100003; // not a multiple of the block size
+  for (bool withCubin : {true, false}) {
+    if (withCubin && cubin.empty())
+      continue;
+    KernelTable::global().clear();
+    ExecutableDesc exe = roundTrip(executable(withCubin, n, 0.25f),
+                                   withCubin ? "add_scale.nvx" : "add_scale.ptx.nvx");
+    std::string error;
+    auto inst = Instance::create(*device, exe, "add_scale", {}, error);
+    ASSERT_TRUE(inst) << error;
+    HostTensor a = random(n, rng), b = random(n, rng);
+    ASSERT_TRUE(inst->setInput(0, a, error)) << error;
+    ASSERT_TRUE(inst->setInput(1, b, error)) << error;
+    ASSERT_TRUE(inst->run(error)) << error;
+    expectAddScale(*inst, a, b, 0.25f);
+    if (withCubin) {
+      if (const char *dir = std::getenv("NOVA_TEST_OUT")) {
+        HostTensor c, d;
+        ASSERT_TRUE(inst->getOutput(0, c, error));
+        ASSERT_TRUE(inst->getOutput(1, d, error));
+        ASSERT_TRUE(writeSafetensors(std::string(dir) + "/add_scale.in.safetensors",
+                                     {{"a", a}, {"b", b}}, error));
+        ASSERT_TRUE(writeSafetensors(std::string(dir) + "/add_scale.out.safetensors",
+                                     {{"c", c}, {"d", d}}, error));
+      }
+    }
+  }
+}
+
+TEST_F(Gpu, GraphReplayMatchesDirectLaunchesAndStateStaysResident) {
+  std::mt19937_64 rng(12);
+  const int32_t n = 4096;
+  ExecutableDesc exe = roundTrip(executable(!cubin.empty(), n, 0.5f));
+  std::string error;
+  for (bool graphs : {true, false}) {
+    InstanceOptions options;
+    options.useGraphs = graphs;
+    auto inst = Instance::create(*device, exe, "decay", options, error);
+    ASSERT_TRUE(inst) << error;
+    HostTensor x = random(n, rng);
+    ASSERT_TRUE(inst->setInput(0, x, error)) << error;
+    // Three runs without touching the host: the aliased output is updated
+    // in place, so x ends as x / 8.
+    for (int r = 0; r < 3; ++r)
+      ASSERT_TRUE(inst->run(error)) << error;
+    HostTensor out;
+    ASSERT_TRUE(inst->getOutput(0, out, error)) << error;
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(float(out.f[i]), float(x.f[i]) * 0.125f) << i << " graphs " << graphs;
+  }
+}
+
+TEST_F(Gpu, KernelsLoadOncePerProcess) {
+  ExecutableDesc one = roundTrip(executable(!cubin.empty(), 1024, 1.0f));
+  ExecutableDesc two = roundTrip(executable(!cubin.empty(), 2048, 2.0f));
+  std::string error;
+  auto a = Instance::create(*device, one, "add_scale", {}, error);
+  ASSERT_TRUE(a) << error;
+  auto b = Instance::create(*device, two, "add_scale", {}, error);
+  ASSERT_TRUE(b) << error;
+  auto c = Instance::create(*device, two, "decay", {}, error);
+  ASSERT_TRUE(c) << error;
+  // vadd and scale: two loads; the other four launch sites hit the table.
+  EXPECT_EQ(KernelTable::global().misses(), 2u);
+  EXPECT_EQ(KernelTable::global().hits(), 3u);
+}
+
+TEST_F(Gpu, ManyLaunchesInOneGraph) {
+  // 256 chained launches, to exercise capture of a long launch list (and
+  // for the host-overhead benchmark in scripts/gpu/round.sh).
+  const int32_t n = 1024;
+  ExecutableDesc exe = executable(!cubin.empty(), n, 1.0f);
+  EntryDesc chain = decayEntry(n, 1.0f);
+  chain.name = "chain";
+  chain.launches.assign(256, chain.launches.front());
+  exe.entries.push_back(chain);
+  exe = roundTrip(exe, "chain.nvx");
+  std::string error;
+  auto inst = Instance::create(*device, exe, "chain", {}, error);
+  ASSERT_TRUE(inst) << error;
+  HostTensor x(DType::F32, {n});
+  for (int i = 0; i < n; ++i)
+    x.f[i] = i;
+  ASSERT_TRUE(inst->setInput(0, x, error));
+  ASSERT_TRUE(inst->run(error)) << error;
+  HostTensor out;
+  ASSERT_TRUE(inst->getOutput(0, out, error));
+  EXPECT_EQ(out.f, x.f);
+}
+
+TEST_F(Gpu, ErrorsNameTheCallAndTheKernel) {
+  std::string error;
+  ExecutableDesc exe = executable(false, 1024, 1.0f);
+  exe.entries[0].arenaSize = uint64_t(1) << 46; // 64 TiB
+  auto inst = Instance::create(*device, exe, "add_scale", {}, error);
+  EXPECT_FALSE(inst);
+  EXPECT_NE(error.find("out of device memory"), std::string::npos) << error;
+  EXPECT_NE(error.find("70368744177664 bytes"), std::string::npos) << error;
+  EXPECT_NE(error.find("free"), std::string::npos) << error;
+
+  exe = executable(false, 1024, 1.0f);
+  exe.kernels[0].name = "no_such_kernel";
+  exe.kernels[0].hash = hashBytes("no_such_kernel");
+  inst = Instance::create(*device, exe, "add_scale", {}, error);
+  EXPECT_FALSE(inst);
+  EXPECT_NE(error.find("cuModuleGetFunction('no_such_kernel')"),
+            std::string::npos)
+      << error;
+
+  exe = executable(false, 1024, 1.0f);
+  exe.kernels[1].ptx = ".version 8.0\n.target sm_90\nthis is not ptx";
+  exe.kernels[1].hash = hashBytes("broken");
+  inst = Instance::create(*device, exe, "add_scale", {}, error);
+  EXPECT_FALSE(inst);
+  EXPECT_NE(error.find("PTX JIT of kernel 'scale'"), std::string::npos) << error;
+  EXPECT_NE(error.find("JIT log"), std::string::npos) << error;
+
+  inst = Instance::create(*device, executable(false, 8, 1.0f), "nothing", {}, error);
+  EXPECT_FALSE(inst);
+  EXPECT_EQ(error, "the executable has no entry 'nothing'");
+}
+
+} // namespace
