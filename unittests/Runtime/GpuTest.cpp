@@ -190,6 +190,47 @@ TEST_F(Gpu, ManyLaunchesInOneGraph) {
   EXPECT_EQ(out.f, x.f);
 }
 
+// A stand-in for a training step, to drive nova-run --train's cuda path
+// before the compiler emits real ones: the parameter w decays by 0.9 per
+// step in place (w aliases its output) and the "loss" is 2 w[0].
+TEST_F(Gpu, ToyTrainingStepKeepsStateResident) {
+  const int32_t n = 64, batch = 2, seq = 8;
+  ExecutableDesc exe = executable(!cubin.empty(), n, 0.9f);
+  EntryDesc e;
+  e.name = "train_step";
+  uint64_t w = 0, step = 256, tokens = 512, targets = 576, loss = 640;
+  e.inputs = {{"w", DType::F32, {n}, w},
+              {"step", DType::I64, {}, step},
+              {"tokens", DType::I32, {batch, seq}, tokens},
+              {"targets", DType::I32, {batch, seq}, targets}};
+  TensorDesc wOut{"w", DType::F32, {n}, w};
+  wOut.alias = 0;
+  e.outputs = {{"loss", DType::F32, {}, loss}, wOut};
+  e.arenaSize = 1024;
+  e.launches = {{1, {1, 1, 1}, {buffer(w), buffer(w), scalar(0.9f), scalar(n)}},
+                {0, {1, 1, 1}, {buffer(w), buffer(w), buffer(loss), scalar(int32_t(1))}}};
+  exe.entries.push_back(e);
+  exe = roundTrip(exe, "toy_train.nvx");
+  std::string error;
+  auto inst = Instance::create(*device, exe, "train_step", {}, error);
+  ASSERT_TRUE(inst) << error;
+  HostTensor w0(DType::F32, {n});
+  for (int i = 0; i < n; ++i)
+    w0.f[i] = 1.0 + i;
+  ASSERT_TRUE(inst->setInput(0, w0, error));
+  float expect = 1.0f;
+  for (int s = 1; s <= 5; ++s) {
+    ASSERT_TRUE(inst->run(error)) << error;
+    expect *= 0.9f;
+    HostTensor l;
+    ASSERT_TRUE(inst->getOutput(0, l, error));
+    EXPECT_EQ(float(l.f[0]), 2 * expect);
+  }
+  if (const char *dir = std::getenv("NOVA_TEST_OUT"))
+    ASSERT_TRUE(writeSafetensors(std::string(dir) + "/toy_train.params.safetensors",
+                                 {{"w", w0}}, error));
+}
+
 TEST_F(Gpu, ErrorsNameTheCallAndTheKernel) {
   std::string error;
   ExecutableDesc exe = executable(false, 1024, 1.0f);
