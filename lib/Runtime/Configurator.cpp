@@ -217,7 +217,7 @@ double computeTime(const DeviceDescriptor &d, double peak, int64_t units,
 // Matmul: tiles x stages x split-K, scored by the roofline with waves
 //===----------------------------------------------------------------------===//
 
-Schedule Configurator::matmul(const Problem &p) const {
+Schedule Configurator::matmul(const Problem &p, bool why) const {
   const unsigned elem = byteWidth(p.dtype);
   const bool wide = elem == 2; // bf16/f16 operands; else tf32
   const int64_t tileK = wide ? 64 : 32;
@@ -232,7 +232,8 @@ Schedule Configurator::matmul(const Problem &p) const {
       int threads = int(std::clamp<int64_t>(tm * tn / 64, 128, 256));
       int regs = int(tm * tn / threads) + 40; // fp32 accumulators + addressing
       if (regs > int(dev.maxRegistersPerThread)) {
-        rejected.push_back(fmt("%gx%g: %g registers per thread", tm, tn, regs));
+        if (why)
+          rejected.push_back(fmt("%gx%g: %g registers per thread", tm, tn, regs));
         continue;
       }
       // Deepest pipeline that fits, two to five stages.
@@ -244,7 +245,8 @@ Schedule Configurator::matmul(const Problem &p) const {
           stages = s, smem = need;
       }
       if (!stages) {
-        rejected.push_back(fmt("%gx%g: two stages need more than %g bytes of "
+        if (why)
+          rejected.push_back(fmt("%gx%g: two stages need more than %g bytes of "
                                "shared memory",
                                tm, tn, dev.smemPerBlock));
         continue;
@@ -314,7 +316,7 @@ Schedule Configurator::matmul(const Problem &p) const {
 // backward pass)
 //===----------------------------------------------------------------------===//
 
-Schedule Configurator::attention(const Problem &p) const {
+Schedule Configurator::attention(const Problem &p, bool why) const {
   const bool backward = p.family == KernelFamily::AttentionBackward;
   const unsigned elem = byteWidth(p.dtype);
   const int64_t d = p.k;
@@ -343,7 +345,8 @@ Schedule Configurator::attention(const Problem &p) const {
           stages = st, smem = need;
       }
       if (!stages || regs > int(dev.maxRegistersPerThread)) {
-        best.explanation.push_back(
+        if (why)
+          best.explanation.push_back(
             fmt("rejected %gx%g tiles: shared memory or registers", bq, bk));
         continue;
       }
@@ -385,7 +388,7 @@ Schedule Configurator::attention(const Problem &p) const {
 // Memory-bound families: pointwise, reductions, gather, scatter
 //===----------------------------------------------------------------------===//
 
-Schedule Configurator::streaming(const Problem &p) const {
+Schedule Configurator::streaming(const Problem &p, bool why) const {
   const unsigned elem = byteWidth(p.dtype);
   Schedule s;
   s.family = p.family;
@@ -414,7 +417,8 @@ Schedule Configurator::streaming(const Problem &p) const {
     s.grid = {blocks, 1, 1};
     double perElem = p.bytesPerElement ? double(p.bytesPerElement) : 3.0 * elem;
     finish(perElem * p.m, blocks);
-    s.explanation.push_back(fmt("%g-wide vectors (16 B / element size, "
+    if (why)
+      s.explanation.push_back(fmt("%g-wide vectors (16 B / element size, "
                                 "dividing the length), unroll %g",
                                 s.vectorWidth, unroll));
     break;
@@ -428,7 +432,8 @@ Schedule Configurator::streaming(const Problem &p) const {
       s.tileM = 8;
       s.tileN = p.n;
       s.grid = {ceilDiv(p.m, 8), 1, 1};
-      s.explanation.push_back("rows of <= 4 KiB: one warp per row, shuffles "
+      if (why)
+        s.explanation.push_back("rows of <= 4 KiB: one warp per row, shuffles "
                               "only");
     } else {
       // A block per row, enough threads that each does ~4 vectors per pass.
@@ -438,7 +443,8 @@ Schedule Configurator::streaming(const Problem &p) const {
       s.tileN = p.n;
       s.sharedMemory = uint32_t(s.threads / 32 * 8);
       s.grid = {p.m, 1, 1};
-      s.explanation.push_back(fmt("rows of %g KiB: one block of %g threads per "
+      if (why)
+        s.explanation.push_back(fmt("rows of %g KiB: one block of %g threads per "
                                   "row, warp partials through shared memory",
                                   double(rowBytes) / 1024, s.threads));
     }
@@ -460,7 +466,8 @@ Schedule Configurator::streaming(const Problem &p) const {
     s.sharedMemory = uint32_t(8 * s.tileN * 4);
     s.grid = {colBlocks, split, 1};
     finish(double(p.m) * p.n * elem + 4.0 * p.n * split * 2, colBlocks * split);
-    s.explanation.push_back(fmt("%g column blocks x %g row splits (fills %g "
+    if (why)
+      s.explanation.push_back(fmt("%g column blocks x %g row splits (fills %g "
                                 "SMs twice)",
                                 colBlocks, split, dev.sms));
     break;
@@ -479,7 +486,8 @@ Schedule Configurator::streaming(const Problem &p) const {
       // Rows landing on the same table row serialize their atomics.
       double collisions = std::max(1.0, double(p.m) / double(std::max<int64_t>(1, p.k)));
       bytes *= 1.0 + 0.1 * std::log2(collisions);
-      s.explanation.push_back(fmt("atomic adds; ~%g updates per table row",
+      if (why)
+        s.explanation.push_back(fmt("atomic adds; ~%g updates per table row",
                                   collisions));
     }
     finish(bytes, s.grid[0] * s.grid[1]);
@@ -491,20 +499,22 @@ Schedule Configurator::streaming(const Problem &p) const {
   return s;
 }
 
-Schedule Configurator::choose(const Problem &p) const {
+Schedule Configurator::choose(const Problem &p, bool why) const {
   Schedule s;
   switch (p.family) {
   case KernelFamily::Matmul:
-    s = matmul(p);
+    s = matmul(p, why);
     break;
   case KernelFamily::AttentionForward:
   case KernelFamily::AttentionBackward:
-    s = attention(p);
+    s = attention(p, why);
     break;
   default:
-    s = streaming(p);
+    s = streaming(p, why);
     break;
   }
+  if (!why)
+    return s;
   double intensity = s.bytes > 0 ? s.flops / s.bytes : 0;
   double balance = (p.family == KernelFamily::Matmul ||
                             p.family == KernelFamily::AttentionForward ||

@@ -33,7 +33,7 @@ done
 run $C/bin/nova-run "$W/add_scale.nvx" --entry add_scale --random-inputs 2 --iterations 100
 
 # The training driver: parameters resident, aliased in place, saved at the end.
-run $C/bin/nova-run "$W/toy_train.nvx" --train --steps 20 --text README.md \
+run $C/bin/nova-run "$W/toy_train.nvx" --entry train_step --train --steps 20 --text README.md \
   --params "$W/toy_train.params.safetensors" --save "$W/trained.safetensors" --log-every 5
 python3 - "$W/trained.safetensors" <<'PY' || status=1
 import json, struct, sys
@@ -51,6 +51,6 @@ head -c 100 "$W/add_scale.nvx" > "$W/truncated.nvx"
 $C/bin/nova-run "$W/truncated.nvx" --random-inputs 1; echo "exit $? (expected 1)"
 $C/bin/nova-run "$W/add_scale.nvx" --entry nope; echo "exit $? (expected 1)"
 
-run $C/bin/nova-configure-explain --device h200 --gpt2
+run $C/bin/nova-configure-explain --device h200 --gpt2 --summary
 echo "round status $status"
 exit $status

@@ -4,7 +4,7 @@
 //       matmul BATCH M N K | attention-forward|attention-backward BH T D [causal]
 //       | pointwise N | row-reduction|column-reduction ROWS COLS
 //       | gather|scatter-add ROWS WIDTH TABLE_ROWS
-//   nova-configure-explain [--device ...] --gpt2 [LAYERS EMBD HEADS VOCAB SEQ BATCH]
+//   nova-configure-explain [--device ...] --gpt2 [--summary] [LAYERS EMBD HEADS VOCAB SEQ BATCH]
 //   nova-configure-explain --list-devices
 //
 // MLIR-free, like the configurator it explains.
@@ -34,7 +34,7 @@ static int usage(const char *why) {
 int main(int argc, char **argv) {
   std::string deviceName = "h200", overrides;
   DType dtype = DType::BF16;
-  bool gpt2 = false;
+  bool gpt2 = false, summary = false;
   std::vector<std::string> rest;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -69,10 +69,13 @@ int main(int argc, char **argv) {
         return usage("--dtype is f32, bf16 or f16");
     } else if (a == "--gpt2") {
       gpt2 = true;
+    } else if (a == "--summary") {
+      summary = true;
     } else {
       rest.push_back(a);
     }
   }
+  // Timed without explanations, as the compiler calls it.
   std::optional<DeviceDescriptor> device = DeviceDescriptor::lookup(deviceName);
   if (!device)
     return usage(("unknown device '" + deviceName + "' (see --list-devices)").c_str());
@@ -105,8 +108,10 @@ int main(int argc, char **argv) {
     double total = 0;
     for (size_t i = 0; i < problems.size(); ++i) {
       total += schedules[i].predictedSeconds;
-      if (i < 40 || i + 12 >= problems.size())
-        std::fputs(Configurator::explain(problems[i], schedules[i]).c_str(),
+      if (!summary)
+        std::fputs(Configurator::explain(problems[i],
+                                         conf.choose(problems[i], true))
+                       .c_str(),
                    stdout);
     }
     std::printf("GPT-2 (L%lld C%lld H%lld V%lld T%lld B%lld) on %s: %zu "
@@ -145,6 +150,6 @@ int main(int argc, char **argv) {
     return usage(("bad family or sizes: " + f).c_str());
   }
   std::printf("%s (%s)\n", device->name.c_str(), device->arch().c_str());
-  std::fputs(Configurator::explain(p, conf.choose(p)).c_str(), stdout);
+  std::fputs(Configurator::explain(p, conf.choose(p, true)).c_str(), stdout);
   return 0;
 }

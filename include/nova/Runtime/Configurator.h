@@ -107,14 +107,16 @@ public:
   const DeviceDescriptor &device() const { return dev; }
 
   /// The schedule for `p`; the same inputs always give the same answer.
-  Schedule choose(const Problem &p) const;
+  /// With `why`, the schedule's explanation lines are filled in too (slower:
+  /// for dumps, not for compiling).
+  Schedule choose(const Problem &p, bool why = false) const;
   /// Human-readable account of a choice.
   static std::string explain(const Problem &p, const Schedule &s);
 
 private:
-  Schedule matmul(const Problem &p) const;
-  Schedule attention(const Problem &p) const;
-  Schedule streaming(const Problem &p) const;
+  Schedule matmul(const Problem &p, bool why) const;
+  Schedule attention(const Problem &p, bool why) const;
+  Schedule streaming(const Problem &p, bool why) const;
   DeviceDescriptor dev;
 };
 
