@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # utils/make-test-kernels.sh OUTDIR
-# Compiles test/Runtime/kernels.mlir with Debian's upstream mlir-opt to PTX
+# Compiles test/Runtime/Inputs/kernels.mlir with Debian's upstream mlir-opt to PTX
 # for sm_90a (OUTDIR/kernels.ptx) and, where the CUDA toolkit's ptxas exists,
 # to a cubin (OUTDIR/kernels.sm_90a.cubin). No Nova code is involved: the
 # runtime is tested on kernels it did not generate.
@@ -9,7 +9,7 @@ out=${1:?usage: make-test-kernels.sh OUTDIR}
 here=$(cd "$(dirname "$0")/.." && pwd)
 mlir_opt=${MLIR_OPT:-/usr/lib/llvm-22/bin/mlir-opt}
 mkdir -p "$out"
-"$mlir_opt" "$here/test/Runtime/kernels.mlir" --pass-pipeline='builtin.module(gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize),nvvm-attach-target{chip=sm_90a},gpu-module-to-binary{format=isa})' \
+"$mlir_opt" "$here/test/Runtime/Inputs/kernels.mlir" --pass-pipeline='builtin.module(gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize),nvvm-attach-target{chip=sm_90a},gpu-module-to-binary{format=isa})' \
   -o "$out/kernels.isa.mlir"
 # The PTX is the gpu.object's `assembly` string, with MLIR's \XX escapes.
 python3 - "$out/kernels.isa.mlir" "$out/kernels.ptx" <<'PY'

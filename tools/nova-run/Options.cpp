@@ -31,6 +31,7 @@ ref backend:
   --grad-rtol X --fd-step H bound and step of the check (1e-6, 1e-6)
 training (a train_step function or entry, nova-train-step):
   --train --steps N --text FILE [--params FILE] [--save FILE] [--log-every N]
+                            (--tokens FILE is the same as --text FILE: bytes are tokens)
 cuda backend:
   --iterations N [--warmup N]  time N runs after N warm-up runs (median, CUDA events)
   --no-graphs               launch kernel by kernel instead of replaying a CUDA graph
@@ -79,6 +80,7 @@ bool parseArgs(int argc, char **argv, RunOptions &o, std::string &error) {
       {"fd-step", [&](auto &v) { return toDouble(v, o.fdStep); }},
       {"steps", [&](auto &v) { return toInt(v, o.steps); }},
       {"text", [&](auto &v) { o.text = v; return true; }},
+      {"tokens", [&](auto &v) { o.text = v; return true; }},
       {"params", [&](auto &v) { o.params = v; return true; }},
       {"save", [&](auto &v) { o.save = v; return true; }},
       {"log-every", [&](auto &v) { return toInt(v, o.logEvery); }},

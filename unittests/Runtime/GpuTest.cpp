@@ -2,7 +2,7 @@
 //
 // Runs executables made here from kernels that Debian's upstream mlir-opt
 // compiled (gpu dialect -> PTX, and ptxas -> cubin where the CUDA toolkit
-// exists; test/Runtime/kernels.mlir, utils/make-test-kernels.sh) and checks
+// exists; test/Runtime/Inputs/kernels.mlir, utils/make-test-kernels.sh) and checks
 // every element against the CPU. Skipped, with the reason, where there is no
 // CUDA driver or device, or where the kernels were not built.
 //
