@@ -76,6 +76,9 @@ struct InstanceOptions {
   bool useGraphs = true;
 };
 
+/// An entry of an executable, ready to run on a device. It refers to the
+/// ExecutableDesc it was created from, which must outlive it; kernels stay
+/// loaded in the process-wide KernelTable after it is destroyed.
 class Instance {
 public:
   static std::unique_ptr<Instance> create(Device &device,
