@@ -3,9 +3,7 @@
 #include "nova/Runtime/Executable.h"
 #include "nova/Runtime/Executable_generated.h"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace nova {
 
@@ -394,14 +392,10 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
 
 bool readExecutableFile(const std::string &path, ExecutableDesc &exe,
                         std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "'";
+  std::string bytes;
+  if (!readFileBytes(path, bytes, error))
     return false;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (!readExecutable(buffer.str(), exe, error)) {
+  if (!readExecutable(bytes, exe, error)) {
     error = path + ": " + error;
     return false;
   }

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 namespace nova {
 
@@ -164,6 +166,19 @@ std::string HostTensor::typeString() const {
     return s + "i1";
   }
   return s;
+}
+
+bool readFileBytes(const std::string &path, std::string &bytes,
+                   std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open '" + path + "'";
+    return false;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  bytes = buffer.str();
+  return true;
 }
 
 uint64_t readLittleEndian(const unsigned char *p, unsigned width) {

@@ -14,7 +14,6 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <sstream>
 
 namespace nova {
 
@@ -102,14 +101,10 @@ bool parseSafetensors(const std::string &bytes, NamedTensors &out,
 
 bool readSafetensors(const std::string &path, NamedTensors &out,
                      std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot open '" + path + "'";
+  std::string bytes;
+  if (!readFileBytes(path, bytes, error))
     return false;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (!parseSafetensors(buffer.str(), out, error)) {
+  if (!parseSafetensors(bytes, out, error)) {
     error = path + ": " + error;
     return false;
   }

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 namespace nova::run {
 
@@ -121,14 +119,10 @@ void printTensor(const std::string &name, const HostTensor &t, unsigned limit) {
 
 bool TextBatches::open(const std::string &path, int64_t seq,
                        std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = "cannot read --text '" + path + "'";
+  if (!readFileBytes(path, bytes, error)) {
+    error = "--text: " + error;
     return false;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  bytes = buffer.str();
   if (int64_t(bytes.size()) < seq + 2) {
     error = "--text has " + std::to_string(bytes.size()) +
             " bytes, fewer than one sequence of " + std::to_string(seq + 1);

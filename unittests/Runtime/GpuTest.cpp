@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
-#include <sstream>
 
 using namespace nova;
 using namespace nova::test;
@@ -29,12 +28,9 @@ using namespace nova::test;
 namespace {
 
 std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return "";
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string bytes, error;
+  readFileBytes(path, bytes, error); // a missing file reads as empty
+  return bytes;
 }
 
 class Gpu : public ::testing::Test {

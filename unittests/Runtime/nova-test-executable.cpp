@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 int main(int argc, char **argv) {
   if (argc < 3) {
@@ -21,10 +20,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   auto read = [](const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
+    std::string bytes, error;
+    nova::readFileBytes(path, bytes, error); // missing files read as empty
+    return bytes;
   };
   std::string dir = argv[1];
   std::string ptx = read(dir + "/kernels.ptx");

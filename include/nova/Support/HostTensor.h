@@ -52,6 +52,10 @@ struct HostTensor {
   std::string typeString() const; // "4x8xf32"
 };
 
+/// The whole file at `path`; false with "cannot open '<path>'" otherwise.
+bool readFileBytes(const std::string &path, std::string &bytes,
+                   std::string &error);
+
 uint64_t readLittleEndian(const unsigned char *p, unsigned width);
 void writeLittleEndian(std::string &out, uint64_t v, unsigned width);
 
