@@ -34,7 +34,7 @@ grep -m1 -o 'func.func @train_step([^)]\{0,160\}' "$OUT/train.mlir" | sed 's/$/ 
 step "3. Train $STEPS steps on the reference interpreter ($TEXT)"
 "$BIN/nova-run" "$OUT/train.mlir" --train --steps "$STEPS" --text "$TEXT" \
   --params "$OUT/init.safetensors" --save "$OUT/trained.safetensors" \
-  --log-every 10 | tee "$OUT/train.log"
+  --log-every 1 | tee "$OUT/train.log"
 
 final=$(sed -n 's/.*mean of the last [0-9]* steps \([0-9.]*\)).*/\1/p' "$OUT/train.log")
 if [ -z "$final" ] || ! awk -v l="$final" 'BEGIN { exit !(l < 2.5) }'; then
