@@ -792,7 +792,7 @@ LogicalResult Evaluator::callOp(func::CallOp op) {
     args.push_back(in(v));
   FailureOr<std::vector<HostTensor>> results = call(callee, std::move(args));
   if (failed(results))
-    return op.emitRemark("in this call");
+    return failure(); // the callee reported where
   for (auto [v, t] : llvm::zip(op.getResults(), *results))
     (void)set(v, std::move(t));
   return success();
@@ -860,10 +860,11 @@ FailureOr<std::vector<HostTensor>> Interpreter::run(func::FuncOp fn,
         v = options.f64 ? v : ::nova::roundTo(a.dtype, v);
   }
   ++depth;
-  Evaluator evaluator(options, module,
-                      [this](func::FuncOp f, std::vector<HostTensor> a) {
-                        return run(f, std::move(a));
-                      });
+  // Named: the evaluator keeps a function_ref to it.
+  auto callee = [this](func::FuncOp f, std::vector<HostTensor> a) {
+    return run(f, std::move(a));
+  };
+  Evaluator evaluator(options, module, callee);
   auto result = evaluator.runBody(fn, std::move(args));
   --depth;
   return result;

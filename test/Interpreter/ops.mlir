@@ -6,6 +6,7 @@
 // RUN: nova-run %s --entry rounding --print | FileCheck %s --check-prefix=ROUND
 // RUN: nova-run %s --entry rounding --f64 --print | FileCheck %s --check-prefix=F64
 // RUN: nova-run %s --entry integers --print | FileCheck %s --check-prefix=INT
+// RUN: nova-run %s --entry caller --print | FileCheck %s --check-prefix=CALL
 
 // ELT: result0 = tensor<2x3xf32> [11, 22, 33, 14, 25, 36]
 // ELT: result1 = tensor<2x3xi1> [0, 0, 1, 1, 1, 1]
@@ -116,4 +117,17 @@ func.func @integers() -> (tensor<3xi32>, tensor<3xi32>, tensor<i32>) {
   %one = nova.constant dense<1> : tensor<i32>
   %w = nova.add %max, %one : tensor<i32>, tensor<i32>
   return %q, %c, %w : tensor<3xi32>, tensor<3xi32>, tensor<i32>
+}
+
+// Calls run the callee in the same module.
+// CALL: result0 = tensor<2xf32> [2, 4]
+func.func private @twice(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = nova.add %x, %x : tensor<2xf32>, tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+func.func @caller() -> tensor<2xf32> {
+  %c = nova.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %r = func.call @twice(%c) : (tensor<2xf32>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
 }

@@ -26,3 +26,8 @@ func.func @int_div_zero() -> tensor<2xi32> {
   %q = nova.div %a, %b : tensor<2xi32>, tensor<2xi32>
   return %q : tensor<2xi32>
 }
+
+func.func @forever(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = func.call @forever(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
