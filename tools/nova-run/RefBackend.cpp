@@ -19,6 +19,7 @@ int run::runReference(const ::nova::run::RunOptions &o) {
   registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false); // the location says where
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   std::string error;
