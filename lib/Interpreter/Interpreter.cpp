@@ -815,12 +815,19 @@ Evaluator::runBody(func::FuncOp fn, std::vector<HostTensor> args) {
         results.push_back(in(v));
       return results;
     }
-    for (Value v : op.getResults())
-      if (!emptyTensorOf(v.getType()))
+    for (Value v : op.getResults()) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type || !type.hasStaticShape() || !dtypeOf(type.getElementType()))
         return op.emitError("the reference interpreter needs statically "
                             "shaped tensors of f32, bf16, f16, i64, i32 or "
                             "i1, got ")
                << v.getType();
+      uint64_t bytes = uint64_t(type.getNumElements()) * 8;
+      if (bytes > options.maxTensorBytes)
+        return op.emitError("the reference interpreter would need ")
+               << bytes << " bytes for " << type << ", more than its limit of "
+               << options.maxTensorBytes;
+    }
     if (failed(eval(&op)))
       return failure();
     for (Value v : op.getOperands())

@@ -24,6 +24,10 @@ namespace mlir::nova {
 struct InterpreterOptions {
   /// Keep every float in double precision instead of rounding to its type.
   bool f64 = false;
+  /// Largest single value the interpreter allocates (elements are held as
+  /// 8-byte doubles or integers); bigger ones are an error, not a failed
+  /// allocation.
+  uint64_t maxTensorBytes = uint64_t(8) << 30;
 };
 
 /// The host dtype of a tensor element type, if the interpreter supports it.

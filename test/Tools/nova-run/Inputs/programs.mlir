@@ -31,3 +31,9 @@ func.func @forever(%x: tensor<2xf32>) -> tensor<2xf32> {
   %y = func.call @forever(%x) : (tensor<2xf32>) -> tensor<2xf32>
   return %y : tensor<2xf32>
 }
+
+func.func @huge() -> tensor<65536x65536x4xf32> {
+  %c = nova.constant dense<1.0> : tensor<f32>
+  %b = nova.broadcast %c : tensor<f32> -> tensor<65536x65536x4xf32>
+  return %b : tensor<65536x65536x4xf32>
+}
