@@ -1,4 +1,4 @@
-//===- GPT2.h - GPT-2's training loss on the capture API ----------*- C++ -*-===//
+//===- GPT2.h - GPT-2's training loss on the capture API --------*- C++ -*-===//
 
 #ifndef NOVA_EXAMPLES_GPT2_GPT2_H
 #define NOVA_EXAMPLES_GPT2_GPT2_H

@@ -74,9 +74,8 @@ int main(int argc, char **argv) {
   module->print(out, flags);
   if (!initParams.empty()) {
     std::string error;
-    if (!nova::writeSafetensors(initParams,
-                                nova::gpt2::initialParameters(config, seed),
-                                error)) {
+    if (!nova::writeSafetensors(
+            initParams, nova::gpt2::initialParameters(config, seed), error)) {
       errs() << "error: " << error << "\n";
       return 1;
     }

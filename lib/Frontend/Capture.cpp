@@ -19,9 +19,7 @@ ArrayRef<int64_t> Tensor::shape() const {
   return llvm::cast<RankedTensorType>(value_.getType()).getShape();
 }
 
-int64_t Tensor::dim(int64_t i) const {
-  return shape()[i < 0 ? i + rank() : i];
-}
+int64_t Tensor::dim(int64_t i) const { return shape()[i < 0 ? i + rank() : i]; }
 
 Type Tensor::elementType() const {
   return llvm::cast<RankedTensorType>(value_.getType()).getElementType();
@@ -42,8 +40,8 @@ Location Graph::loc(const Where &where) {
   return FileLineColLoc::get(&ctx, where.file, where.line, 0);
 }
 
-Tensor Graph::addArgument(StringRef name, ArrayRef<int64_t> shape,
-                          Type element, bool trainable, const Where &where) {
+Tensor Graph::addArgument(StringRef name, ArrayRef<int64_t> shape, Type element,
+                          bool trainable, const Where &where) {
   if (finished)
     throw Error(where, "the graph is finished");
   for (int64_t d : shape)
@@ -81,9 +79,10 @@ Tensor Graph::scalar(double value, Type element, Where where) {
   if (!element)
     element = f32();
   auto type = RankedTensorType::get({}, element);
-  Attribute v = llvm::isa<FloatType>(element)
-                    ? Attribute(builder.getFloatAttr(element, value))
-                    : Attribute(builder.getIntegerAttr(element, int64_t(value)));
+  Attribute v =
+      llvm::isa<FloatType>(element)
+          ? Attribute(builder.getFloatAttr(element, value))
+          : Attribute(builder.getIntegerAttr(element, int64_t(value)));
   return emit(where, ConstantOp::getOperationName(), {},
               {builder.getNamedAttr("value", DenseElementsAttr::get(type, v))});
 }
@@ -266,12 +265,12 @@ Tensor capture::sigmoid(At x) {
 
 Tensor capture::gelu(At x, bool tanhApproximation) {
   Graph &g = x.t.graph();
-  return unary(x, GeluOp::getOperationName(),
-               {attr(g, "approximation",
-                     GeluApproximationAttr::get(
-                         &g.context(), tanhApproximation
-                                           ? GeluApproximation::tanh
-                                           : GeluApproximation::erf))});
+  return unary(
+      x, GeluOp::getOperationName(),
+      {attr(g, "approximation",
+            GeluApproximationAttr::get(
+                &g.context(), tanhApproximation ? GeluApproximation::tanh
+                                                : GeluApproximation::erf))});
 }
 
 Tensor capture::cast(At x, Type element) {
@@ -302,35 +301,37 @@ Tensor capture::reshape(At x, ArrayRef<int64_t> shape) {
 
 Tensor capture::transpose(At x, ArrayRef<int64_t> permutation) {
   Graph &g = x.t.graph();
-  return g.emit(x.where, TransposeOp::getOperationName(), {x.t},
-                {attr(g, "permutation", g.b().getDenseI64ArrayAttr(permutation))});
+  return g.emit(
+      x.where, TransposeOp::getOperationName(), {x.t},
+      {attr(g, "permutation", g.b().getDenseI64ArrayAttr(permutation))});
 }
 
 Tensor capture::slice(At x, ArrayRef<int64_t> starts, ArrayRef<int64_t> limits,
                       ArrayRef<int64_t> strides) {
   Graph &g = x.t.graph();
   SmallVector<int64_t> ones(x.t.rank(), 1);
-  return g.emit(
-      x.where, SliceOp::getOperationName(), {x.t},
-      {attr(g, "starts", g.b().getDenseI64ArrayAttr(starts)),
-       attr(g, "limits", g.b().getDenseI64ArrayAttr(limits)),
-       attr(g, "strides",
-            g.b().getDenseI64ArrayAttr(strides.empty() ? ArrayRef(ones)
-                                                       : strides))});
+  return g.emit(x.where, SliceOp::getOperationName(), {x.t},
+                {attr(g, "starts", g.b().getDenseI64ArrayAttr(starts)),
+                 attr(g, "limits", g.b().getDenseI64ArrayAttr(limits)),
+                 attr(g, "strides",
+                      g.b().getDenseI64ArrayAttr(
+                          strides.empty() ? ArrayRef(ones) : strides))});
 }
 
 Tensor capture::concat(ArrayRef<Tensor> xs, int64_t dim, Where where) {
   if (xs.empty())
     throw Error(where, "concat of no tensors");
   Graph &g = xs.front().graph();
-  return g.emit(where, ConcatOp::getOperationName(), xs,
-                {attr(g, "dim", g.b().getI64IntegerAttr(norm(xs.front(), dim)))});
+  return g.emit(
+      where, ConcatOp::getOperationName(), xs,
+      {attr(g, "dim", g.b().getI64IntegerAttr(norm(xs.front(), dim)))});
 }
 
 Tensor capture::gather(At table, const Tensor &indices, int64_t axis) {
   Graph &g = table.t.graph();
-  return g.emit(table.where, GatherOp::getOperationName(), {table.t, indices},
-                {attr(g, "axis", g.b().getI64IntegerAttr(norm(table.t, axis)))});
+  return g.emit(
+      table.where, GatherOp::getOperationName(), {table.t, indices},
+      {attr(g, "axis", g.b().getI64IntegerAttr(norm(table.t, axis)))});
 }
 
 Tensor capture::iota(Graph &g, ArrayRef<int64_t> shape, Type element,
@@ -372,13 +373,12 @@ Tensor capture::layer_norm(At x, const Tensor &weight, const Tensor &bias,
 }
 
 Tensor capture::cross_entropy(At logits, const Tensor &labels) {
-  return logits.t.graph().emit(logits.where,
-                               CrossEntropyOp::getOperationName(),
+  return logits.t.graph().emit(logits.where, CrossEntropyOp::getOperationName(),
                                {logits.t, labels});
 }
 
-Tensor capture::attention(At q, const Tensor &k, const Tensor &v,
-                          double scale, bool causal) {
+Tensor capture::attention(At q, const Tensor &k, const Tensor &v, double scale,
+                          bool causal) {
   Graph &g = q.t.graph();
   SmallVector<NamedAttribute> attrs{
       attr(g, "scale", g.b().getF64FloatAttr(scale))};

@@ -148,8 +148,7 @@ private:
     return success();
   }
 
-  template <typename F>
-  LogicalResult unaryFloat(Operation *op, F fn) {
+  template <typename F> LogicalResult unaryFloat(Operation *op, F fn) {
     const HostTensor &x = in(op->getOperand(0));
     HostTensor r = make(op->getResult(0));
     for (int64_t k = 0, n = r.numElements(); k < n; ++k)
@@ -228,9 +227,8 @@ static int64_t mulWrap(int64_t a, int64_t b) {
 
 LogicalResult Evaluator::eval(Operation *op) {
   auto always = [](auto f) {
-    return [f](int64_t a, int64_t b) -> std::optional<int64_t> {
-      return f(a, b);
-    };
+    return
+        [f](int64_t a, int64_t b) -> std::optional<int64_t> { return f(a, b); };
   };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<ConstantOp>([&](auto o) { return constant(o); })
@@ -248,16 +246,19 @@ LogicalResult Evaluator::eval(Operation *op) {
         return set(o.getResult(), std::move(r));
       })
       .Case<NegOp>([&](auto o) {
-        return unaryNumeric(o, [](double x) { return -x; },
-                            [](int64_t x) { return subWrap(0, x); });
+        return unaryNumeric(
+            o, [](double x) { return -x; },
+            [](int64_t x) { return subWrap(0, x); });
       })
       .Case<AbsOp>([&](auto o) {
-        return unaryNumeric(o, [](double x) { return std::fabs(x); },
-                            [](int64_t x) { return x < 0 ? subWrap(0, x) : x; });
+        return unaryNumeric(
+            o, [](double x) { return std::fabs(x); },
+            [](int64_t x) { return x < 0 ? subWrap(0, x) : x; });
       })
       .Case<ReluOp>([&](auto o) {
-        return unaryNumeric(o, [](double x) { return x > 0 ? x : 0.0; },
-                            [](int64_t x) { return x > 0 ? x : int64_t(0); });
+        return unaryNumeric(
+            o, [](double x) { return x > 0 ? x : 0.0; },
+            [](int64_t x) { return x > 0 ? x : int64_t(0); });
       })
       .Case<ExpOp>([&](auto o) {
         return unaryFloat(o, [](double x) { return std::exp(x); });
@@ -271,7 +272,8 @@ LogicalResult Evaluator::eval(Operation *op) {
       .Case<SqrtOp>([&](auto o) {
         return unaryFloat(o, [](double x) { return std::sqrt(x); });
       })
-      .Case<RsqrtOp>([&](auto o) { return unaryFloat(o, ::nova::scalar::rsqrt); })
+      .Case<RsqrtOp>(
+          [&](auto o) { return unaryFloat(o, ::nova::scalar::rsqrt); })
       .Case<SigmoidOp>(
           [&](auto o) { return unaryFloat(o, ::nova::scalar::sigmoid); })
       .Case<ReciprocalOp>([&](auto o) {
@@ -287,39 +289,43 @@ LogicalResult Evaluator::eval(Operation *op) {
       })
       .Case<CastOp>([&](auto o) { return cast(o); })
       .Case<AddOp>([&](auto o) {
-        return binary(o, [](double a, double b) { return a + b; },
-                      always(addWrap));
+        return binary(
+            o, [](double a, double b) { return a + b; }, always(addWrap));
       })
       .Case<SubOp>([&](auto o) {
-        return binary(o, [](double a, double b) { return a - b; },
-                      always(subWrap));
+        return binary(
+            o, [](double a, double b) { return a - b; }, always(subWrap));
       })
       .Case<MulOp>([&](auto o) {
-        return binary(o, [](double a, double b) { return a * b; },
-                      always(mulWrap));
+        return binary(
+            o, [](double a, double b) { return a * b; }, always(mulWrap));
       })
       .Case<DivOp>([&](auto o) {
         return binary(
             o, [](double a, double b) { return a / b; },
             [](int64_t a, int64_t b) -> std::optional<int64_t> {
-              if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1))
+              if (b == 0 ||
+                  (a == std::numeric_limits<int64_t>::min() && b == -1))
                 return std::nullopt;
               return a / b;
             });
       })
       .Case<MaxOp>([&](auto o) {
         return binary(
-            o, [](double a, double b) { return std::isnan(a) || a > b ? a : b; },
+            o,
+            [](double a, double b) { return std::isnan(a) || a > b ? a : b; },
             always([](int64_t a, int64_t b) { return std::max(a, b); }));
       })
       .Case<MinOp>([&](auto o) {
         return binary(
-            o, [](double a, double b) { return std::isnan(a) || a < b ? a : b; },
+            o,
+            [](double a, double b) { return std::isnan(a) || a < b ? a : b; },
             always([](int64_t a, int64_t b) { return std::min(a, b); }));
       })
       .Case<PowOp>([&](auto o) {
-        return binary(o, [](double a, double b) { return std::pow(a, b); },
-                      always([](int64_t a, int64_t) { return a; }));
+        return binary(
+            o, [](double a, double b) { return std::pow(a, b); },
+            always([](int64_t a, int64_t) { return a; }));
       })
       .Case<CmpOp>([&](auto o) { return cmp(o); })
       .Case<SelectOp>([&](auto o) { return select(o); })
@@ -372,8 +378,8 @@ LogicalResult Evaluator::constant(ConstantOp op) {
     }
   } else {
     for (const APInt &v : dense.getValues<APInt>())
-      r.i[k++] = r.dtype == DType::I1 ? int64_t(v.getZExtValue())
-                                      : v.getSExtValue();
+      r.i[k++] =
+          r.dtype == DType::I1 ? int64_t(v.getZExtValue()) : v.getSExtValue();
   }
   return set(op.getResult(), std::move(r));
 }
@@ -401,10 +407,10 @@ LogicalResult Evaluator::cast(CastOp op) {
     double hi = r.dtype == DType::I32 ? 2147483647.0 : 9223372036854775807.0;
     r.i[k] = std::isnan(v) ? 0
              : v <= lo     ? int64_t(lo)
-             : v >= hi     ? (r.dtype == DType::I32
-                                  ? int64_t(2147483647)
-                                  : std::numeric_limits<int64_t>::max())
-                           : int64_t(v);
+             : v >= hi
+                 ? (r.dtype == DType::I32 ? int64_t(2147483647)
+                                          : std::numeric_limits<int64_t>::max())
+                 : int64_t(v);
   }
   return set(op.getResult(), std::move(r));
 }
@@ -418,7 +424,7 @@ LogicalResult Evaluator::cmp(CmpOp op) {
   for (int64_t k = 0, n = r.numElements(); k < n; ++k) {
     int64_t ka = ia.empty() ? k : ia[k], kb = ib.empty() ? k : ib[k];
     r.i[k] = a.isFloat() ? compareWith(p, a.f[ka], b.f[kb])
-                       : compareWith(p, a.i[ka], b.i[kb]);
+                         : compareWith(p, a.i[ka], b.i[kb]);
   }
   return set(op.getResult(), std::move(r));
 }
@@ -468,9 +474,10 @@ LogicalResult Evaluator::reduce(ReduceOp op) {
                                             : INFINITY;
     accF.assign(n, init);
   } else {
-    int64_t init = kind == ReduceKind::sum   ? 0
-                   : kind == ReduceKind::max ? std::numeric_limits<int64_t>::min()
-                                             : std::numeric_limits<int64_t>::max();
+    int64_t init = kind == ReduceKind::sum ? 0
+                   : kind == ReduceKind::max
+                       ? std::numeric_limits<int64_t>::min()
+                       : std::numeric_limits<int64_t>::max();
     r.i.assign(n, init);
   }
   // The result element each input element accumulates into.
@@ -479,7 +486,7 @@ LogicalResult Evaluator::reduce(ReduceOp op) {
     int64_t o = into[k];
     if (x.isFloat()) {
       double v = x.f[k], &acc = accF[o];
-      acc = kind == ReduceKind::sum ? acc + v
+      acc = kind == ReduceKind::sum   ? acc + v
             : kind == ReduceKind::max ? (std::isnan(v) || v > acc ? v : acc)
                                       : (std::isnan(v) || v < acc ? v : acc);
     } else {
@@ -553,7 +560,8 @@ LogicalResult Evaluator::concat(ConcatOp op) {
 /// Shared walk of gather and scatter_add: calls `fn(tableIndex, sliceIndex)`
 /// for every element, after checking each index is inside the table.
 template <typename F>
-static LogicalResult walkGather(Operation *op, const std::vector<int64_t> &table,
+static LogicalResult walkGather(Operation *op,
+                                const std::vector<int64_t> &table,
                                 const HostTensor &indices, int64_t axis, F fn) {
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d)
@@ -568,7 +576,8 @@ static LogicalResult walkGather(Operation *op, const std::vector<int64_t> &table
              << " is out of range for axis " << axis << " of size " << rows;
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < count; ++j) {
-      int64_t t = (o * rows + indices.i[j]) * inner, s = (o * count + j) * inner;
+      int64_t t = (o * rows + indices.i[j]) * inner,
+              s = (o * count + j) * inner;
       for (int64_t e = 0; e < inner; ++e)
         fn(t + e, s + e);
     }
@@ -704,9 +713,8 @@ LogicalResult Evaluator::crossEntropy(CrossEntropyOp op) {
   for (int64_t row = 0; row < rows; ++row) {
     int64_t label = labels.i[row];
     if (label < 0 || label >= c)
-      return op.emitError("label ")
-             << label << " at position " << row << " is outside [0, " << c
-             << ")";
+      return op.emitError("label ") << label << " at position " << row
+                                    << " is outside [0, " << c << ")";
     const double *px = x.f.data() + row * c;
     double mx = -INFINITY, sum = 0;
     for (int64_t j = 0; j < c; ++j)
@@ -763,7 +771,8 @@ LogicalResult Evaluator::adamw(AdamWOp op) {
   double t = in(op.getStep()).get(0);
   if (t < 1)
     return op.emitError("adamw step must count from 1, got ") << t;
-  double lr = op.getLr().convertToDouble(), b1 = op.getBeta1().convertToDouble(),
+  double lr = op.getLr().convertToDouble(),
+         b1 = op.getBeta1().convertToDouble(),
          b2 = op.getBeta2().convertToDouble(),
          eps = op.getEpsilon().convertToDouble(),
          wd = op.getWeightDecay().convertToDouble();
@@ -775,8 +784,9 @@ LogicalResult Evaluator::adamw(AdamWOp op) {
     double vk = b2 * v.f[k] + (1 - b2) * g.f[k] * g.f[k];
     nm.f[k] = fin(nm.dtype, mk);
     nv.f[k] = fin(nv.dtype, vk);
-    np.f[k] = fin(np.dtype, p.f[k] - lr * ((mk / c1) / (std::sqrt(vk / c2) + eps) +
-                                           wd * p.f[k]));
+    np.f[k] =
+        fin(np.dtype, p.f[k] - lr * ((mk / c1) / (std::sqrt(vk / c2) + eps) +
+                                     wd * p.f[k]));
   }
   (void)set(op.getNewParam(), std::move(np));
   (void)set(op.getNewM(), std::move(nm));
@@ -786,7 +796,8 @@ LogicalResult Evaluator::adamw(AdamWOp op) {
 LogicalResult Evaluator::callOp(func::CallOp op) {
   auto callee = module.lookupSymbol<func::FuncOp>(op.getCallee());
   if (!callee)
-    return op.emitError("callee @") << op.getCallee() << " is not in the module";
+    return op.emitError("callee @")
+           << op.getCallee() << " is not in the module";
   std::vector<HostTensor> args;
   for (Value v : op.getOperands())
     args.push_back(in(v));
@@ -837,8 +848,8 @@ Evaluator::runBody(func::FuncOp fn, std::vector<HostTensor> args) {
   return fn.emitError("function has no terminator");
 }
 
-FailureOr<std::vector<HostTensor>> Interpreter::run(func::FuncOp fn,
-                                                    std::vector<HostTensor> args) {
+FailureOr<std::vector<HostTensor>>
+Interpreter::run(func::FuncOp fn, std::vector<HostTensor> args) {
   if (fn.isExternal())
     return fn.emitError("cannot interpret external function @")
            << fn.getSymName();
@@ -877,8 +888,8 @@ FailureOr<std::vector<HostTensor>> Interpreter::run(func::FuncOp fn,
   return result;
 }
 
-FailureOr<std::vector<HostTensor>> Interpreter::run(StringRef name,
-                                                    std::vector<HostTensor> args) {
+FailureOr<std::vector<HostTensor>>
+Interpreter::run(StringRef name, std::vector<HostTensor> args) {
   auto fn = module.lookupSymbol<func::FuncOp>(name);
   if (!fn)
     return module.emitError("no function @") << name << " in the module";

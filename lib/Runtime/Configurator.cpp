@@ -43,12 +43,12 @@ std::vector<std::pair<std::string, DeviceDescriptor>> table() {
                     50 * MiB, 3.35e12, 67e12, 494.7e12, 989.4e12)},
       {"a100", make("NVIDIA A100 SXM4 80GB", 8, 0, 108, 1.41, 167936, 166912,
                     2048, 40 * MiB, 2.039e12, 19.5e12, 156e12, 312e12)},
-      {"rtx3060", make("NVIDIA GeForce RTX 3060", 8, 6, 28, 1.777, 102400,
-                       101376, 1536, 3 * MiB, 360e9, 12.74e12, 12.74e12,
-                       25.5e12)},
-      {"rtx6000ada", make("NVIDIA RTX 6000 Ada Generation", 8, 9, 142, 2.505,
-                          102400, 101376, 1536, 96 * MiB, 960e9, 91.1e12,
-                          182.1e12, 364.2e12)},
+      {"rtx3060",
+       make("NVIDIA GeForce RTX 3060", 8, 6, 28, 1.777, 102400, 101376, 1536,
+            3 * MiB, 360e9, 12.74e12, 12.74e12, 25.5e12)},
+      {"rtx6000ada",
+       make("NVIDIA RTX 6000 Ada Generation", 8, 9, 142, 2.505, 102400, 101376,
+            1536, 96 * MiB, 960e9, 91.1e12, 182.1e12, 364.2e12)},
   };
 }
 
@@ -94,7 +94,8 @@ double DeviceDescriptor::peak(DType dtype) const {
   }
 }
 
-std::optional<DeviceDescriptor> DeviceDescriptor::lookup(const std::string &name) {
+std::optional<DeviceDescriptor>
+DeviceDescriptor::lookup(const std::string &name) {
   for (auto &[key, d] : table())
     if (key == name)
       return d;
@@ -117,7 +118,8 @@ bool DeviceDescriptor::override(const std::string &assignments,
       continue;
     size_t eq = item.find('=');
     char *end = nullptr;
-    double v = eq == std::string::npos ? 0 : std::strtod(item.c_str() + eq + 1, &end);
+    double v =
+        eq == std::string::npos ? 0 : std::strtod(item.c_str() + eq + 1, &end);
     if (eq == std::string::npos || !end || *end || v <= 0) {
       error = "bad device override '" + item + "' (want key=positive number)";
       return false;
@@ -233,7 +235,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
       int regs = int(tm * tn / threads) + 40; // fp32 accumulators + addressing
       if (regs > int(dev.maxRegistersPerThread)) {
         if (why)
-          rejected.push_back(fmt("%gx%g: %g registers per thread", tm, tn, regs));
+          rejected.push_back(
+              fmt("%gx%g: %g registers per thread", tm, tn, regs));
         continue;
       }
       // Deepest pipeline that fits, two to five stages.
@@ -247,8 +250,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
       if (!stages) {
         if (why)
           rejected.push_back(fmt("%gx%g: two stages need more than %g bytes of "
-                               "shared memory",
-                               tm, tn, dev.smemPerBlock));
+                                 "shared memory",
+                                 tm, tn, dev.smemPerBlock));
         continue;
       }
       int perSM = residentBlocks(dev, threads, regs, smem);
@@ -261,8 +264,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
       double tileIntensity = double(tm * tn) / double(tm + tn);
       double efficiency = 0.85 * std::min(1.0, tileIntensity / 64.0);
       for (int split : {1, 2, 4, 8, 16}) {
-        if (split > 1 && (p.k / split < 4 * tileK ||
-                          tiles >= int64_t(dev.sms) * perSM))
+        if (split > 1 &&
+            (p.k / split < 4 * tileK || tiles >= int64_t(dev.sms) * perSM))
           break;
         int64_t units = tiles * split;
         double wave = 1;
@@ -275,11 +278,12 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
         double a = double(p.batch) * p.m * p.k * elem,
                b = double(p.batch) * p.k * p.n * elem;
         bool fits = a + b <= 0.5 * double(dev.l2Bytes);
-        double bytes = (fits ? a + b
-                             : a * std::max<int64_t>(1, ceilDiv(p.n, tn) / 8) +
-                                   b * std::max<int64_t>(1, ceilDiv(p.m, tm) / 8)) +
-                       double(p.batch) * p.m * p.n *
-                           (split > 1 ? 4.0 * 2 * split + elem : elem);
+        double bytes =
+            (fits ? a + b
+                  : a * std::max<int64_t>(1, ceilDiv(p.n, tn) / 8) +
+                        b * std::max<int64_t>(1, ceilDiv(p.m, tm) / 8)) +
+            double(p.batch) * p.m * p.n *
+                (split > 1 ? 4.0 * 2 * split + elem : elem);
         double tm_ = bytes / dev.bandwidth;
         double t = std::max(tc, tm_);
         bool better = t < best.predictedSeconds * (1 - 1e-9) ||
@@ -322,8 +326,8 @@ Schedule Configurator::attention(const Problem &p, bool why) const {
   const int64_t d = p.k;
   const double causalFraction = p.causal ? 0.5 : 1.0;
   // Forward: QK^T and PV, 4 T T D per head; backward: 2.5x that.
-  const double flops = (backward ? 2.5 : 1.0) * 4.0 * p.batch * p.m * p.n *
-                       d * causalFraction;
+  const double flops =
+      (backward ? 2.5 : 1.0) * 4.0 * p.batch * p.m * p.n * d * causalFraction;
   Schedule best;
   best.family = p.family;
   best.predictedSeconds = INFINITY;
@@ -338,29 +342,30 @@ Schedule Configurator::attention(const Problem &p, bool why) const {
       int stages = 0;
       uint32_t smem = 0;
       for (int st = 2; st >= 1 && !stages; --st) {
-        uint32_t need =
-            backward ? uint32_t((2 * bk * d + st * 3 * bq * d) * elem)
-                     : uint32_t((bq * d + st * 2 * bk * d) * elem);
+        uint32_t need = backward
+                            ? uint32_t((2 * bk * d + st * 3 * bq * d) * elem)
+                            : uint32_t((bq * d + st * 2 * bk * d) * elem);
         if (need <= dev.smemPerBlock)
           stages = st, smem = need;
       }
       if (!stages || regs > int(dev.maxRegistersPerThread)) {
         if (why)
           best.explanation.push_back(
-            fmt("rejected %gx%g tiles: shared memory or registers", bq, bk));
+              fmt("rejected %gx%g tiles: shared memory or registers", bq, bk));
         continue;
       }
       int perSM = residentBlocks(dev, threads, regs, smem);
       if (perSM == 0)
         continue;
-      int64_t units = p.batch * ceilDiv(backward ? p.n : p.m, backward ? bk : bq);
+      int64_t units =
+          p.batch * ceilDiv(backward ? p.n : p.m, backward ? bk : bq);
       double wave = 1;
       double tileI = double(bq * bk) / double(bq + bk);
-      double tc = computeTime(dev, dev.peak(p.dtype), units, flops / units, perSM,
-                              0.6 * std::min(1.0, tileI / 64.0), wave);
-      double bytes = double(p.batch) * elem *
-                         (backward ? 8.0 * p.m * d : 4.0 * p.m * d) +
-                     4.0 * p.batch * p.m;
+      double tc = computeTime(dev, dev.peak(p.dtype), units, flops / units,
+                              perSM, 0.6 * std::min(1.0, tileI / 64.0), wave);
+      double bytes =
+          double(p.batch) * elem * (backward ? 8.0 * p.m * d : 4.0 * p.m * d) +
+          4.0 * p.batch * p.m;
       double t = std::max(tc, bytes / dev.bandwidth);
       if (t >= best.predictedSeconds * (1 - 1e-9))
         continue;
@@ -372,7 +377,8 @@ Schedule Configurator::attention(const Problem &p, bool why) const {
       best.sharedMemory = smem;
       best.registersPerThread = regs;
       best.blocksPerSM = perSM;
-      best.grid = {ceilDiv(backward ? p.n : p.m, backward ? bk : bq), p.batch, 1};
+      best.grid = {ceilDiv(backward ? p.n : p.m, backward ? bk : bq), p.batch,
+                   1};
       best.flops = flops;
       best.bytes = bytes;
       best.predictedSeconds = t;
@@ -396,8 +402,8 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
   s.registersPerThread = 32;
   auto finish = [&](double bytes, int64_t blocks) {
     s.bytes = bytes;
-    s.blocksPerSM = residentBlocks(dev, s.threads, s.registersPerThread,
-                                   s.sharedMemory);
+    s.blocksPerSM =
+        residentBlocks(dev, s.threads, s.registersPerThread, s.sharedMemory);
     int64_t slots = int64_t(dev.sms) * s.blocksPerSM;
     s.waveEfficiency = double(blocks) / double(ceilDiv(blocks, slots) * slots);
     // A grid smaller than the machine cannot use all of its bandwidth.
@@ -419,8 +425,8 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     finish(perElem * p.m, blocks);
     if (why)
       s.explanation.push_back(fmt("%g-wide vectors (16 B / element size, "
-                                "dividing the length), unroll %g",
-                                s.vectorWidth, unroll));
+                                  "dividing the length), unroll %g",
+                                  s.vectorWidth, unroll));
     break;
   }
   case KernelFamily::RowReduction: {
@@ -434,19 +440,21 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
       s.grid = {ceilDiv(p.m, 8), 1, 1};
       if (why)
         s.explanation.push_back("rows of <= 4 KiB: one warp per row, shuffles "
-                              "only");
+                                "only");
     } else {
       // A block per row, enough threads that each does ~4 vectors per pass.
       s.threads = int(std::clamp<int64_t>(
-          floorPow2(std::max<int64_t>(1, p.n / (s.vectorWidth * 4))), 128, 1024));
+          floorPow2(std::max<int64_t>(1, p.n / (s.vectorWidth * 4))), 128,
+          1024));
       s.tileM = 1;
       s.tileN = p.n;
       s.sharedMemory = uint32_t(s.threads / 32 * 8);
       s.grid = {p.m, 1, 1};
       if (why)
-        s.explanation.push_back(fmt("rows of %g KiB: one block of %g threads per "
-                                  "row, warp partials through shared memory",
-                                  double(rowBytes) / 1024, s.threads));
+        s.explanation.push_back(
+            fmt("rows of %g KiB: one block of %g threads per "
+                "row, warp partials through shared memory",
+                double(rowBytes) / 1024, s.threads));
     }
     finish(2.0 * p.m * p.n * elem, s.grid[0]);
     break;
@@ -468,8 +476,8 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     finish(double(p.m) * p.n * elem + 4.0 * p.n * split * 2, colBlocks * split);
     if (why)
       s.explanation.push_back(fmt("%g column blocks x %g row splits (fills %g "
-                                "SMs twice)",
-                                colBlocks, split, dev.sms));
+                                  "SMs twice)",
+                                  colBlocks, split, dev.sms));
     break;
   }
   case KernelFamily::Gather:
@@ -484,11 +492,12 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     if (p.family == KernelFamily::ScatterAdd) {
       s.instruction = "red.global.add.f32";
       // Rows landing on the same table row serialize their atomics.
-      double collisions = std::max(1.0, double(p.m) / double(std::max<int64_t>(1, p.k)));
+      double collisions =
+          std::max(1.0, double(p.m) / double(std::max<int64_t>(1, p.k)));
       bytes *= 1.0 + 0.1 * std::log2(collisions);
       if (why)
-        s.explanation.push_back(fmt("atomic adds; ~%g updates per table row",
-                                  collisions));
+        s.explanation.push_back(
+            fmt("atomic adds; ~%g updates per table row", collisions));
     }
     finish(bytes, s.grid[0] * s.grid[1]);
     break;
@@ -602,8 +611,8 @@ std::vector<Problem> gpt2TrainingProblems(int64_t layers, int64_t embd,
     add(F::Pointwise, 1, bt * c, 1, 1);
   }
   add(F::RowReduction, 1, bt, c, 1);
-  add(F::Matmul, 1, bt, vocab, c);         // logits (tied head)
-  add(F::RowReduction, 1, bt, vocab, 1);   // cross-entropy and its gradient
+  add(F::Matmul, 1, bt, vocab, c);       // logits (tied head)
+  add(F::RowReduction, 1, bt, vocab, 1); // cross-entropy and its gradient
   add(F::Matmul, 1, bt, c, vocab);
   add(F::Matmul, 1, vocab, c, bt);
   add(F::ScatterAdd, 1, bt, c, vocab);

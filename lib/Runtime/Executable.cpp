@@ -133,8 +133,8 @@ bool checkExecutable(const ExecutableDesc &exe, std::string &error) {
       if (t.alias >= 0) {
         if (size_t(t.alias) >= e.inputs.size())
           return c.fail(where + " output '" + t.name + "'",
-                        "aliases input #" + std::to_string(t.alias) +
-                            " of " + std::to_string(e.inputs.size()));
+                        "aliases input #" + std::to_string(t.alias) + " of " +
+                            std::to_string(e.inputs.size()));
         const TensorDesc &in = e.inputs[t.alias];
         if (in.dtype != t.dtype || in.shape != t.shape || in.offset != t.offset)
           return c.fail(where + " output '" + t.name + "'",
@@ -198,9 +198,8 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
   auto tensors = [&](const std::vector<TensorDesc> &ts) {
     std::vector<flatbuffers::Offset<fb::Tensor>> out;
     for (const TensorDesc &t : ts)
-      out.push_back(fb::CreateTensorDirect(b, t.name.c_str(),
-                                           fb::DType(t.dtype), &t.shape,
-                                           t.offset, t.alias));
+      out.push_back(fb::CreateTensorDirect(
+          b, t.name.c_str(), fb::DType(t.dtype), &t.shape, t.offset, t.alias));
     return b.CreateVector(out);
   };
   std::vector<flatbuffers::Offset<fb::Kernel>> kernels;
@@ -216,10 +215,10 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
       params.push_back(fb::CreateParam(b, fb::ParamKind(p.kind), p.size));
     std::vector<uint32_t> block(k.block.begin(), k.block.end());
     fb::Hash128 hash(k.hash.lo, k.hash.hi);
-    kernels.push_back(fb::CreateKernelDirect(
-        b, k.name.c_str(), &hash, &images,
-        k.ptx.empty() ? nullptr : k.ptx.c_str(), &block, k.sharedMemory,
-        &params));
+    kernels.push_back(
+        fb::CreateKernelDirect(b, k.name.c_str(), &hash, &images,
+                               k.ptx.empty() ? nullptr : k.ptx.c_str(), &block,
+                               k.sharedMemory, &params));
   }
   std::vector<flatbuffers::Offset<fb::Entry>> entries;
   for (const EntryDesc &e : exe.entries) {
@@ -282,7 +281,8 @@ bool validKind(fb::ParamKind k) {
   return k >= fb::ParamKind::MIN && k <= fb::ParamKind::MAX;
 }
 
-bool dims3(const flatbuffers::Vector<uint32_t> *v, std::array<uint32_t, 3> &out) {
+bool dims3(const flatbuffers::Vector<uint32_t> *v,
+           std::array<uint32_t, 3> &out) {
   if (!v || v->size() != 3)
     return false;
   for (int i = 0; i < 3; ++i)
@@ -335,23 +335,25 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
         }
       exe.kernels.push_back(std::move(kd));
     }
-  auto tensors = [&](const flatbuffers::Vector<flatbuffers::Offset<fb::Tensor>> *v,
-                     std::vector<TensorDesc> &out) {
-    if (v)
-      for (const fb::Tensor *t : *v) {
-        if (!validDType(t->dtype()))
-          return bad("unknown dtype");
-        out.push_back({str(t->name()), DType(t->dtype()),
-                       vec<int64_t>(t->shape()), t->offset(), t->alias()});
-      }
-    return true;
-  };
+  auto tensors =
+      [&](const flatbuffers::Vector<flatbuffers::Offset<fb::Tensor>> *v,
+          std::vector<TensorDesc> &out) {
+        if (v)
+          for (const fb::Tensor *t : *v) {
+            if (!validDType(t->dtype()))
+              return bad("unknown dtype");
+            out.push_back({str(t->name()), DType(t->dtype()),
+                           vec<int64_t>(t->shape()), t->offset(), t->alias()});
+          }
+        return true;
+      };
   if (root->entries())
     for (const fb::Entry *e : *root->entries()) {
       EntryDesc ed;
       ed.name = str(e->name());
       ed.arenaSize = e->arena_size();
-      if (!tensors(e->inputs(), ed.inputs) || !tensors(e->outputs(), ed.outputs))
+      if (!tensors(e->inputs(), ed.inputs) ||
+          !tensors(e->outputs(), ed.outputs))
         return false;
       if (e->launches())
         for (const fb::Launch *l : *e->launches()) {

@@ -52,9 +52,9 @@ std::unique_ptr<Device> Device::open(int ordinal, std::string &error) {
       !d->check(drv->cuDeviceGetAttribute(&minor, ATTR_COMPUTE_CAPABILITY_MINOR,
                                           d->dev),
                 "cuDeviceGetAttribute(compute capability)", error) ||
-      !d->check(drv->cuDeviceGetAttribute(&d->sms, ATTR_MULTIPROCESSOR_COUNT,
-                                          d->dev),
-                "cuDeviceGetAttribute(multiprocessors)", error) ||
+      !d->check(
+          drv->cuDeviceGetAttribute(&d->sms, ATTR_MULTIPROCESSOR_COUNT, d->dev),
+          "cuDeviceGetAttribute(multiprocessors)", error) ||
       !d->check(drv->cuDevicePrimaryCtxRetain(&d->ctx, d->dev),
                 "cuDevicePrimaryCtxRetain", error) ||
       !d->check(drv->cuCtxSetCurrent(d->ctx), "cuCtxSetCurrent", error) ||
@@ -94,30 +94,30 @@ void *CudaKernelLoader::load(const KernelDesc &kernel, const std::string &arch,
                      JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {infoLog, reinterpret_cast<void *>(sizeof infoLog - 1),
                       errorLog, reinterpret_cast<void *>(sizeof errorLog - 1)};
-    CUresult r = drv.cuModuleLoadDataEx(&module, kernel.ptx.c_str(), 4,
-                                        options, values);
+    CUresult r =
+        drv.cuModuleLoadDataEx(&module, kernel.ptx.c_str(), 4, options, values);
     if (!device.check(r, "PTX JIT of kernel '" + kernel.name + "' for " + arch,
                       error)) {
       error += std::string("; JIT log: ") + errorLog;
       return nullptr;
     }
   } else {
-    error = "kernel '" + kernel.name + "' has no cubin for " + arch +
-            " and no PTX";
+    error =
+        "kernel '" + kernel.name + "' has no cubin for " + arch + " and no PTX";
     return nullptr;
   }
   CUfunction function = nullptr;
-  if (!device.check(drv.cuModuleGetFunction(&function, module,
-                                            kernel.name.c_str()),
-                    "cuModuleGetFunction('" + kernel.name + "')", error))
+  if (!device.check(
+          drv.cuModuleGetFunction(&function, module, kernel.name.c_str()),
+          "cuModuleGetFunction('" + kernel.name + "')", error))
     return nullptr;
   if (kernel.sharedMemory > 48 * 1024 &&
-      !device.check(drv.cuFuncSetAttribute(
-                        function, FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                        int(kernel.sharedMemory)),
-                    "cuFuncSetAttribute(dynamic shared memory) of '" +
-                        kernel.name + "'",
-                    error))
+      !device.check(
+          drv.cuFuncSetAttribute(function,
+                                 FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                 int(kernel.sharedMemory)),
+          "cuFuncSetAttribute(dynamic shared memory) of '" + kernel.name + "'",
+          error))
     return nullptr;
   return function;
 }
@@ -274,12 +274,11 @@ bool Instance::launchAll(std::string &error) {
   const Driver &drv = device.driver();
   for (PreparedLaunch &p : launches) {
     const auto &b = p.kernel->block;
-    if (!device.check(drv.cuLaunchKernel(p.function, p.grid[0], p.grid[1],
-                                         p.grid[2], b[0], b[1], b[2],
-                                         p.kernel->sharedMemory,
-                                         device.stream(), p.args.data(),
-                                         nullptr),
-                      "cuLaunchKernel('" + p.kernel->name + "')", error))
+    if (!device.check(
+            drv.cuLaunchKernel(p.function, p.grid[0], p.grid[1], p.grid[2],
+                               b[0], b[1], b[2], p.kernel->sharedMemory,
+                               device.stream(), p.args.data(), nullptr),
+            "cuLaunchKernel('" + p.kernel->name + "')", error))
       return false;
   }
   return true;
@@ -290,8 +289,8 @@ bool Instance::enqueue(std::string &error) {
   if (!options.useGraphs || launches.empty())
     return launchAll(error);
   if (!graphExec) {
-    if (!device.check(drv.cuStreamBeginCapture(device.stream(),
-                                               STREAM_CAPTURE_MODE_THREAD_LOCAL),
+    if (!device.check(drv.cuStreamBeginCapture(
+                          device.stream(), STREAM_CAPTURE_MODE_THREAD_LOCAL),
                       "cuStreamBeginCapture", error))
       return false;
     bool launched = launchAll(error);

@@ -24,7 +24,8 @@ bool parseSafetensors(const std::string &bytes, NamedTensors &out,
     error = "file is shorter than the 8-byte header length";
     return false;
   }
-  uint64_t headerLen = readLittleEndian(reinterpret_cast<const unsigned char *>(bytes.data()), 8);
+  uint64_t headerLen = readLittleEndian(
+      reinterpret_cast<const unsigned char *>(bytes.data()), 8);
   if (headerLen > bytes.size() - 8) {
     error = "header length " + std::to_string(headerLen) +
             " runs past the end of the file (" + std::to_string(bytes.size()) +
@@ -92,8 +93,9 @@ bool parseSafetensors(const std::string &bytes, NamedTensors &out,
     decodeTensor(data + begin, t);
     found.push_back({begin, {name, std::move(t)}});
   }
-  std::stable_sort(found.begin(), found.end(),
-                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::stable_sort(
+      found.begin(), found.end(),
+      [](const auto &a, const auto &b) { return a.first < b.first; });
   for (auto &f : found)
     out.push_back(std::move(f.second));
   return true;

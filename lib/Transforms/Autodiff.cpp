@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nova/Transforms/Autodiff.h"
 #include "nova/Dialect/Nova/IR/NovaBuilder.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
-#include "nova/Transforms/Autodiff.h"
 #include "nova/Transforms/Passes.h"
 
 #include "mlir/Transforms/RegionUtils.h"
@@ -38,8 +38,8 @@ static SmallVector<unsigned> paramIndices(func::FuncOp fn) {
 LogicalResult mlir::nova::differentiateFunction(func::FuncOp fn) {
   SmallVector<unsigned> params = paramIndices(fn);
   if (params.empty())
-    return fn.emitError("@") << fn.getSymName()
-                             << " has no argument marked {nova.param}";
+    return fn.emitError("@")
+           << fn.getSymName() << " has no argument marked {nova.param}";
   if (!fn.getBody().hasOneBlock())
     return fn.emitError("nova-autodiff differentiates single-block functions");
   Block &body = fn.getBody().front();
@@ -57,7 +57,8 @@ LogicalResult mlir::nova::differentiateFunction(func::FuncOp fn) {
   for (unsigned i : params)
     varied.insert(body.getArgument(i));
   for (Operation &op : body.without_terminator())
-    if (llvm::any_of(op.getOperands(), [&](Value v) { return varied.count(v); }))
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return varied.count(v); }))
       for (Value r : op.getResults())
         if (isFloatTensor(r))
           varied.insert(r);
@@ -125,9 +126,8 @@ LogicalResult mlir::nova::differentiateFunction(func::FuncOp fn) {
       FunctionType::get(fn.getContext(), fn.getArgumentTypes(), types));
   MLIRContext *ctx = fn.getContext();
   SmallVector<Attribute> resultAttrs;
-  resultAttrs.push_back(oldResultAttrs.empty()
-                            ? DictionaryAttr::get(ctx)
-                            : oldResultAttrs.front());
+  resultAttrs.push_back(oldResultAttrs.empty() ? DictionaryAttr::get(ctx)
+                                               : oldResultAttrs.front());
   for (unsigned i : params) {
     NamedAttrList attrs;
     attrs.append(NovaDialect::getGradOfAttrName(),
@@ -152,8 +152,7 @@ LogicalResult mlir::nova::differentiateFunction(func::FuncOp fn) {
 }
 
 namespace {
-struct NovaAutodiffPass
-    : mlir::nova::impl::NovaAutodiffBase<NovaAutodiffPass> {
+struct NovaAutodiffPass : mlir::nova::impl::NovaAutodiffBase<NovaAutodiffPass> {
   using NovaAutodiffBase::NovaAutodiffBase;
 
   void runOnOperation() override {

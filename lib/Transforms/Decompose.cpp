@@ -37,8 +37,8 @@ struct DecomposeNormalize : OpRewritePattern<OpTy> {
     Value shifted = nb.sub(x, nb.reduce(ReduceKind::max, x, {dim}, true));
     Value e = nb.exp(shifted);
     Value total = nb.reduce(ReduceKind::sum, e, {dim}, true);
-    rewriter.replaceOp(op, Log ? nb.sub(shifted, nb.log(total))
-                               : nb.div(e, total));
+    rewriter.replaceOp(op,
+                       Log ? nb.sub(shifted, nb.log(total)) : nb.div(e, total));
     return success();
   }
 };
@@ -65,12 +65,12 @@ struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyOp> {
     Value logits = op.getLogits(), labels = op.getLabels();
     int64_t last = int64_t(shapeOf(logits).size()) - 1;
     int64_t count = ShapedType::getNumElements(shapeOf(labels));
-    Value picked = nb.select(nb.labelMask(logits, labels),
-                             nb.logSoftmax(logits, last),
-                             nb.scalar(logits.getType(), 0.0));
-    Value total = nb.reduce(ReduceKind::sum, picked,
-                            llvm::to_vector(llvm::seq<int64_t>(0, last + 1)),
-                            false);
+    Value picked =
+        nb.select(nb.labelMask(logits, labels), nb.logSoftmax(logits, last),
+                  nb.scalar(logits.getType(), 0.0));
+    Value total =
+        nb.reduce(ReduceKind::sum, picked,
+                  llvm::to_vector(llvm::seq<int64_t>(0, last + 1)), false);
     rewriter.replaceOp(op, nb.mul(total, -1.0 / double(count)));
     return success();
   }
@@ -81,9 +81,9 @@ struct DecomposeAttention : OpRewritePattern<AttentionOp> {
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
     NovaBuilder nb(rewriter, op.getLoc());
-    Value scores = nb.attentionScores(op.getQuery(), op.getKey(),
-                                      op.getScale().convertToDouble(),
-                                      op.getCausal());
+    Value scores =
+        nb.attentionScores(op.getQuery(), op.getKey(),
+                           op.getScale().convertToDouble(), op.getCausal());
     int64_t last = int64_t(shapeOf(scores).size()) - 1;
     rewriter.replaceOp(op, nb.matmul(nb.softmax(scores, last), op.getValue()));
     return success();
@@ -105,14 +105,15 @@ struct DecomposeAdamW : OpRewritePattern<AdamWOp> {
     // Bias corrections 1 - beta^t with t the step as a float scalar.
     Value t = nb.cast(op.getStep(), elementTypeOf(p));
     auto correction = [&](double beta) {
-      return nb.sub(one, PowOp::create(rewriter, op.getLoc(),
-                                       nb.scalar(like, beta), t));
+      return nb.sub(
+          one, PowOp::create(rewriter, op.getLoc(), nb.scalar(like, beta), t));
     };
     Value mhat = nb.div(m, correction(b1));
     Value vhat = nb.div(v, correction(b2));
     Value update = nb.add(
-        nb.div(mhat, nb.add(nb.sqrt(vhat),
-                            nb.scalar(like, op.getEpsilon().convertToDouble()))),
+        nb.div(mhat,
+               nb.add(nb.sqrt(vhat),
+                      nb.scalar(like, op.getEpsilon().convertToDouble()))),
         nb.mul(p, op.getWeightDecay().convertToDouble()));
     Value newP = nb.sub(p, nb.mul(update, op.getLr().convertToDouble()));
     rewriter.replaceOp(op, {newP, m, v});
@@ -125,9 +126,9 @@ struct NovaDecomposePass
   using NovaDecomposeBase::NovaDecomposeBase;
 
   void runOnOperation() override {
-    static constexpr StringRef known[] = {"softmax", "log_softmax",
+    static constexpr StringRef known[] = {"softmax",    "log_softmax",
                                           "layer_norm", "cross_entropy",
-                                          "attention", "adamw"};
+                                          "attention",  "adamw"};
     for (const std::string &name : keep)
       if (!llvm::is_contained(known, name)) {
         getOperation()->emitError("nova-decompose: 'keep' names '")

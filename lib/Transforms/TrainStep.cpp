@@ -16,7 +16,8 @@ using namespace mlir;
 using namespace mlir::nova;
 
 static std::string argNameOf(func::FuncOp fn, unsigned i) {
-  if (auto n = fn.getArgAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
+  if (auto n =
+          fn.getArgAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
     return n.str();
   return "arg" + std::to_string(i);
 }
@@ -69,9 +70,9 @@ FailureOr<func::FuncOp> mlir::nova::buildTrainStep(func::FuncOp grad,
             b.getNamedAttr(NovaDialect::getParamAttrName(), b.getUnitAttr()));
       inAttrs.push_back(named(n, extra));
       results.push_back(argTypes[p]);
-      outAttrs.push_back(named(
-          n, {b.getNamedAttr(NovaDialect::getAliasAttrName(),
-                             b.getI64IntegerAttr(argIndex))}));
+      outAttrs.push_back(
+          named(n, {b.getNamedAttr(NovaDialect::getAliasAttrName(),
+                                   b.getI64IntegerAttr(argIndex))}));
     }
   unsigned stepIndex = inputs.size();
   inputs.push_back(stepType);

@@ -1,11 +1,12 @@
 //===- nova-configure-explain.cpp - why the configurator chose a schedule -===//
 //
-//   nova-configure-explain [--device h200] [--override key=v,...] [--dtype bf16]
-//       matmul BATCH M N K | attention-forward|attention-backward BH T D [causal]
-//       | pointwise N | row-reduction|column-reduction ROWS COLS
-//       | gather|scatter-add ROWS WIDTH TABLE_ROWS
-//   nova-configure-explain [--device ...] --gpt2 [--summary] [LAYERS EMBD HEADS VOCAB SEQ BATCH]
-//   nova-configure-explain --list-devices
+//   nova-configure-explain [--device h200] [--override key=v,...] [--dtype
+//   bf16]
+//       matmul BATCH M N K | attention-forward|attention-backward BH T D
+//       [causal] | pointwise N | row-reduction|column-reduction ROWS COLS |
+//       gather|scatter-add ROWS WIDTH TABLE_ROWS
+//   nova-configure-explain [--device ...] --gpt2 [--summary] [LAYERS EMBD HEADS
+//   VOCAB SEQ BATCH] nova-configure-explain --list-devices
 //
 // MLIR-free, like the configurator it explains.
 //
@@ -48,7 +49,8 @@ int main(int argc, char **argv) {
                     "tf32 %.0f TFLOP/s, L2 %llu MiB, %u KiB shared per block\n",
                     n.c_str(), d.name.c_str(), d.arch().c_str(), d.sms,
                     d.bandwidth / 1e9, d.peakBF16 / 1e12, d.peakTF32 / 1e12,
-                    (unsigned long long)(d.l2Bytes >> 20), d.smemPerBlock / 1024);
+                    (unsigned long long)(d.l2Bytes >> 20),
+                    d.smemPerBlock / 1024);
       }
       return 0;
     } else if (a == "--device") {
@@ -78,7 +80,8 @@ int main(int argc, char **argv) {
   // Timed without explanations, as the compiler calls it.
   std::optional<DeviceDescriptor> device = DeviceDescriptor::lookup(deviceName);
   if (!device)
-    return usage(("unknown device '" + deviceName + "' (see --list-devices)").c_str());
+    return usage(
+        ("unknown device '" + deviceName + "' (see --list-devices)").c_str());
   std::string error;
   if (!overrides.empty() && !device->override(overrides, error))
     return usage(error.c_str());
@@ -109,10 +112,10 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < problems.size(); ++i) {
       total += schedules[i].predictedSeconds;
       if (!summary)
-        std::fputs(Configurator::explain(problems[i],
-                                         conf.choose(problems[i], true))
-                       .c_str(),
-                   stdout);
+        std::fputs(
+            Configurator::explain(problems[i], conf.choose(problems[i], true))
+                .c_str(),
+            stdout);
     }
     std::printf("GPT-2 (L%lld C%lld H%lld V%lld T%lld B%lld) on %s: %zu "
                 "kernels configured in %.1f us; predicted step %.2f ms\n",
@@ -131,7 +134,8 @@ int main(int argc, char **argv) {
   if (f == "matmul" && need(4)) {
     p.family = KernelFamily::Matmul;
     p.batch = n[0], p.m = n[1], p.n = n[2], p.k = n[3];
-  } else if ((f == "attention-forward" || f == "attention-backward") && need(3)) {
+  } else if ((f == "attention-forward" || f == "attention-backward") &&
+             need(3)) {
     p.family = f == "attention-forward" ? KernelFamily::AttentionForward
                                         : KernelFamily::AttentionBackward;
     p.batch = n[0], p.m = p.n = n[1], p.k = n[2];

@@ -87,8 +87,8 @@ bool compareNamed(const std::vector<std::string> &names,
           maxRel = std::max(maxRel, d / std::fabs(w));
       }
     }
-    std::printf("%s %s: max abs err %.3e, max rel err %.3e", bad ? "MISMATCH" : "match   ",
-                name.c_str(), maxAbs, maxRel);
+    std::printf("%s %s: max abs err %.3e, max rel err %.3e",
+                bad ? "MISMATCH" : "match   ", name.c_str(), maxAbs, maxRel);
     if (bad)
       std::printf(", %lld of %lld elements outside rtol %g atol %g (first at "
                   "%lld: got %g, expected %g)",
@@ -134,7 +134,8 @@ bool TextBatches::open(const std::string &path, int64_t seq,
 void TextBatches::next(std::mt19937_64 &rng, HostTensor &tokens,
                        HostTensor &targets) {
   int64_t batch = tokens.shape[0], seq = tokens.shape[1];
-  std::uniform_int_distribution<int64_t> start(0, int64_t(bytes.size()) - seq - 1);
+  std::uniform_int_distribution<int64_t> start(0,
+                                               int64_t(bytes.size()) - seq - 1);
   for (int64_t b = 0; b < batch; ++b) {
     int64_t at = start(rng);
     for (int64_t t = 0; t < seq; ++t) {

@@ -1,4 +1,4 @@
-//===- Common.h - nova-run helpers shared by both backends --------*- C++ -*-===//
+//===- Common.h - nova-run helpers shared by both backends ------*- C++ -*-===//
 //
 // MLIR-free: the cuda backend builds without the compiler.
 //

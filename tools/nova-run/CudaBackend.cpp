@@ -57,15 +57,16 @@ int timeEntry(Device &device, Instance &inst, const RunOptions &o) {
       return fail(error);
     auto h1 = std::chrono::steady_clock::now();
     float ms = 0;
-    if (!device.check(drv.cuEventRecord(stop, device.stream()),
-                      "cuEventRecord", error) ||
+    if (!device.check(drv.cuEventRecord(stop, device.stream()), "cuEventRecord",
+                      error) ||
         !device.check(drv.cuEventSynchronize(stop), "cuEventSynchronize",
                       error) ||
         !device.check(drv.cuEventElapsedTime(&ms, start, stop),
                       "cuEventElapsedTime", error))
       return fail(error);
     deviceMs.push_back(ms);
-    hostUs.push_back(std::chrono::duration<double, std::micro>(h1 - h0).count());
+    hostUs.push_back(
+        std::chrono::duration<double, std::micro>(h1 - h0).count());
   }
   drv.cuEventDestroy(start);
   drv.cuEventDestroy(stop);
@@ -238,9 +239,8 @@ int runCuda(const RunOptions &o) {
   const KernelTable &table = KernelTable::global();
   std::printf("device %s (%s): %zu launches, %zu kernels loaded (%llu "
               "loads, %llu cache hits), arena %llu bytes\n",
-              device->name().c_str(), device->arch().c_str(),
-              e.launches.size(), table.size(),
-              (unsigned long long)table.misses(),
+              device->name().c_str(), device->arch().c_str(), e.launches.size(),
+              table.size(), (unsigned long long)table.misses(),
               (unsigned long long)table.hits(),
               (unsigned long long)e.arenaSize);
   if (!o.compare.empty() &&

@@ -1,4 +1,4 @@
-//===- CudaBackend.h - nova-run on .nvx executables ---------------*- C++ -*-===//
+//===- CudaBackend.h - nova-run on .nvx executables -------------*- C++ -*-===//
 
 #ifndef NOVA_TOOLS_NOVA_RUN_CUDABACKEND_H
 #define NOVA_TOOLS_NOVA_RUN_CUDABACKEND_H

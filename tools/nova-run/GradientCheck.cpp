@@ -11,7 +11,6 @@
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Transforms/Autodiff.h"
 
-
 #include <cmath>
 #include <cstdio>
 

@@ -1,10 +1,9 @@
 //===- Inputs.cpp - nova-run inputs, random values and comparison ---------===//
 
-#include "RunSupport.h"
 #include "Common.h"
+#include "RunSupport.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
-
 
 #include <map>
 
@@ -13,7 +12,8 @@ using namespace mlir::nova;
 using ::nova::HostTensor;
 
 std::string run::argName(func::FuncOp fn, unsigned i) {
-  if (auto n = fn.getArgAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
+  if (auto n =
+          fn.getArgAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
     return n.str();
   return "arg" + std::to_string(i);
 }
@@ -68,8 +68,8 @@ run::buildInputs(func::FuncOp fn, ArrayRef<std::string> files,
                  std::optional<uint64_t> seed, int64_t intBoundFallback) {
   std::map<std::string, HostTensor> named;
   std::string error;
-  if (!::nova::run::loadNamed(std::vector<std::string>(files.begin(), files.end()),
-                              named, error))
+  if (!::nova::run::loadNamed(
+          std::vector<std::string>(files.begin(), files.end()), named, error))
     return fn.emitError(error);
   std::mt19937_64 rng(seed.value_or(0));
   std::vector<HostTensor> args;

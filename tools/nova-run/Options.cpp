@@ -56,8 +56,16 @@ bool parseArgs(int argc, char **argv, RunOptions &o, std::string &error) {
   using Setter = std::function<bool(const std::string &)>;
   uint64_t seed = 0;
   std::map<std::string, Setter> valued = {
-      {"entry", [&](auto &v) { o.entry = v; return true; }},
-      {"backend", [&](auto &v) { o.backend = v; return true; }},
+      {"entry",
+       [&](auto &v) {
+         o.entry = v;
+         return true;
+       }},
+      {"backend",
+       [&](auto &v) {
+         o.backend = v;
+         return true;
+       }},
       {"inputs",
        [&](auto &v) {
          std::stringstream in(v);
@@ -70,28 +78,56 @@ bool parseArgs(int argc, char **argv, RunOptions &o, std::string &error) {
       {"random-inputs",
        [&](auto &v) { return toInt(v, seed) && (o.seed = seed, true); }},
       {"random-int-bound", [&](auto &v) { return toInt(v, o.intBound); }},
-      {"save-inputs", [&](auto &v) { o.saveInputs = v; return true; }},
-      {"o", [&](auto &v) { o.output = v; return true; }},
+      {"save-inputs",
+       [&](auto &v) {
+         o.saveInputs = v;
+         return true;
+       }},
+      {"o",
+       [&](auto &v) {
+         o.output = v;
+         return true;
+       }},
       {"print-limit", [&](auto &v) { return toInt(v, o.printLimit); }},
-      {"compare", [&](auto &v) { o.compare = v; return true; }},
+      {"compare",
+       [&](auto &v) {
+         o.compare = v;
+         return true;
+       }},
       {"rtol", [&](auto &v) { return toDouble(v, o.rtol); }},
       {"atol", [&](auto &v) { return toDouble(v, o.atol); }},
       {"grad-rtol", [&](auto &v) { return toDouble(v, o.gradRtol); }},
       {"fd-step", [&](auto &v) { return toDouble(v, o.fdStep); }},
       {"steps", [&](auto &v) { return toInt(v, o.steps); }},
-      {"text", [&](auto &v) { o.text = v; return true; }},
-      {"tokens", [&](auto &v) { o.text = v; return true; }},
-      {"params", [&](auto &v) { o.params = v; return true; }},
-      {"save", [&](auto &v) { o.save = v; return true; }},
+      {"text",
+       [&](auto &v) {
+         o.text = v;
+         return true;
+       }},
+      {"tokens",
+       [&](auto &v) {
+         o.text = v;
+         return true;
+       }},
+      {"params",
+       [&](auto &v) {
+         o.params = v;
+         return true;
+       }},
+      {"save",
+       [&](auto &v) {
+         o.save = v;
+         return true;
+       }},
       {"log-every", [&](auto &v) { return toInt(v, o.logEvery); }},
       {"iterations", [&](auto &v) { return toInt(v, o.iterations); }},
       {"warmup", [&](auto &v) { return toInt(v, o.warmup); }},
       {"device", [&](auto &v) { return toInt(v, o.device); }},
   };
-  std::map<std::string, bool *> flags = {
-      {"print", &o.print},           {"f64", &o.f64},
-      {"check-gradients", &o.checkGradients},
-      {"train", &o.train}};
+  std::map<std::string, bool *> flags = {{"print", &o.print},
+                                         {"f64", &o.f64},
+                                         {"check-gradients", &o.checkGradients},
+                                         {"train", &o.train}};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
@@ -144,7 +180,8 @@ bool parseArgs(int argc, char **argv, RunOptions &o, std::string &error) {
   }
   if (o.backend.empty()) {
     size_t n = o.input.size();
-    o.backend = n > 4 && o.input.compare(n - 4, 4, ".nvx") == 0 ? "cuda" : "ref";
+    o.backend =
+        n > 4 && o.input.compare(n - 4, 4, ".nvx") == 0 ? "cuda" : "ref";
   }
   return true;
 }

@@ -66,8 +66,7 @@ int run::runReference(const ::nova::run::RunOptions &o) {
   }
 
   if (o.checkGradients)
-    return checkGradients(*module, fn, o.seed.value_or(0), o.gradRtol,
-                          o.fdStep)
+    return checkGradients(*module, fn, o.seed.value_or(0), o.gradRtol, o.fdStep)
                ? 0
                : 1;
   if (o.train)

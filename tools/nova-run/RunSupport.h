@@ -1,10 +1,10 @@
-//===- RunSupport.h - pieces of nova-run --------------------------*- C++ -*-===//
+//===- RunSupport.h - pieces of nova-run ------------------------*- C++ -*-===//
 
 #ifndef NOVA_TOOLS_NOVA_RUN_RUNSUPPORT_H
 #define NOVA_TOOLS_NOVA_RUN_RUNSUPPORT_H
 
-#include "nova/Interpreter/Interpreter.h"
 #include "Options.h"
+#include "nova/Interpreter/Interpreter.h"
 #include "nova/Support/Safetensors.h"
 
 #include <string>

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RunSupport.h"
 #include "Common.h"
+#include "RunSupport.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -106,9 +106,9 @@ bool run::train(ModuleOp module, func::FuncOp fn,
       stepT.i[0] = s;
     auto begin = std::chrono::steady_clock::now();
     auto results = interp.run(fn, args);
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - begin)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+            .count();
     if (failed(results))
       return false;
     for (auto [r, i] : aliasOf)

@@ -25,7 +25,8 @@ TEST(Capture, RecordsAVerifiedFunctionThatTheInterpreterRuns) {
   EXPECT_TRUE(fn.getArgAttr(1, NovaDialect::getParamAttrName()));
   EXPECT_FALSE(fn.getArgAttr(0, NovaDialect::getParamAttrName()));
 
-  ::nova::HostTensor xs(::nova::DType::F32, {2, 3}), ws(::nova::DType::F32, {3, 2});
+  ::nova::HostTensor xs(::nova::DType::F32, {2, 3}),
+      ws(::nova::DType::F32, {3, 2});
   for (int k = 0; k < 6; ++k) {
     xs.f[k] = 0.1 * k - 0.2;
     ws.f[k] = 0.05 * (5 - k);
@@ -69,10 +70,12 @@ TEST(Capture, ShapeErrorsNameTheLineThatMadeThem) {
     FAIL() << "a 4x8 by 6x4 matmul must be rejected";
   } catch (const Error &e) {
     EXPECT_EQ(e.line(), line);
-    EXPECT_NE(std::string(e.what()).find("CaptureTest.cpp:" + std::to_string(line)),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("CaptureTest.cpp:" + std::to_string(line)),
+        std::string::npos)
         << e.what();
-    EXPECT_NE(std::string(e.what()).find("contraction sizes differ"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("contraction sizes differ"),
+              std::string::npos)
         << e.what();
   }
 }

@@ -42,7 +42,8 @@ std::vector<Problem> sweep() {
   return out;
 }
 
-class ConfiguratorOnEveryDevice : public ::testing::TestWithParam<std::string> {};
+class ConfiguratorOnEveryDevice : public ::testing::TestWithParam<std::string> {
+};
 
 TEST_P(ConfiguratorOnEveryDevice, SchedulesFitTheMachine) {
   DeviceDescriptor d = *DeviceDescriptor::lookup(GetParam());
@@ -96,7 +97,8 @@ TEST_P(ConfiguratorOnEveryDevice, LargeProblemsFillTheMachine) {
   mm.dtype = DType::BF16;
   mm.m = 16384, mm.n = 3072, mm.k = 768;
   Schedule s = conf.choose(mm);
-  EXPECT_GE(s.grid[0] * s.grid[1] * s.grid[2], d.sms) << Configurator::explain(mm, s);
+  EXPECT_GE(s.grid[0] * s.grid[1] * s.grid[2], d.sms)
+      << Configurator::explain(mm, s);
   EXPECT_GT(s.waveEfficiency, 0.75) << Configurator::explain(mm, s);
   EXPECT_EQ(s.bound, "compute");
   // A thin output with a long K is split to use every SM.
@@ -129,9 +131,15 @@ TEST(Configurator, FasterMachinesPredictShorterTimes) {
   mm.family = KernelFamily::Matmul;
   mm.dtype = DType::BF16;
   mm.m = 8192, mm.n = 8192, mm.k = 8192;
-  double h200 = Configurator(*DeviceDescriptor::lookup("h200")).choose(mm).predictedSeconds;
-  double a100 = Configurator(*DeviceDescriptor::lookup("a100")).choose(mm).predictedSeconds;
-  double rtx = Configurator(*DeviceDescriptor::lookup("rtx3060")).choose(mm).predictedSeconds;
+  double h200 = Configurator(*DeviceDescriptor::lookup("h200"))
+                    .choose(mm)
+                    .predictedSeconds;
+  double a100 = Configurator(*DeviceDescriptor::lookup("a100"))
+                    .choose(mm)
+                    .predictedSeconds;
+  double rtx = Configurator(*DeviceDescriptor::lookup("rtx3060"))
+                   .choose(mm)
+                   .predictedSeconds;
   EXPECT_LT(h200, a100);
   EXPECT_LT(a100, rtx);
   // The prediction never beats the roofline.

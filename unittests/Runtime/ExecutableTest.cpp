@@ -13,7 +13,10 @@ namespace {
 
 ExecutableDesc sample() {
   ExecutableDesc exe;
-  exe.kernels.push_back(vaddKernel(".version 8.0\n// ptx text", "\x7f" "ELF cubin bytes", "sm_90a"));
+  exe.kernels.push_back(vaddKernel(".version 8.0\n// ptx text",
+                                   "\x7f"
+                                   "ELF cubin bytes",
+                                   "sm_90a"));
   exe.kernels.push_back(scaleKernel(".version 8.0\n// ptx", "", ""));
   exe.kernels[1].sharedMemory = 64 * 1024;
   exe.entries.push_back(addScaleEntry(1000, 0.5f));
@@ -181,12 +184,13 @@ TEST(Executable, FuzzedFilesAreRejectedOrCheckedNeverCrash) {
     }
   }
   EXPECT_GT(rejected, 10000);
-  std::printf("fuzz: %d mutants accepted after checks, %d rejected\n",
-              accepted, rejected);
+  std::printf("fuzz: %d mutants accepted after checks, %d rejected\n", accepted,
+              rejected);
 }
 
 TEST(Executable, HashIsStableAndSpreads) {
-  EXPECT_EQ(hashBytes("matmul 128x128").str(), hashBytes("matmul 128x128").str());
+  EXPECT_EQ(hashBytes("matmul 128x128").str(),
+            hashBytes("matmul 128x128").str());
   EXPECT_FALSE(hashBytes("a") == hashBytes("b"));
   EXPECT_EQ(hashBytes("").str().size(), 32u);
 }

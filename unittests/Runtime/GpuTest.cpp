@@ -2,9 +2,9 @@
 //
 // Runs executables made here from kernels that Debian's upstream mlir-opt
 // compiled (gpu dialect -> PTX, and ptxas -> cubin where the CUDA toolkit
-// exists; test/Runtime/Inputs/kernels.mlir, utils/make-test-kernels.sh) and checks
-// every element against the CPU. Skipped, with the reason, where there is no
-// CUDA driver or device, or where the kernels were not built.
+// exists; test/Runtime/Inputs/kernels.mlir, utils/make-test-kernels.sh) and
+// checks every element against the CPU. Skipped, with the reason, where there
+// is no CUDA driver or device, or where the kernels were not built.
 //
 // NOVA_TEST_KERNELS names the directory holding kernels.ptx and
 // kernels.sm_90a.cubin. NOVA_TEST_OUT, if set, receives the .nvx files and
@@ -59,7 +59,8 @@ protected:
   }
 
   /// Through the file format, as a real program gets it.
-  ExecutableDesc roundTrip(const ExecutableDesc &exe, const std::string &save = "") {
+  ExecutableDesc roundTrip(const ExecutableDesc &exe,
+                           const std::string &save = "") {
     std::string bytes, error;
     EXPECT_TRUE(writeExecutable(exe, bytes, error)) << error;
     ExecutableDesc out;
@@ -101,8 +102,9 @@ TEST_F(Gpu, RunsTwoKernelsFromCubinAndFromPtx) {
     if (withCubin && cubin.empty())
       continue;
     KernelTable::global().clear();
-    ExecutableDesc exe = roundTrip(executable(withCubin, n, 0.25f),
-                                   withCubin ? "add_scale.nvx" : "add_scale.ptx.nvx");
+    ExecutableDesc exe =
+        roundTrip(executable(withCubin, n, 0.25f),
+                  withCubin ? "add_scale.nvx" : "add_scale.ptx.nvx");
     std::string error;
     auto inst = Instance::create(*device, exe, "add_scale", {}, error);
     ASSERT_TRUE(inst) << error;
@@ -116,10 +118,12 @@ TEST_F(Gpu, RunsTwoKernelsFromCubinAndFromPtx) {
         HostTensor c, d;
         ASSERT_TRUE(inst->getOutput(0, c, error));
         ASSERT_TRUE(inst->getOutput(1, d, error));
-        ASSERT_TRUE(writeSafetensors(std::string(dir) + "/add_scale.in.safetensors",
-                                     {{"a", a}, {"b", b}}, error));
-        ASSERT_TRUE(writeSafetensors(std::string(dir) + "/add_scale.out.safetensors",
-                                     {{"c", c}, {"d", d}}, error));
+        ASSERT_TRUE(
+            writeSafetensors(std::string(dir) + "/add_scale.in.safetensors",
+                             {{"a", a}, {"b", b}}, error));
+        ASSERT_TRUE(
+            writeSafetensors(std::string(dir) + "/add_scale.out.safetensors",
+                             {{"c", c}, {"d", d}}, error));
       }
     }
   }
@@ -144,7 +148,8 @@ TEST_F(Gpu, GraphReplayMatchesDirectLaunchesAndStateStaysResident) {
     HostTensor out;
     ASSERT_TRUE(inst->getOutput(0, out, error)) << error;
     for (int64_t i = 0; i < n; ++i)
-      ASSERT_EQ(float(out.f[i]), float(x.f[i]) * 0.125f) << i << " graphs " << graphs;
+      ASSERT_EQ(float(out.f[i]), float(x.f[i]) * 0.125f)
+          << i << " graphs " << graphs;
   }
 }
 
@@ -203,8 +208,9 @@ TEST_F(Gpu, ToyTrainingStepKeepsStateResident) {
   wOut.alias = 0;
   e.outputs = {{"loss", DType::F32, {}, loss}, wOut};
   e.arenaSize = 1024;
-  e.launches = {{1, {1, 1, 1}, {buffer(w), buffer(w), scalar(0.9f), scalar(n)}},
-                {0, {1, 1, 1}, {buffer(w), buffer(w), buffer(loss), scalar(int32_t(1))}}};
+  e.launches = {
+      {1, {1, 1, 1}, {buffer(w), buffer(w), scalar(0.9f), scalar(n)}},
+      {0, {1, 1, 1}, {buffer(w), buffer(w), buffer(loss), scalar(int32_t(1))}}};
   exe.entries.push_back(e);
   exe = roundTrip(exe, "toy_train.nvx");
   std::string error;
@@ -223,8 +229,9 @@ TEST_F(Gpu, ToyTrainingStepKeepsStateResident) {
     EXPECT_EQ(float(l.f[0]), 2 * expect);
   }
   if (const char *dir = std::getenv("NOVA_TEST_OUT"))
-    ASSERT_TRUE(writeSafetensors(std::string(dir) + "/toy_train.params.safetensors",
-                                 {{"w", w0}}, error));
+    ASSERT_TRUE(
+        writeSafetensors(std::string(dir) + "/toy_train.params.safetensors",
+                         {{"w", w0}}, error));
 }
 
 TEST_F(Gpu, ErrorsNameTheCallAndTheKernel) {
@@ -251,10 +258,12 @@ TEST_F(Gpu, ErrorsNameTheCallAndTheKernel) {
   exe.kernels[1].hash = hashBytes("broken");
   inst = Instance::create(*device, exe, "add_scale", {}, error);
   EXPECT_FALSE(inst);
-  EXPECT_NE(error.find("PTX JIT of kernel 'scale'"), std::string::npos) << error;
+  EXPECT_NE(error.find("PTX JIT of kernel 'scale'"), std::string::npos)
+      << error;
   EXPECT_NE(error.find("JIT log"), std::string::npos) << error;
 
-  inst = Instance::create(*device, executable(false, 8, 1.0f), "nothing", {}, error);
+  inst = Instance::create(*device, executable(false, 8, 1.0f), "nothing", {},
+                          error);
   EXPECT_FALSE(inst);
   EXPECT_EQ(error, "the executable has no entry 'nothing'");
 }

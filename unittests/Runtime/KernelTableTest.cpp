@@ -1,7 +1,7 @@
 //===- KernelTableTest.cpp - one load per (hash, arch) --------------------===//
 
-#include "TestExecutables.h"
 #include "nova/Runtime/KernelTable.h"
+#include "TestExecutables.h"
 
 #include "gtest/gtest.h"
 
@@ -27,7 +27,8 @@ TEST(KernelTable, LoadsEachKernelOncePerArchitecture) {
   KernelTable table;
   CountingLoader loader;
   std::string error;
-  KernelDesc a = test::vaddKernel("ptx", "", ""), b = test::scaleKernel("ptx", "", "");
+  KernelDesc a = test::vaddKernel("ptx", "", ""),
+             b = test::scaleKernel("ptx", "", "");
   // Twelve launch sites of one kernel (twelve identical blocks) and one of
   // another, across two executables: two loads.
   void *first = table.get(a, "sm_90", loader, error);

@@ -1,4 +1,4 @@
-//===- TestExecutables.h - small executables for runtime tests ----*- C++ -*-===//
+//===- TestExecutables.h - small executables for runtime tests --*- C++ -*-===//
 
 #ifndef NOVA_UNITTESTS_RUNTIME_TESTEXECUTABLES_H
 #define NOVA_UNITTESTS_RUNTIME_TESTEXECUTABLES_H
@@ -76,11 +76,13 @@ inline EntryDesc addScaleEntry(int32_t n, float alpha) {
   e.arenaSize = 4 * bytes;
   uint32_t blocks = uint32_t((n + 255) / 256);
   e.launches.push_back(
-      {0, {blocks, 1, 1}, {buffer(0), buffer(bytes), buffer(2 * bytes), scalar(n)}});
-  e.launches.push_back({1,
-                        {uint32_t((n + 127) / 128), 1, 1},
-                        {buffer(2 * bytes), buffer(3 * bytes), scalar(alpha),
-                         scalar(n)}});
+      {0,
+       {blocks, 1, 1},
+       {buffer(0), buffer(bytes), buffer(2 * bytes), scalar(n)}});
+  e.launches.push_back(
+      {1,
+       {uint32_t((n + 127) / 128), 1, 1},
+       {buffer(2 * bytes), buffer(3 * bytes), scalar(alpha), scalar(n)}});
   return e;
 }
 

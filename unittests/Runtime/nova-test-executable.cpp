@@ -16,7 +16,9 @@
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: nova-test-executable KERNEL_DIR OUT.nvx [--ptx-only]\n");
+    std::fprintf(
+        stderr,
+        "usage: nova-test-executable KERNEL_DIR OUT.nvx [--ptx-only]\n");
     return 1;
   }
   auto read = [](const std::string &path) {

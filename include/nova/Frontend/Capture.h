@@ -1,4 +1,4 @@
-//===- Capture.h - record eager-style C++ into the nova dialect ---*- C++ -*-===//
+//===- Capture.h - record eager-style C++ into the nova dialect -*- C++ -*-===//
 //
 // Code written against this API looks eager (tensors, operators, matmul,
 // softmax, ...) but records one func.func of nova ops:
@@ -109,8 +109,7 @@ public:
   /// result type is inferred unless given. Runs the op's verifier and throws
   /// Error on any diagnostic. All the free functions below go through here.
   Tensor emit(const Where &where, StringRef opName, ArrayRef<Tensor> operands,
-              ArrayRef<NamedAttribute> attributes = {},
-              Type resultType = {});
+              ArrayRef<NamedAttribute> attributes = {}, Type resultType = {});
   /// Same for ops with several results.
   std::vector<Tensor> emitMulti(const Where &where, StringRef opName,
                                 ArrayRef<Tensor> operands,

@@ -1,4 +1,4 @@
-//===- Interpreter.h - reference evaluator of the nova dialect ----*- C++ -*-===//
+//===- Interpreter.h - reference evaluator of the nova dialect --*- C++ -*-===//
 //
 // Evaluates a func.func of nova ops on host tensors: the CPU oracle every
 // pass and kernel is checked against. Arithmetic runs in double; each op's

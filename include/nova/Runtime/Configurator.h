@@ -1,4 +1,4 @@
-//===- Configurator.h - analytic kernel schedules -----------------*- C++ -*-===//
+//===- Configurator.h - analytic kernel schedules ---------------*- C++ -*-===//
 //
 // Chooses each kernel's schedule from a device descriptor and the problem
 // size alone: arithmetic intensity against the machine balance, wave
@@ -26,21 +26,21 @@ namespace nova {
 /// replaces any of them with measured ones).
 struct DeviceDescriptor {
   std::string name;
-  int major = 0, minor = 0;          // compute capability
+  int major = 0, minor = 0; // compute capability
   int sms = 0;
-  double clockGHz = 0;               // boost
-  uint32_t smemPerSM = 0;            // bytes
-  uint32_t smemPerBlock = 0;         // bytes, opt-in maximum
+  double clockGHz = 0;       // boost
+  uint32_t smemPerSM = 0;    // bytes
+  uint32_t smemPerBlock = 0; // bytes, opt-in maximum
   uint32_t registersPerSM = 65536;
   uint32_t maxThreadsPerSM = 2048;
   uint32_t maxRegistersPerThread = 255;
   uint64_t l2Bytes = 0;
-  double bandwidth = 0;              // DRAM bytes/s
-  double peakF32 = 0;                // FLOP/s, CUDA cores
-  double peakTF32 = 0;               // FLOP/s, tensor cores, dense
-  double peakBF16 = 0;               // FLOP/s, tensor cores, dense (= F16)
+  double bandwidth = 0; // DRAM bytes/s
+  double peakF32 = 0;   // FLOP/s, CUDA cores
+  double peakTF32 = 0;  // FLOP/s, tensor cores, dense
+  double peakBF16 = 0;  // FLOP/s, tensor cores, dense (= F16)
 
-  std::string arch() const;          // "sm_90a" on Hopper, else "sm_XY"
+  std::string arch() const; // "sm_90a" on Hopper, else "sm_XY"
   bool hasWgmma() const { return major == 9; }
   /// Dense tensor-core (or CUDA-core for F64/integers) peak for a dtype.
   double peak(DType dtype) const;
@@ -62,8 +62,8 @@ enum class KernelFamily {
   Matmul,           // batch x M x N x K
   AttentionForward, // batch*heads x T x D, causal or not
   AttentionBackward,
-  Gather,           // rows gathered x width (embedding lookup)
-  ScatterAdd,       // rows scattered x width (embedding gradient)
+  Gather,     // rows gathered x width (embedding lookup)
+  ScatterAdd, // rows scattered x width (embedding gradient)
 };
 
 const char *familyName(KernelFamily f);
@@ -86,13 +86,14 @@ struct Schedule {
   int64_t tileM = 1, tileN = 1, tileK = 1;
   int threads = 128;
   int stages = 1;
-  int vectorWidth = 1;  // elements per vector memory access
-  int splitK = 1;       // matmul K split / column-reduction row split
+  int vectorWidth = 1; // elements per vector memory access
+  int splitK = 1;      // matmul K split / column-reduction row split
   std::array<int64_t, 3> grid{1, 1, 1};
   uint32_t sharedMemory = 0;
   int registersPerThread = 0;
   int blocksPerSM = 1;
-  std::string instruction;   // "wgmma.m64n128k16.bf16", "mma.sync.m16n8k8.tf32", ...
+  std::string
+      instruction; // "wgmma.m64n128k16.bf16", "mma.sync.m16n8k8.tf32", ...
   double flops = 0, bytes = 0;
   double predictedSeconds = 0;
   double waveEfficiency = 1; // useful blocks / (waves * resident slots)

@@ -1,4 +1,4 @@
-//===- CudaDriver.h - libcuda through dlopen ----------------------*- C++ -*-===//
+//===- CudaDriver.h - libcuda through dlopen --------------------*- C++ -*-===//
 //
 // The CUDA driver API entry points the runtime uses, resolved at run time
 // from libcuda.so.1: nothing links against CUDA and no CUDA header is needed
@@ -69,9 +69,9 @@ struct Driver {
                                  void **);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamSynchronize)(CUstream);
   CUresult (*cuStreamBeginCapture)(CUstream, int);

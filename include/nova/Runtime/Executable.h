@@ -1,4 +1,4 @@
-//===- Executable.h - the .nvx executable in memory ---------------*- C++ -*-===//
+//===- Executable.h - the .nvx executable in memory -------------*- C++ -*-===//
 //
 // Plain C++ mirror of Executable.fbs. The writer serializes it with
 // FlatBuffers; the reader accepts bytes only after the FlatBuffers verifier
@@ -76,9 +76,9 @@ struct TmaDesc {
 
 struct ArgDesc {
   ParamKind kind = ParamKind::Buffer;
-  uint64_t offset = 0;      // Buffer
-  std::string bytes;        // Scalar
-  TmaDesc tma;              // TmaDescriptor
+  uint64_t offset = 0; // Buffer
+  std::string bytes;   // Scalar
+  TmaDesc tma;         // TmaDescriptor
 };
 
 struct LaunchDesc {

@@ -1,4 +1,4 @@
-//===- KernelTable.h - kernels loaded once per process ------------*- C++ -*-===//
+//===- KernelTable.h - kernels loaded once per process ----------*- C++ -*-===//
 //
 // A process-wide table from (structural hash, device architecture) to a
 // loaded kernel: however many executables or launch sites use a kernel, it

@@ -1,4 +1,4 @@
-//===- Runtime.h - run Nova executables on a CUDA device ----------*- C++ -*-===//
+//===- Runtime.h - run Nova executables on a CUDA device --------*- C++ -*-===//
 //
 //   std::string error;
 //   auto device = nova::Device::open(0, error);
@@ -81,11 +81,9 @@ struct InstanceOptions {
 /// loaded in the process-wide KernelTable after it is destroyed.
 class Instance {
 public:
-  static std::unique_ptr<Instance> create(Device &device,
-                                          const ExecutableDesc &exe,
-                                          const std::string &entry,
-                                          const InstanceOptions &options,
-                                          std::string &error);
+  static std::unique_ptr<Instance>
+  create(Device &device, const ExecutableDesc &exe, const std::string &entry,
+         const InstanceOptions &options, std::string &error);
   ~Instance();
 
   const EntryDesc &entry() const { return *desc; }
@@ -102,9 +100,7 @@ public:
   /// graphs are on); returns without waiting.
   bool enqueue(std::string &error);
   bool synchronize(std::string &error);
-  bool run(std::string &error) {
-    return enqueue(error) && synchronize(error);
-  }
+  bool run(std::string &error) { return enqueue(error) && synchronize(error); }
 
 private:
   Instance(Device &device, const EntryDesc &desc, InstanceOptions options)

@@ -1,4 +1,4 @@
-//===- HostTensor.h - tensors in host memory ----------------------*- C++ -*-===//
+//===- HostTensor.h - tensors in host memory --------------------*- C++ -*-===//
 //
 // A dense row-major tensor on the host, shared by the reference interpreter,
 // nova-run and the runtime. No MLIR dependency: the runtime links it too.

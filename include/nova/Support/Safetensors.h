@@ -1,4 +1,4 @@
-//===- Safetensors.h - read and write .safetensors files ----------*- C++ -*-===//
+//===- Safetensors.h - read and write .safetensors files --------*- C++ -*-===//
 //
 // The format: an 8-byte little-endian header length, a JSON header mapping
 // each name to {dtype, shape, data_offsets}, then the raw little-endian data.

@@ -1,4 +1,4 @@
-//===- ScalarMath.h - one definition of each nova scalar function -*- C++ -*-===//
+//===- ScalarMath.h - each nova scalar function, defined once -*- C++ -*-===//
 //
 // The constant folder, the reference interpreter and the differentiation
 // rules' tests all evaluate these, so each formula is written once.

@@ -1,4 +1,4 @@
-//===- Autodiff.h - whole-graph transforms callable from C++ ------*- C++ -*-===//
+//===- Autodiff.h - whole-graph transforms callable from C++ ----*- C++ -*-===//
 //
 // The work of nova-autodiff, nova-decompose and nova-train-step as
 // functions, for tools and libraries that build pipelines themselves (the

@@ -68,8 +68,8 @@ Value NovaBuilder::reduce(ReduceKind kind, Value x, ArrayRef<int64_t> dims,
 Value NovaBuilder::reshape(Value x, ArrayRef<int64_t> shape) {
   if (shapeOf(x) == shape)
     return x;
-  return ReshapeOp::create(
-      b, loc, RankedTensorType::get(shape, elementTypeOf(x)), x);
+  return ReshapeOp::create(b, loc,
+                           RankedTensorType::get(shape, elementTypeOf(x)), x);
 }
 
 Value NovaBuilder::transpose(Value x, ArrayRef<int64_t> permutation) {
@@ -86,8 +86,8 @@ Value NovaBuilder::transposeLast2(Value x) {
 Value NovaBuilder::broadcastTo(Value x, ArrayRef<int64_t> shape) {
   if (shapeOf(x) == shape)
     return x;
-  return BroadcastOp::create(
-      b, loc, RankedTensorType::get(shape, elementTypeOf(x)), x);
+  return BroadcastOp::create(b, loc,
+                             RankedTensorType::get(shape, elementTypeOf(x)), x);
 }
 
 Value NovaBuilder::matmul(Value x, Value y, bool transposeLhs,
@@ -119,7 +119,8 @@ Value NovaBuilder::sumToShape(Value g, ArrayRef<int64_t> shape) {
 Value NovaBuilder::meanLast(Value x) {
   ArrayRef<int64_t> shape = shapeOf(x);
   int64_t last = int64_t(shape.size()) - 1;
-  return mul(reduce(ReduceKind::sum, x, {last}, true), 1.0 / double(shape[last]));
+  return mul(reduce(ReduceKind::sum, x, {last}, true),
+             1.0 / double(shape[last]));
 }
 
 std::pair<Value, Value> NovaBuilder::layerNormStats(Value x, double epsilon) {
@@ -138,8 +139,8 @@ Value NovaBuilder::attentionScores(Value q, Value k, double scale,
   SmallVector<int64_t> square(shape.end() - 2, shape.end());
   Type i64 = b.getI64Type();
   // Query i sees keys j <= i.
-  Value allowed = cmp(CmpPredicate::le, iota(square, i64, 1),
-                      iota(square, i64, 0));
+  Value allowed =
+      cmp(CmpPredicate::le, iota(square, i64, 1), iota(square, i64, 0));
   return select(allowed, s, scalar(s.getType(), -INFINITY));
 }
 

@@ -70,8 +70,8 @@ LogicalResult NovaDialect::verifyRegionResultAttribute(Operation *op,
   auto index = dyn_cast<IntegerAttr>(attr.getValue());
   auto fn = dyn_cast<FunctionOpInterface>(op);
   if (!index || !fn)
-    return op->emitError("'") << name
-                              << "' is an argument index on a function result";
+    return op->emitError("'")
+           << name << "' is an argument index on a function result";
   ArrayRef<Type> args = fn.getArgumentTypes();
   int64_t arg = index.getInt();
   if (arg < 0 || arg >= int64_t(args.size()))

@@ -129,10 +129,10 @@ NOVA_GRADIENT(GeluOp) {
     d = nb.add(first, second);
   } else {
     // d/dx = Phi(x) + x phi(x).
-    Value cdf = nb.mul(
-        nb.add(one, ErfOp::create(builder, getLoc(),
-                                  nb.mul(x, 1.0 / std::sqrt(2.0)))),
-        0.5);
+    Value cdf =
+        nb.mul(nb.add(one, ErfOp::create(builder, getLoc(),
+                                         nb.mul(x, 1.0 / std::sqrt(2.0)))),
+               0.5);
     Value pdf = nb.mul(nb.exp(nb.mul(x2, -0.5)), 1.0 / std::sqrt(2.0 * M_PI));
     d = nb.add(cdf, nb.mul(x, pdf));
   }
@@ -177,8 +177,8 @@ NOVA_GRADIENT(DivOp) {
   NOVA_GRADIENT_PROLOGUE
   Value rhs = getRhs();
   operandGrads[0] = nb.sumToShape(nb.div(g, rhs), shapeOf(getLhs()));
-  operandGrads[1] = nb.sumToShape(nb.neg(nb.div(nb.mul(g, getResult()), rhs)),
-                                  shapeOf(rhs));
+  operandGrads[1] =
+      nb.sumToShape(nb.neg(nb.div(nb.mul(g, getResult()), rhs)), shapeOf(rhs));
   return success();
 }
 
@@ -221,8 +221,7 @@ NOVA_GRADIENT(SelectOp) {
   NOVA_GRADIENT_PROLOGUE
   Value zero = nb.scalar(g.getType(), 0.0), c = getCondition();
   operandGrads[1] = nb.sumToShape(nb.select(c, g, zero), shapeOf(getOnTrue()));
-  operandGrads[2] =
-      nb.sumToShape(nb.select(c, zero, g), shapeOf(getOnFalse()));
+  operandGrads[2] = nb.sumToShape(nb.select(c, zero, g), shapeOf(getOnFalse()));
   return success();
 }
 
@@ -243,8 +242,8 @@ NOVA_GRADIENT(ReduceOp) {
   }
   // max/min: split the gradient equally among the elements that attain it.
   Type e = elementTypeOf(x);
-  Value hit = nb.cast(
-      nb.cmp(CmpPredicate::eq, x, nb.reshape(getResult(), kept)), e);
+  Value hit =
+      nb.cast(nb.cmp(CmpPredicate::eq, x, nb.reshape(getResult(), kept)), e);
   Value count = nb.reduce(ReduceKind::sum, hit, getDims(), true);
   operandGrads[0] = nb.mul(nb.div(hit, count), gk);
   return success();
@@ -307,10 +306,10 @@ NOVA_GRADIENT(ConcatOp) {
     starts[dim] = offset;
     limits[dim] = offset + shape[dim];
     offset += shape[dim];
-    operandGrads[i] = SliceOp::create(
-        builder, getLoc(), g, builder.getDenseI64ArrayAttr(starts),
-        builder.getDenseI64ArrayAttr(limits),
-        builder.getDenseI64ArrayAttr(strides));
+    operandGrads[i] = SliceOp::create(builder, getLoc(), g,
+                                      builder.getDenseI64ArrayAttr(starts),
+                                      builder.getDenseI64ArrayAttr(limits),
+                                      builder.getDenseI64ArrayAttr(strides));
   }
   return success();
 }
@@ -365,7 +364,8 @@ NOVA_GRADIENT(MatmulOp) {
 NOVA_GRADIENT(SoftmaxOp) {
   NOVA_GRADIENT_PROLOGUE
   Value y = getResult();
-  Value dot = nb.reduce(ReduceKind::sum, nb.mul(g, y), {int64_t(getDim())}, true);
+  Value dot =
+      nb.reduce(ReduceKind::sum, nb.mul(g, y), {int64_t(getDim())}, true);
   operandGrads[0] = nb.mul(y, nb.sub(g, dot));
   return success();
 }

@@ -1,4 +1,4 @@
-//===- NovaBuilder.h - terse construction of nova IR --------------*- C++ -*-===//
+//===- NovaBuilder.h - terse construction of nova IR ------------*- C++ -*-===//
 //
 // A thin layer over OpBuilder with one location, used wherever C++ writes
 // nova programs: differentiation rules, decompositions, the train-step
@@ -44,8 +44,7 @@ public:
   Value select(Value c, Value x, Value y);
   Value cast(Value x, Type elementType);
 
-  Value reduce(ReduceKind kind, Value x, ArrayRef<int64_t> dims,
-               bool keepDims);
+  Value reduce(ReduceKind kind, Value x, ArrayRef<int64_t> dims, bool keepDims);
   Value reshape(Value x, ArrayRef<int64_t> shape);
   Value transpose(Value x, ArrayRef<int64_t> permutation);
   /// Swaps the last two dimensions.

@@ -1,5 +1,4 @@
-//===- NovaOps.h - nova dialect operations -----------------------*- C++
-//-*-===//
+//===- NovaOps.h - nova dialect operations ----------------------*- C++ -*-===//
 
 #ifndef NOVA_DIALECT_NOVA_IR_NOVAOPS_H
 #define NOVA_DIALECT_NOVA_IR_NOVAOPS_H
