@@ -12,8 +12,10 @@
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::nova;
@@ -137,7 +139,9 @@ private:
   DenseMap<Value, HostTensor> env;
 
   double fin(DType t, double x) const {
-    return options.f64 ? x : ::nova::roundTo(t, x);
+    if (options.f64)
+      return x;
+    return t == DType::F32 ? double(float(x)) : ::nova::roundTo(t, x);
   }
   const HostTensor &in(Value v) { return env.find(v)->second; }
   HostTensor make(Value result) { return *emptyTensorOf(result.getType()); }
@@ -619,9 +623,10 @@ LogicalResult Evaluator::scatterAdd(ScatterAddOp op) {
 LogicalResult Evaluator::matmul(MatmulOp op) {
   const HostTensor &a = in(op.getLhs()), &b = in(op.getRhs());
   HostTensor r = make(op.getResult());
-  size_t ra = a.shape.size(), rb = b.shape.size(), rr = r.shape.size();
+  size_t ra = a.shape.size(), rr = r.shape.size();
+  const bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
   int64_t M = r.shape[rr - 2], N = r.shape[rr - 1];
-  int64_t K = op.getTransposeLhs() ? a.shape[ra - 2] : a.shape[ra - 1];
+  int64_t K = tl ? a.shape[ra - 2] : a.shape[ra - 1];
   // Batch broadcasting: which matrix of each operand feeds batch b.
   std::vector<int64_t> batch(r.shape.begin(), r.shape.end() - 2),
       batchA(a.shape.begin(), a.shape.end() - 2),
@@ -629,7 +634,14 @@ LogicalResult Evaluator::matmul(MatmulOp op) {
   int64_t nb = ::nova::numElements(batch);
   std::vector<int64_t> ia = broadcastIndex(batchA, batch),
                        ib = broadcastIndex(batchB, batch);
-  std::vector<double> A(M * K), B(K * N), C(M * N);
+  std::vector<double> A(M * K), B(K * N);
+  // Rows are split over the machine's threads once a product is big enough
+  // to pay for starting them.
+  unsigned threads = M * N * K >= (1 << 18)
+                         ? std::max(1u, std::min<unsigned>(
+                                            std::thread::hardware_concurrency(),
+                                            unsigned(M)))
+                         : 1;
   for (int64_t bt = 0; bt < nb; ++bt) {
     const double *pa = a.f.data() + (ia.empty() ? bt : ia[bt]) * M * K;
     const double *pb = b.f.data() + (ib.empty() ? bt : ib[bt]) * K * N;
@@ -637,25 +649,36 @@ LogicalResult Evaluator::matmul(MatmulOp op) {
     // over contiguous memory whatever the transpose flags.
     for (int64_t m = 0; m < M; ++m)
       for (int64_t k = 0; k < K; ++k)
-        A[m * K + k] = op.getTransposeLhs() ? pa[k * M + m] : pa[m * K + k];
+        A[m * K + k] = tl ? pa[k * M + m] : pa[m * K + k];
     for (int64_t k = 0; k < K; ++k)
       for (int64_t n = 0; n < N; ++n)
-        B[k * N + n] = op.getTransposeRhs() ? pb[n * K + k] : pb[k * N + n];
-    std::fill(C.begin(), C.end(), 0.0);
-    for (int64_t m = 0; m < M; ++m) {
-      double *c = C.data() + m * N;
-      for (int64_t k = 0; k < K; ++k) {
-        double av = A[m * K + k];
-        const double *brow = B.data() + k * N;
-        for (int64_t n = 0; n < N; ++n)
-          c[n] += av * brow[n];
-      }
-    }
+        B[k * N + n] = tr ? pb[n * K + k] : pb[k * N + n];
     double *out = r.f.data() + bt * M * N;
-    for (int64_t e = 0; e < M * N; ++e)
-      out[e] = fin(r.dtype, C[e]);
+    auto rows = [&](int64_t begin, int64_t end) {
+      std::vector<double> c(N);
+      for (int64_t m = begin; m < end; ++m) {
+        std::fill(c.begin(), c.end(), 0.0);
+        for (int64_t k = 0; k < K; ++k) {
+          double av = A[m * K + k];
+          const double *brow = B.data() + k * N;
+          for (int64_t n = 0; n < N; ++n)
+            c[n] += av * brow[n];
+        }
+        for (int64_t n = 0; n < N; ++n)
+          out[m * N + n] = fin(r.dtype, c[n]);
+      }
+    };
+    if (threads == 1) {
+      rows(0, M);
+      continue;
+    }
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t)
+      pool.emplace_back(rows, M * t / threads, M * (t + 1) / threads);
+    rows(0, M / threads);
+    for (std::thread &t : pool)
+      t.join();
   }
-  (void)rb;
   return set(op.getResult(), std::move(r));
 }
 
