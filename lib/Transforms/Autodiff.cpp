@@ -30,7 +30,7 @@ static bool isFloatTensor(Value v) {
 static SmallVector<unsigned> paramIndices(func::FuncOp fn) {
   SmallVector<unsigned> params;
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
-    if (fn.getArgAttr(i, NovaDialect::getParamAttrName()))
+    if (isParameter(fn, i))
       params.push_back(i);
   return params;
 }

@@ -15,13 +15,6 @@ namespace mlir::nova {
 using namespace mlir;
 using namespace mlir::nova;
 
-static std::string argNameOf(func::FuncOp fn, unsigned i) {
-  if (auto n =
-          fn.getArgAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
-    return n.str();
-  return "arg" + std::to_string(i);
-}
-
 FailureOr<func::FuncOp> mlir::nova::buildTrainStep(func::FuncOp grad,
                                                    StringRef name,
                                                    const AdamWOptions &opts) {
@@ -63,7 +56,7 @@ FailureOr<func::FuncOp> mlir::nova::buildTrainStep(func::FuncOp grad,
     for (unsigned p : params) {
       unsigned argIndex = inputs.size();
       inputs.push_back(argTypes[p]);
-      std::string n = argNameOf(grad, p) + suffix[group];
+      std::string n = argumentName(grad, p) + suffix[group];
       SmallVector<NamedAttribute> extra;
       if (group == 0)
         extra.push_back(
@@ -79,7 +72,7 @@ FailureOr<func::FuncOp> mlir::nova::buildTrainStep(func::FuncOp grad,
   inAttrs.push_back(named("step"));
   for (unsigned i : batch) {
     inputs.push_back(argTypes[i]);
-    inAttrs.push_back(named(argNameOf(grad, i)));
+    inAttrs.push_back(named(argumentName(grad, i)));
   }
 
   b.setInsertionPointAfter(grad);

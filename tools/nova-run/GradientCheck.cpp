@@ -40,7 +40,7 @@ bool run::checkGradients(ModuleOp module, func::FuncOp fn, uint64_t seed,
   bool ok = true;
   unsigned k = 1;
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
-    if (!fn.getArgAttr(i, NovaDialect::getParamAttrName()))
+    if (!isParameter(fn, i))
       continue;
     const ::nova::HostTensor &a = (*analytic)[k++];
     std::vector<double> &x = (*args)[i].f;
@@ -64,7 +64,7 @@ bool run::checkGradients(ModuleOp module, func::FuncOp fn, uint64_t seed,
     std::printf("%s @%s d/d %s (%zu elements): relative error %.2e (|grad| "
                 "%.3e)\n",
                 pass ? "ok  " : "FAIL", fn.getSymName().str().c_str(),
-                argName(fn, i).c_str(), x.size(), err, std::sqrt(a2));
+                argumentName(fn, i).c_str(), x.size(), err, std::sqrt(a2));
   }
   return ok;
 }

@@ -11,20 +11,6 @@ using namespace mlir;
 using namespace mlir::nova;
 using ::nova::HostTensor;
 
-std::string run::argName(func::FuncOp fn, unsigned i) {
-  if (auto n =
-          fn.getArgAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
-    return n.str();
-  return "arg" + std::to_string(i);
-}
-
-std::string run::resultName(func::FuncOp fn, unsigned i) {
-  if (auto n =
-          fn.getResultAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
-    return n.str();
-  return "result" + std::to_string(i);
-}
-
 /// Follows `v` through ops that move elements without changing them and
 /// returns the tightest bound an index use implies, or 0 if none does.
 static int64_t boundFromUses(Value v, unsigned depth = 0) {
@@ -74,7 +60,7 @@ run::buildInputs(func::FuncOp fn, ArrayRef<std::string> files,
   std::mt19937_64 rng(seed.value_or(0));
   std::vector<HostTensor> args;
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
-    std::string name = argName(fn, i);
+    std::string name = argumentName(fn, i);
     std::optional<HostTensor> empty = emptyTensorOf(fn.getArgumentTypes()[i]);
     if (!empty)
       return fn.emitError("argument #")
@@ -110,6 +96,6 @@ std::vector<std::string> run::resultNames(func::FuncOp fn) {
 std::vector<std::string> run::argNames(func::FuncOp fn) {
   std::vector<std::string> names;
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
-    names.push_back(argName(fn, i));
+    names.push_back(argumentName(fn, i));
   return names;
 }

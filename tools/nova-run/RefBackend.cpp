@@ -37,9 +37,8 @@ int run::runReference(const ::nova::run::RunOptions &o) {
     // Every function with parameters, each on its own random inputs.
     bool ok = true, any = false;
     for (auto fn : module->getOps<func::FuncOp>())
-      if (llvm::any_of(llvm::seq(fn.getNumArguments()), [&](unsigned i) {
-            return bool(fn.getArgAttr(i, NovaDialect::getParamAttrName()));
-          })) {
+      if (llvm::any_of(llvm::seq(fn.getNumArguments()),
+                       [&](unsigned i) { return isParameter(fn, i); })) {
         any = true;
         ok &= checkGradients(*module, fn, o.seed.value_or(0), o.gradRtol,
                              o.fdStep);

@@ -11,11 +11,7 @@
 
 namespace mlir::nova::run {
 
-/// Safetensors name of argument / result `i`: its `nova.name`, else
-/// `argN` / `resultN`.
-std::string argName(func::FuncOp fn, unsigned i);
-std::string resultName(func::FuncOp fn, unsigned i);
-
+/// The names (argumentName / resultName) of every argument / result.
 std::vector<std::string> argNames(func::FuncOp fn);
 std::vector<std::string> resultNames(func::FuncOp fn);
 

@@ -41,7 +41,7 @@ bool run::train(ModuleOp module, func::FuncOp fn,
                 "nova-train-step");
   int stepArg = -1, tokensArg = -1, targetsArg = -1;
   for (unsigned i = 0; i < numArgs; ++i) {
-    std::string n = argName(fn, i);
+    std::string n = argumentName(fn, i);
     if (n == "step")
       stepArg = int(i);
     else if (n == "tokens")
@@ -74,7 +74,7 @@ bool run::train(ModuleOp module, func::FuncOp fn,
       !::nova::run::loadNamed({opts.params}, init, error))
     return fail(error);
   for (auto [r, i] : aliasOf) {
-    std::string n = argName(fn, i);
+    std::string n = argumentName(fn, i);
     StringRef ref(n);
     if (ref.ends_with(".adam_m") || ref.ends_with(".adam_v"))
       continue; // zeros
@@ -122,8 +122,8 @@ bool run::train(ModuleOp module, func::FuncOp fn,
     std::vector<std::string> names;
     std::vector<HostTensor> params;
     for (unsigned i = 0; i < numArgs; ++i)
-      if (fn.getArgAttr(i, NovaDialect::getParamAttrName())) {
-        names.push_back(argName(fn, i));
+      if (isParameter(fn, i)) {
+        names.push_back(argumentName(fn, i));
         params.push_back(args[i]);
       }
     if (!::nova::run::writeNamed(opts.save, names, params, error))

@@ -85,3 +85,20 @@ LogicalResult NovaDialect::verifyRegionResultAttribute(Operation *op,
            << " but argument #" << arg << " has type " << args[arg];
   return success();
 }
+
+bool mlir::nova::isParameter(FunctionOpInterface fn, unsigned i) {
+  return bool(fn.getArgAttr(i, NovaDialect::getParamAttrName()));
+}
+
+std::string mlir::nova::argumentName(FunctionOpInterface fn, unsigned i) {
+  if (auto n = fn.getArgAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
+    return n.str();
+  return "arg" + std::to_string(i);
+}
+
+std::string mlir::nova::resultName(FunctionOpInterface fn, unsigned i) {
+  if (auto n =
+          fn.getResultAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
+    return n.str();
+  return "result" + std::to_string(i);
+}
