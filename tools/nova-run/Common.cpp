@@ -117,6 +117,28 @@ void printTensor(const std::string &name, const HostTensor &t, unsigned limit) {
   std::printf("]\n");
 }
 
+TrainingInputs findTrainingInputs(const std::vector<std::string> &names) {
+  TrainingInputs in;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == "step")
+      in.step = int(i);
+    else if (names[i] == "tokens")
+      in.tokens = int(i);
+    else if (names[i] == "targets")
+      in.targets = int(i);
+  }
+  return in;
+}
+
+bool isOptimizerMoment(const std::string &name) {
+  auto endsWith = [&](const std::string &suffix) {
+    return name.size() >= suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) ==
+               0;
+  };
+  return endsWith(".adam_m") || endsWith(".adam_v");
+}
+
 bool TextBatches::open(const std::string &path, int64_t seq,
                        std::string &error) {
   if (!readFileBytes(path, bytes, error)) {

@@ -36,6 +36,19 @@ bool compareNamed(const std::vector<std::string> &names,
 
 void printTensor(const std::string &name, const HostTensor &t, unsigned limit);
 
+/// Where a training step (nova-train-step's naming) takes its per-step
+/// inputs: the positions of `step`, `tokens` and `targets` among `names`,
+/// -1 where absent.
+struct TrainingInputs {
+  int step = -1, tokens = -1, targets = -1;
+  bool complete() const { return step >= 0 && tokens >= 0 && targets >= 0; }
+};
+TrainingInputs findTrainingInputs(const std::vector<std::string> &names);
+
+/// Whether state named `name` is an Adam moment (`<param>.adam_m` or
+/// `.adam_v`), which starts at zero instead of coming from --params.
+bool isOptimizerMoment(const std::string &name);
+
 /// Windows of a byte-level text: tokens and the targets one byte later.
 class TextBatches {
 public:

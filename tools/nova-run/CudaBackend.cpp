@@ -30,11 +30,6 @@ std::vector<std::string> namesOf(const std::vector<TensorDesc> &ts) {
   return names;
 }
 
-bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 /// --iterations: median device time per run by CUDA events and the host
 /// time spent enqueueing, after warm-up runs.
 int timeEntry(Device &device, Instance &inst, const RunOptions &o) {
@@ -88,20 +83,14 @@ int timeEntry(Device &device, Instance &inst, const RunOptions &o) {
 int train(Device &device, Instance &inst, const RunOptions &o) {
   const EntryDesc &e = inst.entry();
   std::string error;
-  int step = -1, tokens = -1, targets = -1, loss = -1;
-  for (size_t i = 0; i < e.inputs.size(); ++i) {
-    const std::string &n = e.inputs[i].name;
-    if (n == "step")
-      step = int(i);
-    else if (n == "tokens")
-      tokens = int(i);
-    else if (n == "targets")
-      targets = int(i);
-  }
+  TrainingInputs inputs = findTrainingInputs(namesOf(e.inputs));
+  const int step = inputs.step, tokens = inputs.tokens,
+            targets = inputs.targets;
+  int loss = -1;
   for (size_t i = 0; i < e.outputs.size(); ++i)
     if (e.outputs[i].name == "loss")
       loss = int(i);
-  if (step < 0 || tokens < 0 || targets < 0 || loss < 0)
+  if (!inputs.complete() || loss < 0)
     return fail("--train needs inputs named 'step', 'tokens', 'targets' and "
                 "an output named 'loss'");
   HostTensor tok(e.inputs[tokens].dtype, e.inputs[tokens].shape),
@@ -119,7 +108,7 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
     if (out.alias < 0)
       continue;
     const TensorDesc &in = e.inputs[out.alias];
-    if (endsWith(in.name, ".adam_m") || endsWith(in.name, ".adam_v"))
+    if (isOptimizerMoment(in.name))
       continue;
     auto it = init.find(in.name);
     if (it == init.end())

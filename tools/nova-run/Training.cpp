@@ -39,17 +39,11 @@ bool run::train(ModuleOp module, func::FuncOp fn,
     return fail("@" + fn.getSymName() +
                 " has no nova.alias results; --train runs functions made by "
                 "nova-train-step");
-  int stepArg = -1, tokensArg = -1, targetsArg = -1;
-  for (unsigned i = 0; i < numArgs; ++i) {
-    std::string n = argumentName(fn, i);
-    if (n == "step")
-      stepArg = int(i);
-    else if (n == "tokens")
-      tokensArg = int(i);
-    else if (n == "targets")
-      targetsArg = int(i);
-  }
-  if (stepArg < 0 || tokensArg < 0 || targetsArg < 0)
+  ::nova::run::TrainingInputs inputs =
+      ::nova::run::findTrainingInputs(argNames(fn));
+  const int stepArg = inputs.step, tokensArg = inputs.tokens,
+            targetsArg = inputs.targets;
+  if (!inputs.complete())
     return fail("--train needs arguments named 'step', 'tokens' and "
                 "'targets' (nova.name)");
 
@@ -75,8 +69,7 @@ bool run::train(ModuleOp module, func::FuncOp fn,
     return fail(error);
   for (auto [r, i] : aliasOf) {
     std::string n = argumentName(fn, i);
-    StringRef ref(n);
-    if (ref.ends_with(".adam_m") || ref.ends_with(".adam_v"))
+    if (::nova::run::isOptimizerMoment(n))
       continue; // zeros
     auto it = init.find(n);
     if (it == init.end())
