@@ -1,6 +1,7 @@
 //===- Capture.cpp - record eager-style C++ into the nova dialect ---------===//
 
 #include "nova/Frontend/Capture.h"
+#include "nova/Dialect/Nova/IR/NovaBuilder.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -78,13 +79,10 @@ Tensor Graph::input(StringRef name, ArrayRef<int64_t> shape, Type element,
 Tensor Graph::scalar(double value, Type element, Where where) {
   if (!element)
     element = f32();
-  auto type = RankedTensorType::get({}, element);
-  Attribute v =
-      llvm::isa<FloatType>(element)
-          ? Attribute(builder.getFloatAttr(element, value))
-          : Attribute(builder.getIntegerAttr(element, int64_t(value)));
   return emit(where, ConstantOp::getOperationName(), {},
-              {builder.getNamedAttr("value", DenseElementsAttr::get(type, v))});
+              {builder.getNamedAttr(
+                  "value",
+                  splatAttr(RankedTensorType::get({}, element), value))});
 }
 
 std::vector<Tensor> Graph::emitMulti(const Where &where, StringRef opName,

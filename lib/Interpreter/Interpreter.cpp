@@ -139,9 +139,7 @@ private:
   DenseMap<Value, HostTensor> env;
 
   double fin(DType t, double x) const {
-    if (options.f64)
-      return x;
-    return t == DType::F32 ? double(float(x)) : ::nova::roundTo(t, x);
+    return options.f64 ? x : ::nova::roundTo(t, x);
   }
   const HostTensor &in(Value v) { return env.find(v)->second; }
   HostTensor make(Value result) { return *emptyTensorOf(result.getType()); }

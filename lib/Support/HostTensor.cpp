@@ -108,19 +108,6 @@ float fromF16Bits(uint16_t h) {
   return sign * std::ldexp(float(mant | 0x400), exp - 25);
 }
 
-double roundTo(DType t, double x) {
-  switch (t) {
-  case DType::F32:
-    return double(float(x));
-  case DType::BF16:
-    return fromBF16Bits(toBF16Bits(float(x)));
-  case DType::F16:
-    return fromF16Bits(toF16Bits(float(x)));
-  default:
-    return x;
-  }
-}
-
 int64_t numElements(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t d : shape)

@@ -24,15 +24,27 @@ unsigned byteWidth(DType t);
 const char *dtypeName(DType t);
 std::optional<DType> dtypeFromName(const std::string &name);
 
-/// Rounds `x` to the nearest value representable in `t` (ties to even), the
-/// way a kernel that stores `t` would; F64 is returned unchanged.
-double roundTo(DType t, double x);
-
 /// Bit patterns of the 16-bit float formats (round to nearest even).
 uint16_t toBF16Bits(float x);
 float fromBF16Bits(uint16_t b);
 uint16_t toF16Bits(float x);
 float fromF16Bits(uint16_t b);
+
+/// Rounds `x` to the nearest value representable in `t` (ties to even), the
+/// way a kernel that stores `t` would; F64 and integers are unchanged.
+/// Inline: the interpreter calls it once per element it computes.
+inline double roundTo(DType t, double x) {
+  switch (t) {
+  case DType::F32:
+    return double(float(x));
+  case DType::BF16:
+    return fromBF16Bits(toBF16Bits(float(x)));
+  case DType::F16:
+    return fromF16Bits(toF16Bits(float(x)));
+  default:
+    return x;
+  }
+}
 
 /// Floats live in `f` (already rounded to `dtype`), integers and booleans in
 /// `i`; exactly one of the two holds `numElements()` values.

@@ -17,12 +17,16 @@ Type mlir::nova::elementTypeOf(Value v) {
   return cast<ShapedType>(v.getType()).getElementType();
 }
 
-Value NovaBuilder::splat(RankedTensorType type, double value) {
+DenseElementsAttr mlir::nova::splatAttr(RankedTensorType type, double value) {
   Type e = type.getElementType();
-  Attribute element = isa<FloatType>(e)
-                          ? Attribute(b.getFloatAttr(e, value))
-                          : Attribute(b.getIntegerAttr(e, int64_t(value)));
-  return ConstantOp::create(b, loc, DenseElementsAttr::get(type, element));
+  Attribute element =
+      isa<FloatType>(e) ? Attribute(FloatAttr::get(e, value))
+                        : Attribute(IntegerAttr::get(e, int64_t(value)));
+  return DenseElementsAttr::get(type, element);
+}
+
+Value NovaBuilder::splat(RankedTensorType type, double value) {
+  return ConstantOp::create(b, loc, splatAttr(type, value));
 }
 
 Value NovaBuilder::scalar(Type like, double value) {

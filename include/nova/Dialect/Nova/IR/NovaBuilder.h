@@ -78,6 +78,10 @@ private:
   Location loc;
 };
 
+/// A dense attribute of `type` whose every element is `value` (converted to
+/// an integer for integer element types).
+DenseElementsAttr splatAttr(RankedTensorType type, double value);
+
 ArrayRef<int64_t> shapeOf(Value v);
 Type elementTypeOf(Value v);
 
