@@ -228,10 +228,11 @@ TEST_F(Gpu, ToyTrainingStepKeepsStateResident) {
     ASSERT_TRUE(inst->getOutput(0, l, error));
     EXPECT_EQ(float(l.f[0]), 2 * expect);
   }
-  if (const char *dir = std::getenv("NOVA_TEST_OUT"))
+  if (const char *dir = std::getenv("NOVA_TEST_OUT")) {
     ASSERT_TRUE(
         writeSafetensors(std::string(dir) + "/toy_train.params.safetensors",
                          {{"w", w0}}, error));
+  }
 }
 
 TEST_F(Gpu, ErrorsNameTheCallAndTheKernel) {
