@@ -115,6 +115,32 @@ int64_t numElements(const std::vector<int64_t> &shape) {
   return n;
 }
 
+std::optional<int64_t> checkedNumElements(const int64_t *dims, size_t rank) {
+  // A zero dimension makes the tensor empty whatever the others are, so the
+  // answer does not depend on the order in which dimensions are multiplied.
+  bool empty = false;
+  for (size_t d = 0; d < rank; ++d) {
+    if (dims[d] < 0)
+      return std::nullopt;
+    empty |= dims[d] == 0;
+  }
+  if (empty)
+    return 0;
+  int64_t n = 1;
+  for (size_t d = 0; d < rank; ++d)
+    if (__builtin_mul_overflow(n, dims[d], &n))
+      return std::nullopt;
+  return n;
+}
+
+std::optional<uint64_t> checkedBytes(int64_t elements, uint64_t bytesPerElement) {
+  uint64_t bytes;
+  if (elements < 0 ||
+      __builtin_mul_overflow(uint64_t(elements), bytesPerElement, &bytes))
+    return std::nullopt;
+  return bytes;
+}
+
 std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
   std::vector<int64_t> s(shape.size(), 1);
   for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)

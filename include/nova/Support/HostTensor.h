@@ -77,7 +77,19 @@ void encodeTensor(const HostTensor &t, std::string &out);
 /// Reads `t.numElements()` elements of `t.dtype` from `bytes`.
 void decodeTensor(const unsigned char *bytes, HostTensor &t);
 
+/// The product of `shape`. Callers must know it fits (a shape that came
+/// through checkedNumElements or a verified op); use checkedNumElements for
+/// shapes from outside.
 int64_t numElements(const std::vector<int64_t> &shape);
+/// The product of `shape`, or nullopt when a dimension is negative or the
+/// product overflows int64 (2^32 x 2^32 is not 0 elements).
+std::optional<int64_t> checkedNumElements(const int64_t *dims, size_t rank);
+inline std::optional<int64_t>
+checkedNumElements(const std::vector<int64_t> &shape) {
+  return checkedNumElements(shape.data(), shape.size());
+}
+/// `elements * bytesPerElement`, or nullopt on overflow.
+std::optional<uint64_t> checkedBytes(int64_t elements, uint64_t bytesPerElement);
 /// Row-major strides of `shape`.
 std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape);
 
