@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nova/Transforms/Autodiff.h"
+#include "ModuleLocation.h"
 #include "nova/Dialect/Nova/IR/NovaBuilder.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Transforms/Passes.h"
@@ -163,7 +164,18 @@ struct NovaAutodiffPass : mlir::nova::impl::NovaAutodiffBase<NovaAutodiffPass> {
         targets.push_back(fn);
     }
     if (!functionName.empty() && targets.empty()) {
-      getOperation().emitError("nova-autodiff: no function @") << functionName;
+      emitError(moduleLocation(getOperation()), "nova-autodiff: no function @")
+          << functionName;
+      return signalPassFailure();
+    }
+    // Running the pass on a module with nothing to differentiate is a
+    // mistake (unmarked parameters), not a no-op: nova-train-step would fail
+    // later with less to go on.
+    if (targets.empty()) {
+      emitError(moduleLocation(getOperation()),
+                "nova-autodiff: no function has an argument marked "
+                "{nova.param}; mark the trainable parameters, or name the "
+                "function to differentiate with function=");
       return signalPassFailure();
     }
     for (func::FuncOp fn : targets)

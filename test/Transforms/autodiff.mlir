@@ -49,10 +49,15 @@ func.func @fan_out(%x: tensor<f32> {nova.param}) -> tensor<f32> {
 
 // -----
 
-// Functions without parameters are left alone.
+// Functions without parameters are left alone when another one has some.
 // CHECK-LABEL: func.func @no_params
 // CHECK-SAME: -> tensor<f32>
 func.func @no_params(%x: tensor<f32>) -> tensor<f32> {
+  return %x : tensor<f32>
+}
+// CHECK-LABEL: func.func @with_params
+// CHECK-SAME: -> (tensor<f32>, tensor<f32> {nova.grad_of = 0 : i64})
+func.func @with_params(%x: tensor<f32> {nova.param}) -> tensor<f32> {
   return %x : tensor<f32>
 }
 

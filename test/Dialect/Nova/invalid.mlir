@@ -723,6 +723,35 @@ func.func @name_not_string(%x: tensor<8xf32> {nova.name = 3}) {
 
 // -----
 
+// expected-error @+1 {{arguments #0 and #2 are both named 'w' (nova.name must be unique)}}
+func.func @name_duplicate(%a: tensor<8xf32> {nova.name = "w"}, %b: tensor<8xf32>, %c: tensor<8xf32> {nova.name = "w"}) {
+  return
+}
+
+// -----
+
+// An unnamed argument's name is argN.
+// expected-error @+1 {{arguments #0 and #1 are both named 'arg1' (nova.name must be unique)}}
+func.func @name_duplicates_default(%a: tensor<8xf32> {nova.name = "arg1"}, %b: tensor<8xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{results #0 and #1 are both named 'y' (nova.name must be unique)}}
+func.func @result_name_duplicate(%a: tensor<8xf32>) -> (tensor<8xf32> {nova.name = "y"}, tensor<8xf32> {nova.name = "y"}) {
+  return %a, %a : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'nova.name' of argument #0 must not be empty}}
+func.func @name_empty(%a: tensor<8xf32> {nova.name = ""}) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'nova.grad_of' on result #0 names argument #2, but the function has 1 arguments}}
 func.func @grad_of_out_of_range(%x: tensor<8xf32>) -> (tensor<8xf32> {nova.grad_of = 2}) {
   return %x : tensor<8xf32>

@@ -158,3 +158,10 @@ func.func @composites(%x: tensor<2x8x32xf32>, %g: tensor<32xf32>, %labels: tenso
 func.func @params(%x: tensor<8x16xf32>, %w: tensor<16x4xf32> {nova.param}, %b: tensor<4xbf16> {nova.param}, %labels: tensor<8xi32>) {
   return
 }
+
+// An argument and a result may share a name (an updated parameter does).
+// CHECK-LABEL: func.func @shared_name
+// CHECK-SAME: {nova.name = "w"}) -> (tensor<4xf32> {nova.alias = 0 : i64, nova.name = "w"})
+func.func @shared_name(%w: tensor<4xf32> {nova.name = "w"}) -> (tensor<4xf32> {nova.alias = 0, nova.name = "w"}) {
+  return %w : tensor<4xf32>
+}

@@ -26,16 +26,50 @@ Operation *NovaDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return ConstantOp::create(builder, loc, type, elements);
 }
 
+/// nova.name values are the keys of safetensors files: two arguments (or two
+/// results) of one function with one name, given or default (argN / resultN),
+/// would read (write) one entry. Reported once, at the later of two given
+/// names. An argument and a result may share a name (a training step's
+/// updated parameter does).
+static LogicalResult verifyTensorName(Operation *op, NamedAttribute attr,
+                                      unsigned index, bool isResult) {
+  auto name = dyn_cast<StringAttr>(attr.getValue());
+  if (!name)
+    return op->emitError("'nova.name' must be a string, got ")
+           << attr.getValue();
+  const char *what = isResult ? "result" : "argument";
+  if (name.getValue().empty())
+    return op->emitError("'nova.name' of ")
+           << what << " #" << index << " must not be empty";
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!fn)
+    return success();
+  unsigned count = isResult ? fn.getNumResults() : fn.getNumArguments();
+  for (unsigned other = 0; other < count; ++other) {
+    if (other == index)
+      continue;
+    bool otherNamed =
+        isResult ? bool(fn.getResultAttr(other, NovaDialect::getNameAttrName()))
+                 : bool(fn.getArgAttr(other, NovaDialect::getNameAttrName()));
+    if (otherNamed && other > index)
+      continue;
+    std::string otherName =
+        isResult ? resultName(fn, other) : argumentName(fn, other);
+    if (otherName == name.getValue())
+      return op->emitError()
+             << what << "s #" << std::min(index, other) << " and #"
+             << std::max(index, other) << " are both named '" << otherName
+             << "' (nova.name must be unique)";
+  }
+  return success();
+}
+
 LogicalResult NovaDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned /*regionIndex*/,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
-  if (attr.getName() == getNameAttrName()) {
-    if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError("'nova.name' must be a string, got ")
-             << attr.getValue();
-    return success();
-  }
+  if (attr.getName() == getNameAttrName())
+    return verifyTensorName(op, attr, argIndex, /*isResult=*/false);
   if (attr.getName() != getParamAttrName())
     return op->emitError("unknown nova argument attribute '")
            << attr.getName().getValue() << "'";
@@ -58,12 +92,8 @@ LogicalResult NovaDialect::verifyRegionResultAttribute(Operation *op,
                                                        unsigned resultIndex,
                                                        NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
-  if (attr.getName() == getNameAttrName()) {
-    if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError("'nova.name' must be a string, got ")
-             << attr.getValue();
-    return success();
-  }
+  if (attr.getName() == getNameAttrName())
+    return verifyTensorName(op, attr, resultIndex, /*isResult=*/true);
   if (attr.getName() != getGradOfAttrName() &&
       attr.getName() != getAliasAttrName())
     return op->emitError("unknown nova result attribute '") << name << "'";
@@ -91,7 +121,8 @@ bool mlir::nova::isParameter(FunctionOpInterface fn, unsigned i) {
 }
 
 std::string mlir::nova::argumentName(FunctionOpInterface fn, unsigned i) {
-  if (auto n = fn.getArgAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
+  if (auto n =
+          fn.getArgAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
     return n.str();
   return "arg" + std::to_string(i);
 }
