@@ -19,9 +19,9 @@ Type mlir::nova::elementTypeOf(Value v) {
 
 DenseElementsAttr mlir::nova::splatAttr(RankedTensorType type, double value) {
   Type e = type.getElementType();
-  Attribute element =
-      isa<FloatType>(e) ? Attribute(FloatAttr::get(e, value))
-                        : Attribute(IntegerAttr::get(e, int64_t(value)));
+  Attribute element = isa<FloatType>(e)
+                          ? Attribute(FloatAttr::get(e, value))
+                          : Attribute(IntegerAttr::get(e, int64_t(value)));
   return DenseElementsAttr::get(type, element);
 }
 
@@ -92,6 +92,25 @@ Value NovaBuilder::broadcastTo(Value x, ArrayRef<int64_t> shape) {
     return x;
   return BroadcastOp::create(b, loc,
                              RankedTensorType::get(shape, elementTypeOf(x)), x);
+}
+
+Value NovaBuilder::concat(ValueRange xs, int64_t dim) {
+  if (xs.size() == 1)
+    return xs.front();
+  return ConcatOp::create(b, loc, xs, b.getI64IntegerAttr(dim));
+}
+
+Value NovaBuilder::sliceDim(Value x, int64_t dim, int64_t begin, int64_t end) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  if (begin == 0 && end == shape[dim])
+    return x;
+  SmallVector<int64_t> starts(shape.size(), 0), limits(shape),
+      strides(shape.size(), 1);
+  starts[dim] = begin;
+  limits[dim] = end;
+  return SliceOp::create(b, loc, x, b.getDenseI64ArrayAttr(starts),
+                         b.getDenseI64ArrayAttr(limits),
+                         b.getDenseI64ArrayAttr(strides));
 }
 
 Value NovaBuilder::matmul(Value x, Value y, bool transposeLhs,

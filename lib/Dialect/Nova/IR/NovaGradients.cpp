@@ -271,26 +271,50 @@ NOVA_GRADIENT(BroadcastOp) {
   return success();
 }
 
+/// Zeros of `x`'s shape with `size` elements along `dim` (a splat: O(1) IR).
+static Value zerosLike(NovaBuilder &nb, Value x, int64_t dim, int64_t size) {
+  SmallVector<int64_t> shape(shapeOf(x));
+  shape[dim] = size;
+  return nb.splat(RankedTensorType::get(shape, elementTypeOf(x)), 0.0);
+}
+
 NOVA_GRADIENT(SliceOp) {
   NOVA_GRADIENT_PROLOGUE
-  // Put the window back in place one dimension at a time: scatter_add along
-  // a dimension with the constant indices start, start + stride, ...
-  ArrayRef<int64_t> in = shapeOf(getInput());
-  SmallVector<int64_t> cur(shapeOf(g));
+  // Put the window back in place one dimension at a time with zeros around
+  // and between its elements. Every zero block is a splat constant, so the
+  // rule's IR does not grow with the slice.
+  auto inType = cast<RankedTensorType>(getInput().getType());
+  ArrayRef<int64_t> in = inType.getShape();
+  if (inType.getNumElements() == 0 || llvm::is_contained(shapeOf(g), 0)) {
+    operandGrads[0] = nb.splat(inType, 0.0);
+    return success();
+  }
   Value acc = g;
-  for (int64_t d = int64_t(in.size()) - 1; d >= 0; --d) {
-    if (cur[d] == in[d])
+  for (int64_t d = 0, rank = in.size(); d < rank; ++d) {
+    int64_t n = shapeOf(acc)[d], start = getStarts()[d],
+            stride = getStrides()[d];
+    if (n == in[d])
       continue;
-    SmallVector<int64_t> idx;
-    for (int64_t j = 0; j < cur[d]; ++j)
-      idx.push_back(getStarts()[d] + j * getStrides()[d]);
-    auto idxType = RankedTensorType::get({cur[d]}, builder.getI64Type());
-    Value indices = ConstantOp::create(
-        builder, getLoc(), DenseElementsAttr::get(idxType, ArrayRef(idx)));
-    cur[d] = in[d];
-    acc = ScatterAddOp::create(builder, getLoc(),
-                               RankedTensorType::get(cur, elementTypeOf(g)),
-                               acc, indices, uint64_t(d));
+    if (n > 1 && stride > 1) {
+      // [.., n, ..] -> [.., n, 1, ..] ++ zeros [.., n, stride - 1, ..]
+      // -> [.., n * stride, ..], then drop the zeros after the last element.
+      SmallVector<int64_t> split(shapeOf(acc));
+      split.insert(split.begin() + d + 1, 1);
+      Value column = nb.reshape(acc, split);
+      Value spread =
+          nb.concat({column, zerosLike(nb, column, d + 1, stride - 1)}, d + 1);
+      SmallVector<int64_t> flat(shapeOf(acc));
+      flat[d] = n * stride;
+      acc = nb.sliceDim(nb.reshape(spread, flat), d, 0, (n - 1) * stride + 1);
+    }
+    int64_t after = in[d] - start - shapeOf(acc)[d];
+    SmallVector<Value> pieces;
+    if (start > 0)
+      pieces.push_back(zerosLike(nb, acc, d, start));
+    pieces.push_back(acc);
+    if (after > 0)
+      pieces.push_back(zerosLike(nb, acc, d, after));
+    acc = nb.concat(pieces, d);
   }
   operandGrads[0] = acc;
   return success();
@@ -300,16 +324,9 @@ NOVA_GRADIENT(ConcatOp) {
   NOVA_GRADIENT_PROLOGUE
   int64_t dim = getDim(), offset = 0;
   for (auto [i, input] : llvm::enumerate(getInputs())) {
-    ArrayRef<int64_t> shape = shapeOf(input);
-    SmallVector<int64_t> starts(shape.size(), 0), limits(shape),
-        strides(shape.size(), 1);
-    starts[dim] = offset;
-    limits[dim] = offset + shape[dim];
-    offset += shape[dim];
-    operandGrads[i] = SliceOp::create(builder, getLoc(), g,
-                                      builder.getDenseI64ArrayAttr(starts),
-                                      builder.getDenseI64ArrayAttr(limits),
-                                      builder.getDenseI64ArrayAttr(strides));
+    int64_t size = shapeOf(input)[dim];
+    operandGrads[i] = nb.sliceDim(g, dim, offset, offset + size);
+    offset += size;
   }
   return success();
 }

@@ -50,6 +50,10 @@ public:
   /// Swaps the last two dimensions.
   Value transposeLast2(Value x);
   Value broadcastTo(Value x, ArrayRef<int64_t> shape);
+  /// Joins `xs` along `dim`; one input is returned as it is.
+  Value concat(ValueRange xs, int64_t dim);
+  /// Elements [begin, end) of `x` along `dim`, stride 1.
+  Value sliceDim(Value x, int64_t dim, int64_t begin, int64_t end);
   Value matmul(Value x, Value y, bool transposeLhs = false,
                bool transposeRhs = false);
   Value iota(ArrayRef<int64_t> shape, Type elementType, int64_t dim);
