@@ -370,9 +370,12 @@ Tensor capture::layer_norm(At x, const Tensor &weight, const Tensor &bias,
                 x.t.value().getType());
 }
 
-Tensor capture::cross_entropy(At logits, const Tensor &labels) {
-  return logits.t.graph().emit(logits.where, CrossEntropyOp::getOperationName(),
-                               {logits.t, labels});
+Tensor capture::cross_entropy(At logits, const Tensor &labels,
+                              int64_t ignoreIndex) {
+  Graph &g = logits.t.graph();
+  return g.emit(
+      logits.where, CrossEntropyOp::getOperationName(), {logits.t, labels},
+      {attr(g, "ignore_index", g.b().getI64IntegerAttr(ignoreIndex))});
 }
 
 Tensor capture::attention(At q, const Tensor &k, const Tensor &v, double scale,

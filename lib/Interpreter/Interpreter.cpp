@@ -209,6 +209,7 @@ private:
   LogicalResult normalize(Operation *op, int64_t dim, bool log);
   LogicalResult layerNorm(LayerNormOp op);
   LogicalResult crossEntropy(CrossEntropyOp op);
+  LogicalResult checkLabels(CheckLabelsOp op);
   LogicalResult attention(AttentionOp op);
   LogicalResult adamw(AdamWOp op);
   LogicalResult callOp(func::CallOp op);
@@ -355,6 +356,7 @@ LogicalResult Evaluator::eval(Operation *op) {
           [&](LogSoftmaxOp o) { return normalize(o, o.getDim(), true); })
       .Case<LayerNormOp>([&](auto o) { return layerNorm(o); })
       .Case<CrossEntropyOp>([&](auto o) { return crossEntropy(o); })
+      .Case<CheckLabelsOp>([&](auto o) { return checkLabels(o); })
       .Case<AttentionOp>([&](auto o) { return attention(o); })
       .Case<AdamWOp>([&](auto o) { return adamw(o); })
       .Case<func::CallOp>([&](auto o) { return callOp(o); })
@@ -726,16 +728,41 @@ LogicalResult Evaluator::layerNorm(LayerNormOp op) {
   return set(op.getResult(), std::move(r));
 }
 
+/// cross_entropy's label rule, shared with nova.check_labels: a label is a
+/// class in [0, classes) or ignore_index. Returns whether `label` counts.
+static FailureOr<bool> checkLabel(Operation *op, int64_t label, int64_t row,
+                                  int64_t classes, int64_t ignoreIndex) {
+  if (label == ignoreIndex)
+    return false;
+  if (label < 0 || label >= classes)
+    return op->emitError("label ")
+           << label << " at position " << row << " is outside [0, " << classes
+           << ") and is not the ignore_index " << ignoreIndex;
+  return true;
+}
+
+LogicalResult Evaluator::checkLabels(CheckLabelsOp op) {
+  const HostTensor &labels = in(op.getInput());
+  for (int64_t row = 0, n = labels.numElements(); row < n; ++row)
+    if (failed(checkLabel(op, labels.i[row], row, op.getClasses(),
+                          op.getIgnoreIndex())))
+      return failure();
+  return set(op.getResult(), HostTensor(labels));
+}
+
 LogicalResult Evaluator::crossEntropy(CrossEntropyOp op) {
   const HostTensor &x = in(op.getLogits()), &labels = in(op.getLabels());
   HostTensor r = make(op.getResult());
-  int64_t c = x.shape.back(), rows = labels.numElements();
+  int64_t c = x.shape.back(), rows = labels.numElements(), counted = 0;
   double total = 0;
   for (int64_t row = 0; row < rows; ++row) {
     int64_t label = labels.i[row];
-    if (label < 0 || label >= c)
-      return op.emitError("label ") << label << " at position " << row
-                                    << " is outside [0, " << c << ")";
+    FailureOr<bool> counts = checkLabel(op, label, row, c, op.getIgnoreIndex());
+    if (failed(counts))
+      return failure();
+    if (!*counts)
+      continue;
+    ++counted;
     const double *px = x.f.data() + row * c;
     double mx = -INFINITY, sum = 0;
     for (int64_t j = 0; j < c; ++j)
@@ -744,7 +771,8 @@ LogicalResult Evaluator::crossEntropy(CrossEntropyOp op) {
       sum += std::exp(px[j] - mx);
     total += mx + std::log(sum) - px[label];
   }
-  r.f[0] = fin(r.dtype, total / double(rows));
+  // No counted row: 0 / 0 = NaN, as PyTorch's mean gives.
+  r.f[0] = fin(r.dtype, total / double(counted));
   return set(op.getResult(), std::move(r));
 }
 

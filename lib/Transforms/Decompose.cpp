@@ -56,22 +56,32 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
   }
 };
 
-/// mean(-log_softmax(logits)[label]) with the label picked by a one-hot mask.
+/// -sum(log_softmax(logits)[label]) / count over the counted rows, with the
+/// label picked by a one-hot mask. The labels are read through a
+/// nova.check_labels so the range check of the composite stays.
 struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CrossEntropyOp op,
                                 PatternRewriter &rewriter) const override {
     NovaBuilder nb(rewriter, op.getLoc());
-    Value logits = op.getLogits(), labels = op.getLabels();
+    Value logits = op.getLogits();
     int64_t last = int64_t(shapeOf(logits).size()) - 1;
-    int64_t count = ShapedType::getNumElements(shapeOf(labels));
-    Value picked =
-        nb.select(nb.labelMask(logits, labels), nb.logSoftmax(logits, last),
-                  nb.scalar(logits.getType(), 0.0));
-    Value total =
-        nb.reduce(ReduceKind::sum, picked,
-                  llvm::to_vector(llvm::seq<int64_t>(0, last + 1)), false);
-    rewriter.replaceOp(op, nb.mul(total, -1.0 / double(count)));
+    int64_t classes = shapeOf(logits)[last], ignore = op.getIgnoreIndex();
+    Value labels = CheckLabelsOp::create(rewriter, op.getLoc(), op.getLabels(),
+                                         rewriter.getI64IntegerAttr(classes),
+                                         rewriter.getI64IntegerAttr(ignore));
+    Value counted = nb.countedLabels(labels, ignore);
+    Value zero = nb.scalar(logits.getType(), 0.0);
+    Value picked = nb.select(nb.labelMask(logits, labels),
+                             nb.logSoftmax(logits, last), zero);
+    // An ignore_index that is a class also matches the one-hot mask.
+    if (ignore >= 0 && ignore < classes) {
+      SmallVector<int64_t> column(shapeOf(labels));
+      column.push_back(1);
+      picked = nb.select(nb.reshape(counted, column), picked, zero);
+    }
+    Value count = nb.sumAll(nb.cast(counted, elementTypeOf(logits)));
+    rewriter.replaceOp(op, nb.div(nb.neg(nb.sumAll(picked)), count));
     return success();
   }
 };

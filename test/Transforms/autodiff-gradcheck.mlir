@@ -359,6 +359,14 @@ func.func @cross_entropy(%x: tensor<2x3x7xf32> {nova.param}, %labels: tensor<2x3
   return %l : tensor<f32>
 }
 
+// ignore_index a class, so some random labels (in [0, 3)) are ignored.
+// CHECK: ok   @cross_entropy_ignore 
+func.func @cross_entropy_ignore(%x: tensor<4x5x3xf32> {nova.param}, %labels: tensor<4x5xi64>) -> tensor<f32> {
+  %l = nova.cross_entropy %x, %labels ignore_index 2 : tensor<4x5x3xf32>, tensor<4x5xi64> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+
 // CHECK: ok   @attention 
 func.func @attention(%q: tensor<2x5x3xf32> {nova.param}, %k: tensor<2x5x3xf32> {nova.param}, %v: tensor<2x5x4xf32> {nova.param}, %c: tensor<2x5x4xf32>) -> tensor<f32> {
   %y = nova.attention %q, %k, %v scale 0.5 : tensor<2x5x3xf32>, tensor<2x5x3xf32>, tensor<2x5x4xf32> -> tensor<2x5x4xf32>

@@ -11,14 +11,14 @@
 // RUN:   --implicit-check-not=nova.softmax --implicit-check-not=nova.log_softmax \
 // RUN:   --implicit-check-not=nova.layer_norm --implicit-check-not=nova.cross_entropy \
 // RUN:   --implicit-check-not=nova.adamw
-// RUN: for f in softmax log_softmax layer_norm cross_entropy attention attention_causal adamw; do \
+// RUN: for f in softmax log_softmax layer_norm cross_entropy cross_entropy_ignore attention attention_causal adamw; do \
 // RUN:   nova-run %s --entry $f --random-inputs 5 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 2e-5 --atol 1e-6 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
 // RUN: not nova-opt %s --nova-decompose=keep=matmul 2>&1 | FileCheck %s --check-prefix=BADKEEP
 
 // KEEP-COUNT-2: nova.attention
-// SAME-COUNT-9: match
+// SAME-COUNT-10: match
 // BADKEEP: 'keep' names 'matmul', which is not a composite
 
 // CHECK-LABEL: func.func @softmax
@@ -43,6 +43,13 @@ func.func @layer_norm(%x: tensor<2x3x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32
 
 func.func @cross_entropy(%x: tensor<2x6x11xf32>, %labels: tensor<2x6xi64>) -> tensor<f32> {
   %l = nova.cross_entropy %x, %labels : tensor<2x6x11xf32>, tensor<2x6xi64> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// ignore_index a class: random labels in [0, 4) hit it, and those rows leave
+// the mean (nova.check_labels and a second mask in the decomposition).
+func.func @cross_entropy_ignore(%x: tensor<3x5x4xf32>, %labels: tensor<3x5xi32>) -> tensor<f32> {
+  %l = nova.cross_entropy %x, %labels ignore_index 1 : tensor<3x5x4xf32>, tensor<3x5xi32> -> tensor<f32>
   return %l : tensor<f32>
 }
 

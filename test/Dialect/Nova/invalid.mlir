@@ -583,6 +583,40 @@ func.func @cross_entropy_result_not_scalar(%l: tensor<4x10xf32>, %t: tensor<4xi3
 
 // -----
 
+func.func @cross_entropy_ignore_index_too_wide(%l: tensor<4x10xf32>, %t: tensor<4xi32>) {
+  // expected-error @+1 {{ignore_index 4294967297 does not fit the labels' element type 'i32'}}
+  %0 = nova.cross_entropy %l, %t ignore_index 4294967297 : tensor<4x10xf32>, tensor<4xi32> -> tensor<f32>
+  return
+}
+
+// -----
+
+// ===== check_labels
+
+func.func @check_labels_negative_classes(%t: tensor<4xi64>) {
+  // expected-error @+1 {{'nova.check_labels' op classes must be >= 0, got -3}}
+  %0 = nova.check_labels %t classes -3 ignore_index -100 : tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @check_labels_ignore_index_too_wide(%t: tensor<4xi32>) {
+  // expected-error @+1 {{'nova.check_labels' op ignore_index -2147483649 does not fit the element type 'i32'}}
+  %0 = nova.check_labels %t classes 3 ignore_index -2147483649 : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @check_labels_float(%t: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = "nova.check_labels"(%t) {classes = 3 : i64, ignore_index = -100 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
 // ===== attention
 
 func.func @attention_rank(%q: tensor<2x8x16xf32>, %k: tensor<8x16xf32>) {

@@ -141,6 +141,13 @@ func.func @composites(%x: tensor<2x8x32xf32>, %g: tensor<32xf32>, %labels: tenso
   %2 = nova.layer_norm %x, %g, %g eps 1.0e-05 : tensor<2x8x32xf32>, tensor<32xf32>
   // CHECK: nova.cross_entropy %{{.*}}, %{{.*}} : tensor<2x8x32xf32>, tensor<2x8xi64> -> tensor<f32>
   %3 = nova.cross_entropy %x, %labels : tensor<2x8x32xf32>, tensor<2x8xi64> -> tensor<f32>
+  // The default ignore_index (-100) is not printed; another one is.
+  // CHECK: nova.cross_entropy %{{.*}}, %{{.*}} : tensor<2x8x32xf32>, tensor<2x8xi64> -> tensor<f32>
+  %ce_default = nova.cross_entropy %x, %labels ignore_index -100 : tensor<2x8x32xf32>, tensor<2x8xi64> -> tensor<f32>
+  // CHECK: nova.cross_entropy %{{.*}}, %{{.*}} ignore_index 0 : tensor<2x8x32xf32>, tensor<2x8xi64> -> tensor<f32>
+  %ce_zero = nova.cross_entropy %x, %labels ignore_index 0 : tensor<2x8x32xf32>, tensor<2x8xi64> -> tensor<f32>
+  // CHECK: nova.check_labels %{{.*}} classes 32 ignore_index -100 : tensor<2x8xi64>
+  %checked = nova.check_labels %labels classes 32 ignore_index -100 : tensor<2x8xi64>
   // CHECK: nova.attention %{{.*}}, %{{.*}}, %{{.*}} scale 2.500000e-01 causal : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
   %4 = nova.attention %q, %k, %v scale 0.25 causal : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
   // CHECK: nova.attention %{{.*}}, %{{.*}}, %{{.*}} scale 1.000000e+00 : tensor<2x4x8x16xf32>, tensor<2x4x4x16xf32>, tensor<2x4x4x8xf32> -> tensor<2x4x8x8xf32>

@@ -33,6 +33,14 @@ Value NovaBuilder::scalar(Type like, double value) {
   return splat(RankedTensorType::get({}, getElementTypeOrSelf(like)), value);
 }
 
+Value NovaBuilder::scalarInt(Type like, int64_t value) {
+  auto type = RankedTensorType::get({}, getElementTypeOrSelf(like));
+  return ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(type,
+                             IntegerAttr::get(type.getElementType(), value)));
+}
+
 Value NovaBuilder::add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
 Value NovaBuilder::sub(Value x, Value y) { return SubOp::create(b, loc, x, y); }
 Value NovaBuilder::mul(Value x, Value y) { return MulOp::create(b, loc, x, y); }
@@ -174,6 +182,19 @@ Value NovaBuilder::labelMask(Value logits, Value labels) {
   return cmp(CmpPredicate::eq,
              iota(shape, elementTypeOf(labels), int64_t(shape.size()) - 1),
              reshape(labels, column));
+}
+
+Value NovaBuilder::countedLabels(Value labels, int64_t ignoreIndex) {
+  return cmp(CmpPredicate::ne, labels,
+             scalarInt(labels.getType(), ignoreIndex));
+}
+
+Value NovaBuilder::sumAll(Value x) {
+  int64_t rank = shapeOf(x).size();
+  if (rank == 0)
+    return x;
+  return reduce(ReduceKind::sum, x,
+                llvm::to_vector(llvm::seq<int64_t>(0, rank)), false);
 }
 
 Value NovaBuilder::softmax(Value x, int64_t dim) {

@@ -412,13 +412,20 @@ NOVA_GRADIENT(LayerNormOp) {
 NOVA_GRADIENT(CrossEntropyOp) {
   NOVA_GRADIENT_PROLOGUE
   Value logits = getLogits(), labels = getLabels();
+  Type e = elementTypeOf(logits);
   int64_t last = int64_t(shapeOf(logits).size()) - 1;
-  int64_t count = ShapedType::getNumElements(shapeOf(labels));
-  // d/dlogits = (softmax(logits) - onehot(labels)) g / count.
+  // d/dlogits = (softmax(logits) - onehot(labels)) g / count on counted
+  // rows, 0 on ignored ones. A select, not a product with the mask: with
+  // every row ignored g / count is infinite, and PyTorch's gradient is 0.
+  Value counted = nb.countedLabels(labels, getIgnoreIndex());
+  Value count = nb.sumAll(nb.cast(counted, e));
   Value probs = nb.softmax(logits, last);
-  Value onehot = nb.cast(nb.labelMask(logits, labels), elementTypeOf(logits));
-  operandGrads[0] =
-      nb.mul(nb.sub(probs, onehot), nb.mul(g, 1.0 / double(count)));
+  Value onehot = nb.cast(nb.labelMask(logits, labels), e);
+  SmallVector<int64_t> column(shapeOf(labels));
+  column.push_back(1);
+  operandGrads[0] = nb.select(nb.reshape(counted, column),
+                              nb.mul(nb.sub(probs, onehot), nb.div(g, count)),
+                              nb.scalar(logits.getType(), 0.0));
   return success();
 }
 

@@ -453,6 +453,13 @@ LogicalResult LayerNormOp::verify() {
   return success();
 }
 
+/// Whether `value` is representable in the signless integer type `type`
+/// (read as signed), so comparing with it cannot match a truncated value.
+static bool fitsIntegerType(int64_t value, Type type) {
+  unsigned width = type.getIntOrFloatBitWidth();
+  return width >= 64 || llvm::isIntN(width, value);
+}
+
 LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *,
                                                std::optional<Location> loc,
                                                Adaptor adaptor,
@@ -470,7 +477,24 @@ LogicalResult CrossEntropyOp::inferReturnTypes(MLIRContext *,
         "dimension: expected ",
         shapeStr(logits.getShape().drop_back()), ", got ",
         shapeStr(labels.getShape()));
+  if (int64_t ignoreIndex = adaptor.getIgnoreIndex();
+      !fitsIntegerType(ignoreIndex, labels.getElementType()))
+    return emitOptionalError(loc, "ignore_index ", ignoreIndex,
+                             " does not fit the labels' element type ",
+                             labels.getElementType());
   types.push_back(RankedTensorType::get({}, logits.getElementType()));
+  return success();
+}
+
+LogicalResult CheckLabelsOp::verify() {
+  // I64Attr getters are unsigned; the attributes are signed.
+  int64_t classes = getClasses(), ignoreIndex = getIgnoreIndex();
+  if (classes < 0)
+    return emitOpError("classes must be >= 0, got ") << classes;
+  Type element = getInput().getType().getElementType();
+  if (!fitsIntegerType(ignoreIndex, element))
+    return emitOpError("ignore_index ")
+           << ignoreIndex << " does not fit the element type " << element;
   return success();
 }
 

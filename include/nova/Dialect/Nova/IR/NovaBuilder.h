@@ -25,6 +25,8 @@ public:
 
   /// A 0-D constant of `like`'s element type (broadcasts against anything).
   Value scalar(Type like, double value);
+  /// A 0-D integer constant of `like`'s element type.
+  Value scalarInt(Type like, int64_t value);
   /// A splat constant of exactly `type`.
   Value splat(RankedTensorType type, double value);
 
@@ -71,6 +73,11 @@ public:
   /// `i1` mask of `logits`' shape, true where the class (last dimension)
   /// equals the row's label: the one-hot form of cross_entropy's labels.
   Value labelMask(Value logits, Value labels);
+  /// `i1` of `labels`' shape: true where the label is not `ignoreIndex`,
+  /// i.e. where the position counts in cross_entropy's mean.
+  Value countedLabels(Value labels, int64_t ignoreIndex);
+  /// Sum over every dimension, as a 0-D tensor (a 0-D `x` as it is).
+  Value sumAll(Value x);
   /// Composite softmax / log_softmax along `dim`.
   Value softmax(Value x, int64_t dim);
   Value logSoftmax(Value x, int64_t dim);

@@ -421,18 +421,55 @@ def Nova_CrossEntropyOp : Nova_Op<"cross_entropy", !listconcat([DeclareOpInterfa
   let summary = "mean softmax cross-entropy against integer labels";
   let description = [{
     `mean_i(logsumexp(logits[i, :]) - logits[i, labels[i]])` over every
-    position `i` of `labels`; `logits` has one more (last, class) dimension
-    than `labels`. The result is a scalar of the logits' element type.
+    position `i` of `labels` whose label is not `ignore_index` (default -100,
+    as in PyTorch); `logits` has one more (last, class) dimension than
+    `labels`. An ignored position leaves both the sum and the count, so when
+    every position is ignored the mean is 0/0 = NaN (PyTorch's result) and
+    the gradient is zero. Every other label must be a class, in `[0, C)`:
+    a violation is a located error when the op runs, and `nova-decompose`
+    keeps the check as a `nova.check_labels`. `ignore_index` must fit the
+    labels' element type. The result is a scalar of the logits' element
+    type.
 
     ```mlir
     %loss = nova.cross_entropy %logits, %targets
         : tensor<4x64x50304xf32>, tensor<4x64xi32> -> tensor<f32>
+    %masked = nova.cross_entropy %logits, %targets ignore_index 0
+        : tensor<4x64x50304xf32>, tensor<4x64xi32> -> tensor<f32>
     ```
   }];
-  let arguments = (ins Nova_FloatTensor:$logits, Nova_IndexTensor:$labels);
+  let arguments = (ins Nova_FloatTensor:$logits, Nova_IndexTensor:$labels,
+                       DefaultValuedAttr<I64Attr, "-100">:$ignore_index);
   let results = (outs 0DTensorOf<[F32, BF16, F16]>:$result);
-  let assemblyFormat = "$logits `,` $labels attr-dict `:` type($logits) `,` "
-                       "type($labels) `->` type($result)";
+  let assemblyFormat = "$logits `,` $labels (`ignore_index` $ignore_index^)? "
+                       "attr-dict `:` type($logits) `,` type($labels) `->` "
+                       "type($result)";
+}
+
+def Nova_CheckLabelsOp : Op<Nova_Dialect, "check_labels",
+    [NoMemoryEffect, SameOperandsAndResultType]> {
+  let summary = "class labels, checked to be in [0, classes) or ignore_index";
+  let description = [{
+    Returns its operand unchanged after checking that every element is in
+    `[0, classes)` or equals `ignore_index`; an element that is neither is a
+    located error when the op runs (the interpreter reports the value and
+    its position). `nova-decompose` writes it where `cross_entropy`'s label
+    check would otherwise be lost: the decomposition reads the labels
+    through it, so it survives canonicalization, CSE and DCE. It has no side
+    effect, but is not speculatable (hoisting it could raise an error the
+    program never reaches). `ignore_index` must fit the element type.
+
+    ```mlir
+    %ok = nova.check_labels %labels classes 50304 ignore_index -100
+        : tensor<4x64xi32>
+    ```
+  }];
+  let arguments = (ins Nova_IndexTensor:$input, I64Attr:$classes,
+                       I64Attr:$ignore_index);
+  let results = (outs Nova_IndexTensor:$result);
+  let assemblyFormat = "$input `classes` $classes `ignore_index` $ignore_index "
+                       "attr-dict `:` type($input)";
+  let hasVerifier = 1;
 }
 
 def Nova_AttentionOp : Nova_Op<"attention", !listconcat([DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>], Nova_InferredResult)> {
