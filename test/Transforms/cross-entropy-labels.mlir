@@ -14,6 +14,8 @@
 // Ignored labels (-100 by default) are fine and leave the mean.
 // RUN: nova-run %s --entry ignored --random-inputs 1 --print | FileCheck %s --check-prefix=IGNORED
 // RUN: nova-run %t.mlir --entry ignored --random-inputs 1 --print | FileCheck %s --check-prefix=IGNORED
+// nova-run's random labels stay below the class count check_labels names.
+// RUN: for s in 1 2 3 4 5 6; do nova-run %t.mlir --entry random_labels --random-inputs $s || exit 1; done
 
 // DECOMPOSED-LABEL: func.func @too_big
 // DECOMPOSED: nova.check_labels %{{.*}} classes 3 ignore_index -100 : tensor<3xi64>
@@ -56,4 +58,9 @@ func.func @ignored(%x: tensor<3x3xf32>) -> (tensor<f32>, tensor<f32>) {
   %two = nova.constant dense<[2]> : tensor<1xi64>
   %m = nova.cross_entropy %row, %two : tensor<1x3xf32>, tensor<1xi64> -> tensor<f32>
   return %l, %m : tensor<f32>, tensor<f32>
+}
+
+func.func @random_labels(%x: tensor<6x3xf32>, %y: tensor<6xi64>) -> tensor<f32> {
+  %l = nova.cross_entropy %x, %y : tensor<6x3xf32>, tensor<6xi64> -> tensor<f32>
+  return %l : tensor<f32>
 }

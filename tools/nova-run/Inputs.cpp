@@ -31,6 +31,8 @@ static int64_t boundFromUses(Value v, unsigned depth = 0) {
     else if (auto c = dyn_cast<CrossEntropyOp>(user);
              c && use.get() == c.getLabels())
       tighten(c.getLogits().getType().getShape().back());
+    else if (auto c = dyn_cast<CheckLabelsOp>(user))
+      tighten(c.getClasses());
     else if (isa<ReshapeOp, TransposeOp, BroadcastOp, SliceOp, ConcatOp>(user))
       tighten(boundFromUses(user->getResult(0), depth + 1));
     else if (auto call = dyn_cast<func::CallOp>(user)) {
