@@ -41,8 +41,16 @@ def NovaAutodiff : Pass<"nova-autodiff", "::mlir::ModuleOp"> {
     `DifferentiableOpInterface`. Gradients of values used several times are
     summed; broadcasting ops reduce their gradient to the operand's shape;
     integer values (indices, labels, masks) get none; `gather` turns into
-    `scatter_add`. A parameter the loss does not depend on gets a zero
-    gradient. Forward values the gradients do not need are erased.
+    `scatter_add`; the gradients of data-movement ops are O(1) in IR size
+    (a slice's is its window joined with splat zero blocks). A parameter the
+    loss does not depend on gets a zero gradient. Forward values the
+    gradients do not need are erased.
+
+    An op on a path from a parameter to the loss without a rule is an error
+    at that op (the first one from the parameters), also when it reads the
+    parameter inside a region (`scf.if`, `tensor.generate`) or yields a
+    float scalar (`tensor.extract`). A module where no function has a
+    `{nova.param}` argument is an error: there is nothing to differentiate.
 
     ```mlir
     func.func @f(%w: tensor<4xf32> {nova.param}, %x: tensor<4xf32>) -> tensor<f32> {
@@ -69,6 +77,9 @@ def NovaDecompose : Pass<"nova-decompose"> {
     `attention` and `adamw` by the primitive ops that define them (reduce,
     exp, log, matmul, select, gather, ...). The result computes the same
     values; `nova-run` checks each decomposition against its composite.
+    `cross_entropy` reads its labels through a `nova.check_labels`, so a
+    label outside `[0, classes)` that is not `ignore_index` is still an
+    error when the decomposed program runs.
     Composites listed in `keep` stay (for instance `keep=attention` when a
     fused attention kernel will implement it).
   }];
@@ -97,7 +108,10 @@ def NovaTrainStep : Pass<"nova-train-step", "::mlir::ModuleOp"> {
     argument, so the runtime may update it in place. Arguments carry
     `nova.name`s (`<param>`, `<param>.adam_m`, `<param>.adam_v`, `step`, and
     the batch inputs' names). The differentiated function is inlined and
-    removed.
+    removed. `name` must be non-empty and not name another symbol;
+    hyper-parameters out of AdamW's ranges are reported by `nova.adamw`'s
+    verifier. Without a differentiated function the error says to run
+    `nova-autodiff` first.
   }];
   let options = [
     Option<"functionName", "function", "std::string", "\"\"",
