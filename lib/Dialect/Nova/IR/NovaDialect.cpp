@@ -5,6 +5,8 @@
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include "llvm/ADT/StringMap.h"
+
 using namespace mlir;
 using namespace mlir::nova;
 
@@ -28,9 +30,8 @@ Operation *NovaDialect::materializeConstant(OpBuilder &builder, Attribute value,
 
 /// nova.name values are the keys of safetensors files: two arguments (or two
 /// results) of one function with one name, given or default (argN / resultN),
-/// would read (write) one entry. Reported once, at the later of two given
-/// names. An argument and a result may share a name (a training step's
-/// updated parameter does).
+/// would read (write) one entry. An argument and a result may share a name
+/// (a training step's updated parameter does).
 static LogicalResult verifyTensorName(Operation *op, NamedAttribute attr,
                                       unsigned index, bool isResult) {
   auto name = dyn_cast<StringAttr>(attr.getValue());
@@ -44,22 +45,35 @@ static LogicalResult verifyTensorName(Operation *op, NamedAttribute attr,
   auto fn = dyn_cast<FunctionOpInterface>(op);
   if (!fn)
     return success();
-  unsigned count = isResult ? fn.getNumResults() : fn.getNumArguments();
-  for (unsigned other = 0; other < count; ++other) {
-    if (other == index)
+  // The uniqueness check covers the whole list; it runs once, for the first
+  // named entry, so verifying a function stays linear in its arguments.
+  ArrayAttr dicts = isResult ? fn.getResAttrsAttr() : fn.getArgAttrsAttr();
+  auto nameOf = [&](unsigned i) -> StringAttr {
+    auto dict = dyn_cast_or_null<DictionaryAttr>(dicts[i]);
+    return dict ? dict.getAs<StringAttr>(NovaDialect::getNameAttrName())
+                : StringAttr();
+  };
+  for (unsigned i = 0; i < index; ++i)
+    if (nameOf(i))
+      return success();
+  llvm::StringMap<unsigned> given;
+  auto duplicate = [&](unsigned a, unsigned b, StringRef n) {
+    return op->emitError() << what << "s #" << std::min(a, b) << " and #"
+                           << std::max(a, b) << " are both named '" << n
+                           << "' (nova.name must be unique)";
+  };
+  for (unsigned i = index, e = dicts.size(); i < e; ++i)
+    if (StringAttr n = nameOf(i)) {
+      auto [it, inserted] = given.try_emplace(n.getValue(), i);
+      if (!inserted)
+        return duplicate(it->second, i, n.getValue());
+    }
+  for (unsigned i = 0, e = dicts.size(); i < e; ++i) {
+    if (nameOf(i))
       continue;
-    bool otherNamed =
-        isResult ? bool(fn.getResultAttr(other, NovaDialect::getNameAttrName()))
-                 : bool(fn.getArgAttr(other, NovaDialect::getNameAttrName()));
-    if (otherNamed && other > index)
-      continue;
-    std::string otherName =
-        isResult ? resultName(fn, other) : argumentName(fn, other);
-    if (otherName == name.getValue())
-      return op->emitError()
-             << what << "s #" << std::min(index, other) << " and #"
-             << std::max(index, other) << " are both named '" << otherName
-             << "' (nova.name must be unique)";
+    std::string byDefault = isResult ? resultName(fn, i) : argumentName(fn, i);
+    if (auto it = given.find(byDefault); it != given.end())
+      return duplicate(it->second, i, byDefault);
   }
   return success();
 }
