@@ -771,8 +771,9 @@ LogicalResult Evaluator::crossEntropy(CrossEntropyOp op) {
       sum += std::exp(px[j] - mx);
     total += mx + std::log(sum) - px[label];
   }
-  // No counted row: 0 / 0 = NaN, as PyTorch's mean gives.
-  r.f[0] = fin(r.dtype, total / double(counted));
+  // No counted row: NaN, as PyTorch's mean gives (0.0 / 0 would be -nan).
+  r.f[0] = fin(r.dtype, counted ? total / double(counted)
+                                : std::numeric_limits<double>::quiet_NaN());
   return set(op.getResult(), std::move(r));
 }
 

@@ -132,3 +132,15 @@ func.func @through_integers_only(%w: tensor<4xf32> {nova.param}, %x: tensor<4xf3
   %l = nova.reduce sum %s dims [0] : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// An empty window's gradient is zeros of the input.
+// CHECK-LABEL: func.func @empty_slice
+// CHECK: %[[Z:.*]] = nova.constant dense<0.000000e+00> : tensor<5xf32>
+// CHECK: return %{{.*}}, %[[Z]]
+func.func @empty_slice(%x: tensor<5xf32> {nova.param}) -> tensor<f32> {
+  %y = nova.slice %x starts [2] limits [2] strides [3] : tensor<5xf32> -> tensor<0xf32>
+  %l = nova.reduce sum %y dims [0] : tensor<0xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
