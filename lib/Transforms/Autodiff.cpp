@@ -60,8 +60,9 @@ LogicalResult mlir::nova::differentiateFunction(func::FuncOp fn) {
 
   // Activity: varied (depends on a parameter) and useful (the loss depends
   // on it). An op depends on the values it reads through its regions too
-  // (scf.if, tensor.generate), not only on its operands. Only float tensors
-  // carry gradients, but any non-integer value on the path needs a rule.
+  // (scf.if, tensor.generate), not only on its operands. Integers carry no
+  // gradient, so they end a path; any other value on one needs a rule,
+  // though only float tensors get gradients.
   DenseSet<Value> varied, useful;
   auto readValues = [](Operation &op) {
     SetVector<Value> read(llvm::from_range, op.getOperands());
@@ -72,7 +73,9 @@ LogicalResult mlir::nova::differentiateFunction(func::FuncOp fn) {
     varied.insert(body.getArgument(i));
   for (Operation &op : body.without_terminator())
     if (llvm::any_of(readValues(op), [&](Value v) { return varied.count(v); }))
-      varied.insert(op.result_begin(), op.result_end());
+      for (Value r : op.getResults())
+        if (!isIntegral(r.getType()))
+          varied.insert(r);
   useful.insert(loss);
   for (Operation &op : llvm::reverse(body.without_terminator()))
     if (llvm::any_of(op.getResults(), [&](Value v) { return useful.count(v); }))
@@ -85,7 +88,7 @@ LogicalResult mlir::nova::differentiateFunction(func::FuncOp fn) {
   // would stop, before any gradient IR is built.
   for (Operation &op : body.without_terminator()) {
     bool onPath = llvm::any_of(op.getResults(), [&](Value r) {
-      return varied.count(r) && useful.count(r) && !isIntegral(r.getType());
+      return varied.count(r) && useful.count(r);
     });
     if (onPath && !isa<DifferentiableOpInterface>(op))
       return op.emitOpError("has no differentiation rule, but the gradient "

@@ -144,3 +144,17 @@ func.func @empty_slice(%x: tensor<5xf32> {nova.param}) -> tensor<f32> {
   %l = nova.reduce sum %y dims [0] : tensor<0xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// A path through an integer mask carries no gradient, so an op without a
+// rule after it is no error.
+// CHECK-LABEL: func.func @rule_less_after_mask
+// CHECK: %[[Z:.*]] = nova.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK: return %{{.*}}, %[[Z]]
+func.func @rule_less_after_mask(%w: tensor<4xf32> {nova.param}, %x: tensor<4xf32>) -> tensor<f32> {
+  %m = nova.cmp gt, %w, %x : tensor<4xf32>, tensor<4xf32>
+  %f = arith.uitofp %m : tensor<4xi1> to tensor<4xf32>
+  %l = nova.reduce sum %f dims [0] : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
