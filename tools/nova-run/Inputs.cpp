@@ -92,7 +92,7 @@ run::buildInputs(func::FuncOp fn, ArrayRef<std::string> files,
   if (!::nova::run::loadNamed(
           std::vector<std::string>(files.begin(), files.end()), named, error))
     return fn.emitError(error);
-  std::set<std::string> used;
+  std::map<std::string, unsigned> firstUser; // name -> argument that took it
   std::mt19937_64 rng(seed.value_or(0));
   std::vector<HostTensor> args;
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
@@ -101,16 +101,15 @@ run::buildInputs(func::FuncOp fn, ArrayRef<std::string> files,
     HostTensor like = std::move(*emptyTensorOf(fn.getArgumentTypes()[i]));
     auto it = llvm::find_if(names, [&](auto &n) { return named.count(n); });
     if (it != names.end()) {
-      HostTensor &given = named[*it];
+      // Two arguments may answer to one name (a nova.name and an SSA name):
+      // the first takes the tensor, later ones copy it.
+      auto [user, first] = firstUser.emplace(*it, i);
+      HostTensor given = first ? std::move(named[*it]) : args[user->second];
       if (given.shape != like.shape || given.dtype != like.dtype)
         return emitError(argLoc, "input '")
                << *it << "' is " << given.typeString() << " but @"
                << fn.getSymName() << " expects " << like.typeString();
-      // Two arguments may answer to one name (a nova.name and an SSA name).
-      if (used.insert(*it).second)
-        args.push_back(std::move(given));
-      else
-        args.push_back(given);
+      args.push_back(std::move(given));
       continue;
     }
     if (!seed)
@@ -120,6 +119,9 @@ run::buildInputs(func::FuncOp fn, ArrayRef<std::string> files,
     args.push_back(::nova::run::randomTensor(
         like, integerBound(fn, i, intBoundFallback), rng));
   }
+  std::set<std::string> used;
+  for (auto &[name, user] : firstUser)
+    used.insert(name);
   ::nova::run::warnUnusedInputs(named, used, "@" + fn.getSymName().str());
   return args;
 }
