@@ -31,8 +31,10 @@ interpreter, --backend=ref) or a .nvx executable (the CUDA runtime,
   --random-int-bound N      bound for random integers whose use implies none
                             (default 16)
   --save-inputs FILE        write the inputs used to a safetensors file
+                            (default: none)
   -o FILE                   write the outputs to a safetensors file
-  --print                   print the outputs
+                            (default: none)
+  --print                   print the outputs (default off)
   --print-limit N           elements printed per output (default 64)
   --compare FILE            check the outputs against FILE: |got-want| <= atol
                             + rtol |want|; NaN matches only NaN (default: off)
@@ -40,29 +42,32 @@ interpreter, --backend=ref) or a .nvx executable (the CUDA runtime,
   --detect-anomaly          stop with an error at the first NaN or Inf: in an
                             input (naming it and the element) or, on the ref
                             backend, at the op that first produced one
+                            (default off: NaN and Inf are values)
   --version                 print nova-run's version
   -h, --help                print this help
 ref backend:
   --f64                     keep every float in double (default: round each
                             op's result to its element type)
   --check-gradients         check nova-autodiff against central finite
-                            differences in f64 on random inputs
+                            differences in f64 on random inputs (default off)
   --grad-rtol X             bound on the normwise relative error (default 1e-6)
   --fd-step H               finite-difference step (default 1e-6)
 training (a function made by nova-train-step):
   --train                   run training steps on a byte-level text
+                            (default off)
   --text FILE               the text (--tokens FILE is the same: bytes are
                             tokens); required by --train
   --steps N                 steps to run, >= 1 (default 100)
-  --params FILE             initial parameters by name (Adam moments start at 0)
-  --save FILE               write the trained parameters here
+  --params FILE             initial parameters by name; Adam moments start
+                            at 0 (default: none)
+  --save FILE               write the trained parameters here (default: none)
   --log-every N             print the loss every N steps, >= 1 (default 1)
 cuda backend:
   --iterations N            time N runs, >= 1 (median, CUDA events; default:
                             no timing)
   --warmup N                runs before timing (default 3)
   --no-graphs               launch kernel by kernel instead of replaying a
-                            CUDA graph
+                            CUDA graph (default: graphs)
   --device N                CUDA device ordinal (default 0)
 )";
 }
