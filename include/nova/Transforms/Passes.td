@@ -129,4 +129,41 @@ def NovaTrainStep : Pass<"nova-train-step", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaAutocast : Pass<"nova-autocast", "::mlir::ModuleOp"> {
+  let summary = "Mixed precision like torch.autocast: bf16 or TF32 matrix products, f32 statistics and master weights";
+  let description = [{
+    Applies a precision policy to every function of the module, normally the
+    `train_step` that `nova-train-step` built (forward, backward and AdamW in
+    one function), or a loss function. Function signatures do not change.
+
+    `compute=bf16`:
+    - `matmul` and `attention` read bf16 operands and produce bf16;
+    - `reduce`, `softmax`, `log_softmax`, `layer_norm`, `cross_entropy`,
+      `scatter_add` (sums) and `adamw` get f32 operands back: statistics,
+      the loss, gradients reaching the optimizer, parameters and moments stay
+      f32;
+    - every other op follows its operands like PyTorch's type promotion: it
+      runs in bf16 when each of its full-precision inputs is now bf16 (so the
+      activations between matrix products stay bf16) and in f32 otherwise.
+      Splat constants and parameters broadcast into the op (a linear layer's
+      bias) do not promote, as PyTorch's scalars and `addmm` bias do not.
+    Each f32 value is cast to bf16 at most once, next to its definition, and
+    casts move above `reshape`/`transpose`/`broadcast`/`slice`, so every
+    weight has exactly one bf16 copy per step, shared by the forward and the
+    backward products. The gradients the pass sees are cast the same way, so
+    backward products run in bf16 too.
+
+    `compute=tf32`: types do not change; every `matmul` and `attention` gets
+    `nova.precision = "tf32"`, and the interpreter rounds their operands to
+    TF32's 10-bit mantissa. `compute=f32` changes nothing.
+
+    Running the pass twice gives the same IR as running it once.
+  }];
+  let options = [
+    Option<"compute", "compute", "std::string", "\"bf16\"",
+           "precision of matrix products: bf16, tf32 or f32">
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 #endif // NOVA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,273 @@
+//===- Autocast.cpp - mixed precision like torch.autocast -----------------===//
+//
+// nova-autocast changes element types inside a function after
+// nova-train-step: matrix products in bf16 (or marked for TF32), statistics,
+// the loss and the optimizer in f32, everything else following its inputs.
+// Passes.td states the policy; this file applies it in one forward sweep.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModuleLocation.h"
+#include "nova/Dialect/Nova/IR/NovaOps.h"
+#include "nova/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::nova {
+#define GEN_PASS_DEF_NOVAAUTOCAST
+#include "nova/Transforms/Passes.h.inc"
+} // namespace mlir::nova
+
+using namespace mlir;
+using namespace mlir::nova;
+
+namespace {
+
+/// Discardable attribute asking for TF32 products; the interpreter honours it.
+constexpr StringLiteral kPrecisionAttr = "nova.precision";
+
+enum class Policy {
+  /// Matrix products: bf16 operands and result.
+  LowPrecision,
+  /// Sums and statistics, the loss, the optimizer: f32 operands.
+  FullPrecision,
+  /// Runs in bf16 when its full-precision inputs are all bf16, else f32.
+  Follow,
+  /// Left as written; reads its inputs in their original types. Casts and
+  /// constants state their own result type.
+  Opaque,
+};
+
+Policy policyOf(Operation *op) {
+  if (isa<MatmulOp, AttentionOp>(op))
+    return Policy::LowPrecision;
+  if (isa<ReduceOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, CrossEntropyOp,
+          ScatterAddOp, AdamWOp>(op))
+    return Policy::FullPrecision;
+  if (isa<CastOp, ConstantOp, IotaOp>(op) ||
+      !isa<NovaDialect>(op->getDialect()))
+    return Policy::Opaque;
+  return Policy::Follow;
+}
+
+Type elementType(Value v) { return getElementTypeOrSelf(v.getType()); }
+
+int64_t numElements(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() ? t.getNumElements() : -1;
+}
+
+/// Applies compute=bf16 to one single-block function.
+class Autocaster {
+public:
+  explicit Autocaster(func::FuncOp fn)
+      : fn(fn), b(fn.getContext()), f32(b.getF32Type()), bf16(b.getBF16Type()) {
+  }
+
+  void run() {
+    Block &body = fn.getBody().front();
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      switch (policyOf(&op)) {
+      case Policy::LowPrecision:
+        lowerOperands(&op, /*onlyWeak=*/false);
+        lowerResults(&op);
+        break;
+      case Policy::FullPrecision:
+        restoreOperands(&op);
+        break;
+      case Policy::Follow:
+        if (followsLowPrecision(&op)) {
+          lowerOperands(&op, /*onlyWeak=*/true);
+          lowerResults(&op);
+        } else {
+          restoreOperands(&op);
+        }
+        break;
+      case Policy::Opaque:
+        if (auto castOp = dyn_cast<CastOp>(op);
+            castOp && castOp.getInput().getType() == castOp.getType()) {
+          // The input already has the type this cast asked for.
+          castOp.replaceAllUsesWith(castOp.getInput());
+          castOp.erase();
+          break;
+        }
+        if (!isa<CastOp>(op))
+          restoreOperands(&op);
+        break;
+      }
+    }
+  }
+
+private:
+  /// Weak operands take the op's precision instead of choosing it: splat
+  /// constants (PyTorch's Python scalars) and function arguments broadcast
+  /// into a larger result (a linear layer's bias, which `addmm` casts too).
+  bool isWeak(Value v, Operation *user) {
+    SplatElementsAttr splat;
+    if (matchPattern(v, m_Constant(&splat)))
+      return true;
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner()->isEntryBlock() &&
+           user->getNumResults() == 1 &&
+           numElements(v) < numElements(user->getResult(0));
+  }
+
+  /// Whether every float operand that is not weak is a value this pass
+  /// lowered to bf16 (and there is at least one).
+  bool followsLowPrecision(Operation *op) {
+    bool any = false;
+    for (Value v : op->getOperands()) {
+      if (!isa<FloatType>(elementType(v)) || isWeak(v, op))
+        continue;
+      if (!lowered.contains(v))
+        return false;
+      any = true;
+    }
+    return any;
+  }
+
+  void lowerOperands(Operation *op, bool onlyWeak) {
+    for (OpOperand &use : op->getOpOperands())
+      if (elementType(use.get()) == f32 && (!onlyWeak || isWeak(use.get(), op)))
+        use.set(toBF16(use.get()));
+  }
+
+  void lowerResults(Operation *op) {
+    for (Value r : op->getResults())
+      if (elementType(r) == f32) {
+        r.setType(cast<RankedTensorType>(r.getType()).clone(bf16));
+        lowered.insert(r);
+      }
+  }
+
+  /// Gives every operand, also inside nested regions, the type it had.
+  void restoreOperands(Operation *root) {
+    root->walk([&](Operation *op) {
+      for (OpOperand &use : op->getOpOperands())
+        if (lowered.contains(use.get()))
+          use.set(toF32(use.get()));
+    });
+  }
+
+  /// Sets the insertion point right after `v`'s definition. Casts of
+  /// arguments go to the function's start, in the order they are made.
+  void setInsertionPointAfterDef(Value v) {
+    if (Operation *def = v.getDefiningOp()) {
+      b.setInsertionPointAfter(def);
+      return;
+    }
+    Block &entry = fn.getBody().front();
+    if (lastArgumentCast)
+      b.setInsertionPointAfter(lastArgumentCast);
+    else
+      b.setInsertionPointToStart(&entry);
+  }
+
+  Value createCast(Value v, Type elem) {
+    setInsertionPointAfterDef(v);
+    auto c = CastOp::create(b, v.getLoc(),
+                            cast<RankedTensorType>(v.getType()).clone(elem), v);
+    if (isa<BlockArgument>(v))
+      lastArgumentCast = c;
+    return c;
+  }
+
+  /// The bf16 copy of f32 `v`, made once and shared by all its readers.
+  Value toBF16(Value v) {
+    if (Value copy = bf16Copy.lookup(v))
+      return copy;
+    Value copy = makeBF16(v);
+    bf16Copy[v] = copy;
+    return copy;
+  }
+
+  Value makeBF16(Value v) {
+    Operation *def = v.getDefiningOp();
+    // bf16 -> f32 -> bf16 is exact: read the bf16 value itself.
+    if (auto castOp = dyn_cast_or_null<CastOp>(def);
+        castOp && elementType(castOp.getInput()) == bf16)
+      return castOp.getInput();
+    SplatElementsAttr splat;
+    if (matchPattern(v, m_Constant(&splat))) {
+      APFloat value = splat.getSplatValue<APFloat>();
+      bool losesInfo;
+      value.convert(APFloat::BFloat(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+      b.setInsertionPointAfter(def);
+      return ConstantOp::create(
+          b, v.getLoc(),
+          DenseElementsAttr::get(
+              cast<RankedTensorType>(v.getType()).clone(bf16), value));
+    }
+    // Cast before data movement, so a weight read as itself, reshaped and
+    // transposed still has one bf16 copy.
+    if (isa_and_nonnull<ReshapeOp, TransposeOp, BroadcastOp, SliceOp>(def) &&
+        def->getNumOperands() == 1 && elementType(def->getOperand(0)) == f32) {
+      Value source = toBF16(def->getOperand(0));
+      b.setInsertionPointAfter(def);
+      Operation *moved = b.clone(*def);
+      moved->setOperand(0, source);
+      Value result = moved->getResult(0);
+      result.setType(cast<RankedTensorType>(v.getType()).clone(bf16));
+      return result;
+    }
+    return createCast(v, bf16);
+  }
+
+  /// `v`, lowered to bf16 by this pass, as f32 again (once per value).
+  Value toF32(Value v) {
+    if (Value copy = f32Copy.lookup(v))
+      return copy;
+    Value copy = createCast(v, f32);
+    f32Copy[v] = copy;
+    return copy;
+  }
+
+  func::FuncOp fn;
+  OpBuilder b;
+  Type f32, bf16;
+  /// Results this pass turned from f32 into bf16.
+  DenseSet<Value> lowered;
+  DenseMap<Value, Value> bf16Copy, f32Copy;
+  Operation *lastArgumentCast = nullptr;
+};
+
+struct NovaAutocastPass : mlir::nova::impl::NovaAutocastBase<NovaAutocastPass> {
+  using NovaAutocastBase::NovaAutocastBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (compute != "bf16" && compute != "tf32" && compute != "f32") {
+      emitError(moduleLocation(module), "nova-autocast: compute must be "
+                                        "bf16, tf32 or f32, got '")
+          << compute << "'";
+      return signalPassFailure();
+    }
+    if (compute == "f32")
+      return;
+    if (compute == "tf32") {
+      StringAttr tf32 = StringAttr::get(&getContext(), "tf32");
+      module.walk([&](Operation *op) {
+        if (policyOf(op) == Policy::LowPrecision &&
+            llvm::all_of(op->getOperandTypes(), [](Type t) {
+              return getElementTypeOrSelf(t).isF32();
+            }))
+          op->setAttr(kPrecisionAttr, tf32);
+      });
+      return;
+    }
+    for (func::FuncOp fn : module.getOps<func::FuncOp>()) {
+      if (fn.isExternal())
+        continue;
+      if (!fn.getBody().hasOneBlock()) {
+        fn.emitWarning("nova-autocast: @")
+            << fn.getSymName() << " has several blocks; it stays in f32";
+        continue;
+      }
+      Autocaster(fn).run();
+    }
+  }
+};
+
+} // namespace
