@@ -240,6 +240,8 @@ private:
   LogicalResult gather(GatherOp op);
   LogicalResult scatterAdd(ScatterAddOp op);
   LogicalResult matmul(MatmulOp op);
+  const HostTensor &productOperand(Value v, bool tf32,
+                                   std::optional<HostTensor> &copy);
   LogicalResult normalize(Operation *op, int64_t dim, bool log);
   LogicalResult layerNorm(LayerNormOp op);
   LogicalResult crossEntropy(CrossEntropyOp op);
@@ -654,8 +656,39 @@ LogicalResult Evaluator::scatterAdd(ScatterAddOp op) {
   return set(op.getResult(), std::move(r));
 }
 
+/// Whether `op` asks for TF32 products (`nova.precision = "tf32"`, written
+/// by nova-autocast compute=tf32); any other precision is an error.
+static FailureOr<bool> requestsTF32(Operation *op) {
+  Attribute precision = op->getAttr("nova.precision");
+  if (!precision)
+    return false;
+  auto name = dyn_cast<StringAttr>(precision);
+  if (!name || name.getValue() != "tf32")
+    return op->emitError("unsupported nova.precision ")
+           << precision << "; the interpreter knows \"tf32\"";
+  return true;
+}
+
+/// The operands of a TF32 product as a tensor core reads them: each value
+/// rounded to TF32, unless the interpreter keeps everything in f64.
+const HostTensor &Evaluator::productOperand(Value v, bool tf32,
+                                            std::optional<HostTensor> &copy) {
+  const HostTensor &t = in(v);
+  if (!tf32 || options.f64)
+    return t;
+  copy = t;
+  for (double &x : copy->f)
+    x = ::nova::roundToTF32(float(x));
+  return *copy;
+}
+
 LogicalResult Evaluator::matmul(MatmulOp op) {
-  const HostTensor &a = in(op.getLhs()), &b = in(op.getRhs());
+  FailureOr<bool> tf32 = requestsTF32(op);
+  if (failed(tf32))
+    return failure();
+  std::optional<HostTensor> lhsCopy, rhsCopy;
+  const HostTensor &a = productOperand(op.getLhs(), *tf32, lhsCopy),
+                   &b = productOperand(op.getRhs(), *tf32, rhsCopy);
   HostTensor r = make(op.getResult());
   size_t ra = a.shape.size(), rr = r.shape.size();
   const bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
@@ -812,8 +845,13 @@ LogicalResult Evaluator::crossEntropy(CrossEntropyOp op) {
 }
 
 LogicalResult Evaluator::attention(AttentionOp op) {
-  const HostTensor &q = in(op.getQuery()), &k = in(op.getKey()),
-                   &v = in(op.getValue());
+  FailureOr<bool> tf32 = requestsTF32(op);
+  if (failed(tf32))
+    return failure();
+  std::optional<HostTensor> qCopy, kCopy, vCopy;
+  const HostTensor &q = productOperand(op.getQuery(), *tf32, qCopy),
+                   &k = productOperand(op.getKey(), *tf32, kCopy),
+                   &v = productOperand(op.getValue(), *tf32, vCopy);
   HostTensor r = make(op.getResult());
   size_t rank = q.shape.size();
   int64_t tq = q.shape[rank - 2], d = q.shape[rank - 1], tk = k.shape[rank - 2],

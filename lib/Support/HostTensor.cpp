@@ -68,6 +68,19 @@ uint16_t toBF16Bits(float x) {
   return uint16_t(b >> 16);
 }
 
+float roundToTF32(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  if ((b & 0x7f800000) == 0x7f800000) // Inf and NaN are kept as they are
+    return x;
+  // Drop the 13 low mantissa bits, rounding to nearest even; a carry into
+  // the exponent is the right answer, up to Inf.
+  b += 0xfff + ((b >> 13) & 1);
+  b &= ~uint32_t(0x1fff);
+  std::memcpy(&x, &b, 4);
+  return x;
+}
+
 float fromBF16Bits(uint16_t h) {
   uint32_t b = uint32_t(h) << 16;
   float x;

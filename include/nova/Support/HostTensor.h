@@ -29,6 +29,9 @@ uint16_t toBF16Bits(float x);
 float fromBF16Bits(uint16_t b);
 uint16_t toF16Bits(float x);
 float fromF16Bits(uint16_t b);
+/// `x` rounded to TF32 (f32's exponent, a 10-bit mantissa; nearest, ties to
+/// even): what a tensor core reads from an f32 operand in TF32 mode.
+float roundToTF32(float x);
 
 /// Rounds `x` to the nearest value representable in `t` (ties to even), the
 /// way a kernel that stores `t` would; F64 and integers are unchanged.
