@@ -58,29 +58,45 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
-def gpt2_loss(P, tokens, targets, cfg):
+def gpt2_loss(P, tokens, targets, cfg, compute="f32"):
     """GPT-2 as Nova's examples/gpt2 builds it: pre-LayerNorm blocks, causal
-    attention, tanh GELU, head tied to the token embedding."""
+    attention, tanh GELU, head tied to the token embedding.
+
+    compute="bf16" writes out by hand the casts nova-autocast makes (torch
+    1.13's CPU autocast would keep LayerNorm and softmax in bf16): products
+    read bf16 operands and give bf16, a linear layer's bias and the
+    attention scale join in bf16, softmax, LayerNorm and the loss run in
+    f32, and everything else follows PyTorch's type promotion."""
     B, T = tokens.shape
     C, H = cfg.embd, cfg.heads
     D = C // H
+    low = torch.bfloat16 if compute == "bf16" else torch.float32
+
+    def mm(a, b):
+        return a.to(low) @ b.to(low)
+
+    def linear(a, w, b):
+        y = mm(a, w)
+        return y + b.to(y.dtype)
+
     x = P["wte"][tokens.long()] + P["wpe"][:T]
     causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
     for layer in range(cfg.layers):
         h = "h.%d." % layer
         a = F.layer_norm(x, (C,), P[h + "ln_1.weight"], P[h + "ln_1.bias"], 1e-5)
-        qkv = a @ P[h + "attn.c_attn.weight"] + P[h + "attn.c_attn.bias"]
+        qkv = linear(a, P[h + "attn.c_attn.weight"], P[h + "attn.c_attn.bias"])
         q, k, v = (t.reshape(B, T, H, D).transpose(1, 2) for t in qkv.split(C, 2))
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(D))
-        att = att.masked_fill(~causal, float("-inf")).softmax(-1)
-        o = (att @ v).transpose(1, 2).reshape(B, T, C)
-        x = x + (o @ P[h + "attn.c_proj.weight"] + P[h + "attn.c_proj.bias"])
+        att = mm(q, k.transpose(-2, -1))
+        att = att * torch.tensor(1.0 / math.sqrt(D), dtype=att.dtype)
+        att = att.masked_fill(~causal, float("-inf")).float().softmax(-1)
+        o = mm(att, v).transpose(1, 2).reshape(B, T, C)
+        x = x + linear(o, P[h + "attn.c_proj.weight"], P[h + "attn.c_proj.bias"])
         m = F.layer_norm(x, (C,), P[h + "ln_2.weight"], P[h + "ln_2.bias"], 1e-5)
-        m = F.gelu(m @ P[h + "mlp.c_fc.weight"] + P[h + "mlp.c_fc.bias"],
+        m = F.gelu(linear(m, P[h + "mlp.c_fc.weight"], P[h + "mlp.c_fc.bias"]),
                    approximate="tanh")
-        x = x + (m @ P[h + "mlp.c_proj.weight"] + P[h + "mlp.c_proj.bias"])
+        x = x + linear(m, P[h + "mlp.c_proj.weight"], P[h + "mlp.c_proj.bias"])
     x = F.layer_norm(x, (C,), P["ln_f.weight"], P["ln_f.bias"], 1e-5)
-    logits = x @ P["wte"].t()
+    logits = mm(x, P["wte"].t()).float()
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]),
                            targets.reshape(-1).long())
 
@@ -102,6 +118,10 @@ def main():
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--grad-rtol", type=float, default=1e-5)
     p.add_argument("--loss-rtol", type=float, default=1e-4)
+    p.add_argument("--autocast", choices=["f32", "bf16"], default="f32",
+                   help="run nova-autocast with this compute precision after "
+                   "nova-autodiff / nova-train-step and compare with the "
+                   "PyTorch model cast the same way")
     cfg = p.parse_args()
     os.makedirs(cfg.workdir, exist_ok=True)
     w = lambda name: os.path.join(cfg.workdir, name)
@@ -119,15 +139,17 @@ def main():
     ok = True
 
     # 1. Loss and gradients after one forward/backward.
+    autocast = ["--nova-autocast=compute=" + cfg.autocast]
     run("nova-opt", w("model.mlir"), "--nova-decompose", "--nova-autodiff",
-        "-o", w("grad.mlir"))
+        *autocast, "-o", w("grad.mlir"))
     write_safetensors(w("batch0.safetensors"), batches[0])
     run("nova-run", w("grad.mlir"), "--inputs",
         w("init.safetensors") + "," + w("batch0.safetensors"),
         "-o", w("grads.safetensors"))
     nova = read_safetensors(w("grads.safetensors"))
     P = {n: t.clone().requires_grad_(True) for n, t in init.items()}
-    loss = gpt2_loss(P, batches[0]["tokens"], batches[0]["targets"], cfg)
+    loss = gpt2_loss(P, batches[0]["tokens"], batches[0]["targets"], cfg,
+                     cfg.autocast)
     loss.backward()
     e = rel(nova["loss"], loss.detach())
     print("loss: nova %.7f torch %.7f rel %.2e" % (nova["loss"].item(),
@@ -142,12 +164,29 @@ def main():
             ok = False
     print("gradients: %d tensors, worst rel %.2e (bound %.0e)"
           % (len(P), worst, cfg.grad_rtol))
+    if cfg.autocast != "f32":
+        # The bound alone would also pass an f32 program: require Nova's
+        # gradients to be nearer the cast model than the f32 model is, by
+        # a margin (an f32 Nova would tie with the f32 model).
+        P32 = {n: t.clone().requires_grad_(True) for n, t in init.items()}
+        gpt2_loss(P32, batches[0]["tokens"], batches[0]["targets"],
+                  cfg).backward()
+        flat = lambda grads: torch.cat([g.flatten() for g in grads])
+        want = flat(t.grad for t in P.values())
+        nova_gap = rel(flat(nova[n + ".grad"] for n in P), want)
+        f32_gap = rel(flat(t.grad for t in P32.values()), want)
+        print("all gradients against the %s model: nova %.2e, the f32 "
+              "model %.2e" % (cfg.autocast, nova_gap, f32_gap))
+        if not nova_gap < 0.9 * f32_gap:
+            print("FAIL Nova's gradients are not 10%% nearer the %s model "
+                  "than f32 ones" % cfg.autocast)
+            ok = False
 
     # 2. Losses over AdamW steps.
     hyper = dict(lr=1e-2, beta1=0.9, beta2=0.95, eps=1e-8, weight_decay=0.1)
     run("nova-opt", w("model.mlir"), "--nova-decompose", "--nova-autodiff",
         "--nova-train-step=lr=%g beta1=%g beta2=%g eps=%g weight-decay=%g"
-        % tuple(hyper.values()), "-o", w("step.mlir"))
+        % tuple(hyper.values()), *autocast, "-o", w("step.mlir"))
     state = dict(init)
     for n, t in init.items():
         state[n + ".adam_m"] = torch.zeros_like(t)
@@ -169,7 +208,8 @@ def main():
         nova_loss = out.pop("loss")
         state = out
         opt.zero_grad()
-        loss = gpt2_loss(P, batch["tokens"], batch["targets"], cfg)
+        loss = gpt2_loss(P, batch["tokens"], batch["targets"], cfg,
+                         cfg.autocast)
         loss.backward()
         opt.step()
         e = rel(nova_loss, loss.detach())
