@@ -97,6 +97,10 @@ public:
         break;
       }
     }
+    // Constants and views that were replaced by their bf16 twins.
+    for (Operation *op : llvm::reverse(replaced))
+      if (op->use_empty())
+        op->erase();
   }
 
 private:
@@ -195,6 +199,7 @@ private:
       value.convert(APFloat::BFloat(), APFloat::rmNearestTiesToEven,
                     &losesInfo);
       b.setInsertionPointAfter(def);
+      replaced.push_back(def);
       return ConstantOp::create(
           b, v.getLoc(),
           DenseElementsAttr::get(
@@ -206,6 +211,7 @@ private:
         def->getNumOperands() == 1 && elementType(def->getOperand(0)) == f32) {
       Value source = toBF16(def->getOperand(0));
       b.setInsertionPointAfter(def);
+      replaced.push_back(def);
       Operation *moved = b.clone(*def);
       moved->setOperand(0, source);
       Value result = moved->getResult(0);
@@ -231,6 +237,8 @@ private:
   DenseSet<Value> lowered;
   DenseMap<Value, Value> bf16Copy, f32Copy;
   Operation *lastArgumentCast = nullptr;
+  /// Definitions a bf16 twin was made of; erased when nothing reads them.
+  SmallVector<Operation *> replaced;
 };
 
 struct NovaAutocastPass : mlir::nova::impl::NovaAutocastBase<NovaAutocastPass> {
