@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 
 namespace mlir::nova {
 #define GEN_PASS_DEF_NOVAAUTOCAST
@@ -70,19 +71,16 @@ public:
     for (Operation &op : llvm::make_early_inc_range(body)) {
       switch (policyOf(&op)) {
       case Policy::LowPrecision:
-        lowerOperands(&op, /*onlyWeak=*/false);
-        lowerResults(&op);
+        lower(&op, /*onlyWeak=*/false);
         break;
       case Policy::FullPrecision:
         restoreOperands(&op);
         break;
       case Policy::Follow:
-        if (followsLowPrecision(&op)) {
-          lowerOperands(&op, /*onlyWeak=*/true);
-          lowerResults(&op);
-        } else {
+        if (followsLowPrecision(&op))
+          lower(&op, /*onlyWeak=*/true);
+        else
           restoreOperands(&op);
-        }
         break;
       case Policy::Opaque:
         if (auto castOp = dyn_cast<CastOp>(op);
@@ -131,17 +129,36 @@ private:
     return any;
   }
 
-  void lowerOperands(Operation *op, bool onlyWeak) {
+  /// Moves `op` to bf16: its f32 operands (all, or only the weak ones)
+  /// become bf16 and its results take the types the op infers from them, so
+  /// a result that is f32 by definition stays f32. An op that cannot infer
+  /// types from bf16 operands is put back and reads its original types.
+  void lower(Operation *op, bool onlyWeak) {
+    SmallVector<Value> original(op->getOperands());
     for (OpOperand &use : op->getOpOperands())
       if (elementType(use.get()) == f32 && (!onlyWeak || isWeak(use.get(), op)))
         use.set(toBF16(use.get()));
-  }
-
-  void lowerResults(Operation *op) {
-    for (Value r : op->getResults())
-      if (elementType(r) == f32) {
-        r.setType(cast<RankedTensorType>(r.getType()).clone(bf16));
-        lowered.insert(r);
+    SmallVector<Type> types;
+    if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+      if (failed(infer.inferReturnTypes(
+              op->getContext(), /*location=*/std::nullopt, op->getOperands(),
+              op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
+              op->getRegions(), types))) {
+        op->setOperands(original);
+        restoreOperands(op);
+        return;
+      }
+    } else {
+      for (Value r : op->getResults())
+        types.push_back(elementType(r) == f32
+                            ? cast<RankedTensorType>(r.getType()).clone(bf16)
+                            : r.getType());
+    }
+    for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
+      if (result.getType() != type) {
+        result.setType(type);
+        if (elementType(result) == bf16)
+          lowered.insert(result);
       }
   }
 
