@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
 namespace mlir::nova {
@@ -116,11 +117,13 @@ private:
   }
 
   /// Whether every float operand that is not weak is a value this pass
-  /// lowered to bf16 (and there is at least one).
+  /// lowered to bf16 (and there is at least one). The f32 statistics of a
+  /// lowered op (an attention's log-sum-exp) do not vote.
   bool followsLowPrecision(Operation *op) {
     bool any = false;
     for (Value v : op->getOperands()) {
-      if (!isa<FloatType>(elementType(v)) || isWeak(v, op))
+      if (!isa<FloatType>(elementType(v)) || isWeak(v, op) ||
+          statistics.contains(v))
         continue;
       if (!lowered.contains(v))
         return false;
@@ -131,35 +134,55 @@ private:
 
   /// Moves `op` to bf16: its f32 operands (all, or only the weak ones)
   /// become bf16 and its results take the types the op infers from them, so
-  /// a result that is f32 by definition stays f32. An op that cannot infer
-  /// types from bf16 operands is put back and reads its original types.
+  /// a result that is f32 by definition stays f32 (a statistic, which later
+  /// ops keep reading as f32). An op that does not verify that way is put
+  /// back and reads its original types.
   void lower(Operation *op, bool onlyWeak) {
-    SmallVector<Value> original(op->getOperands());
-    for (OpOperand &use : op->getOpOperands())
-      if (elementType(use.get()) == f32 && (!onlyWeak || isWeak(use.get(), op)))
-        use.set(toBF16(use.get()));
+    SmallVector<Value> originalOperands(op->getOperands());
+    SmallVector<Type> originalTypes(op->getResultTypes());
+    for (OpOperand &use : op->getOpOperands()) {
+      Value v = use.get();
+      if (elementType(v) == f32 && !statistics.contains(v) &&
+          (!onlyWeak || isWeak(v, op)))
+        use.set(toBF16(v));
+    }
     SmallVector<Type> types;
     if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
       if (failed(infer.inferReturnTypes(
               op->getContext(), /*location=*/std::nullopt, op->getOperands(),
               op->getRawDictionaryAttrs(), op->getPropertiesStorage(),
-              op->getRegions(), types))) {
-        op->setOperands(original);
-        restoreOperands(op);
-        return;
-      }
+              op->getRegions(), types)))
+        types.clear();
     } else {
-      for (Value r : op->getResults())
-        types.push_back(elementType(r) == f32
-                            ? cast<RankedTensorType>(r.getType()).clone(bf16)
-                            : r.getType());
+      for (Type t : originalTypes)
+        types.push_back(getElementTypeOrSelf(t) == f32
+                            ? cast<RankedTensorType>(t).clone(bf16)
+                            : t);
     }
-    for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
-      if (result.getType() != type) {
+    if (types.size() == originalTypes.size())
+      for (auto [result, type] : llvm::zip_equal(op->getResults(), types))
         result.setType(type);
-        if (elementType(result) == bf16)
-          lowered.insert(result);
-      }
+    if (types.size() != originalTypes.size() || !verifiesQuietly(op)) {
+      for (auto [result, type] :
+           llvm::zip_equal(op->getResults(), originalTypes))
+        result.setType(type);
+      op->setOperands(originalOperands);
+      return restoreOperands(op);
+    }
+    for (auto [result, type] :
+         llvm::zip_equal(op->getResults(), originalTypes)) {
+      if (elementType(result) == f32)
+        statistics.insert(result);
+      else if (result.getType() != type)
+        lowered.insert(result);
+    }
+  }
+
+  /// Whether `op` alone passes its verifier; its diagnostics are dropped.
+  static bool verifiesQuietly(Operation *op) {
+    ScopedDiagnosticHandler quiet(op->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    return succeeded(verify(op, /*verifyRecursively=*/false));
   }
 
   /// Gives every operand, also inside nested regions, the type it had.
@@ -252,6 +275,8 @@ private:
   Type f32, bf16;
   /// Results this pass turned from f32 into bf16.
   DenseSet<Value> lowered;
+  /// f32 results of ops this pass moved to bf16.
+  DenseSet<Value> statistics;
   DenseMap<Value, Value> bf16Copy, f32Copy;
   Operation *lastArgumentCast = nullptr;
   /// Definitions a bf16 twin was made of; erased when nothing reads them.
