@@ -475,6 +475,16 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
 // Data movement
 //===----------------------------------------------------------------------===//
 
+/// The op of the same kind that defines `input`, when folding through it
+/// makes progress: not when it uses its own result, which would leave the
+/// input as it is and report a change forever.
+template <typename OpTy> static OpTy producerToChase(Value input) {
+  auto prev = input.getDefiningOp<OpTy>();
+  if (!prev || isOwnResult(prev, prev.getInput()))
+    return {};
+  return prev;
+}
+
 /// A splat constant input makes any shape-only op a splat of the result type.
 static Attribute foldSplatReshaped(Attribute input, Type resultType) {
   auto d = dyn_cast_if_present<SplatElementsAttr>(input);
@@ -488,7 +498,7 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     return {};
   if (getInput().getType() == getType())
     return getInput();
-  if (auto prev = getInput().getDefiningOp<ReshapeOp>()) {
+  if (auto prev = producerToChase<ReshapeOp>(getInput())) {
     getInputMutable().assign(prev.getInput());
     return getResult();
   }
@@ -506,7 +516,7 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   });
   if (identity)
     return getInput();
-  if (auto prev = getInput().getDefiningOp<TransposeOp>()) {
+  if (auto prev = producerToChase<TransposeOp>(getInput())) {
     // result[i] = prev.input[inner[outer[i]]]
     ArrayRef<int64_t> inner = prev.getPermutation();
     SmallVector<int64_t> composed;
@@ -524,7 +534,7 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
     return {};
   if (getInput().getType() == getType())
     return getInput();
-  if (auto prev = getInput().getDefiningOp<BroadcastOp>()) {
+  if (auto prev = producerToChase<BroadcastOp>(getInput())) {
     getInputMutable().assign(prev.getInput());
     return getResult();
   }
