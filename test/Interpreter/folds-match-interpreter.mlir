@@ -115,19 +115,25 @@ func.func @int32() -> (tensor<3xi32>, tensor<3xi32>, tensor<3xi32>, tensor<3xi32
   return %sum, %diff, %prod, %quot, %neg, %abs : tensor<3xi32>, tensor<3xi32>, tensor<3xi32>, tensor<3xi32>, tensor<3xi32>, tensor<3xi32>
 }
 
-// Float to integer truncates toward zero and saturates, NaN gives 0; to i1
+// Float to integer truncates toward zero and saturates (the folder used to
+// wrap 1e10 to 1410065408), NaN gives 0; to i1
 // is x != 0 (NaN included); i64 to i32 wraps; i64 to f32 rounds once.
-// CAST: result0 = tensor<10xi32> [2147483647, -2147483648, 0, 2147483647, -2147483648, 2, -2, 0, 2147483520, 2147483647]
-// CAST: result1 = tensor<5xi64> [9223372036854775807, -9223372036854775808, 0, 9223372036854775807, -9223372036854775808]
+// CAST: result0 = tensor<7xi32> [2147483647, -2147483648, 2, -2, 0, 2147483520, 2147483647]
+// CAST: result1 = tensor<4xi64> [9223372036854775807, -9223372036854775808, 9223372036854775807, -9223372036854775808]
 // CAST: result2 = tensor<4xi1> [0, 0, 1, 1]
 // CAST: result3 = tensor<3xi32> [1, 2147483647, -2147483648]
 // CAST: result4 = tensor<2xf32> [1.80144e+16, 1.67772e+07]
 // CAST: result5 = tensor<3xf32> [1, 0, 1]
-func.func @casts() -> (tensor<10xi32>, tensor<5xi64>, tensor<4xi1>, tensor<3xi32>, tensor<2xf32>, tensor<3xf32>) {
-  %f = nova.constant dense<[1.0e10, -1.0e10, 0x7FC00000, 0x7F800000, 0xFF800000, 2.9, -2.9, -0.0, 2147483520.0, 2147483648.0]> : tensor<10xf32>
-  %r0 = nova.cast %f : tensor<10xf32> to tensor<10xi32>
-  %g = nova.constant dense<[1.0e19, -1.0e19, 0x7FC00000, 9.2233720368547758e18, -9.2233720368547758e18]> : tensor<5xf32>
-  %r1 = nova.cast %g : tensor<5xf32> to tensor<5xi64>
+// CAST: result6 = tensor<3xi32> [0, 2147483647, -2147483648]
+// CAST: result7 = tensor<3xi64> [0, 9223372036854775807, -9223372036854775808]
+func.func @casts() -> (tensor<7xi32>, tensor<4xi64>, tensor<4xi1>, tensor<3xi32>, tensor<2xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xi64>) {
+  %f = nova.constant dense<[1.0e10, -1.0e10, 2.9, -2.9, -0.0, 2147483520.0, 2147483648.0]> : tensor<7xf32>
+  %r0 = nova.cast %f : tensor<7xf32> to tensor<7xi32>
+  %g = nova.constant dense<[1.0e19, -1.0e19, 9.2233720368547758e18, -9.2233720368547758e18]> : tensor<4xf32>
+  %r1 = nova.cast %g : tensor<4xf32> to tensor<4xi64>
+  %nonfinite = nova.constant dense<[0x7FC00000, 0x7F800000, 0xFF800000]> : tensor<3xf32>
+  %r6 = nova.cast %nonfinite : tensor<3xf32> to tensor<3xi32>
+  %r7 = nova.cast %nonfinite : tensor<3xf32> to tensor<3xi64>
   %h = nova.constant dense<[0.0, -0.0, 0x7FC00000, 0.5]> : tensor<4xf32>
   %r2 = nova.cast %h : tensor<4xf32> to tensor<4xi1>
   %i = nova.constant dense<[4294967297, -2147483649, 2147483648]> : tensor<3xi64>
@@ -139,7 +145,7 @@ func.func @casts() -> (tensor<10xi32>, tensor<5xi64>, tensor<4xi1>, tensor<3xi32
   %k = nova.constant dense<[-3, 0, 7]> : tensor<3xi32>
   %kb = nova.cast %k : tensor<3xi32> to tensor<3xi1>
   %r5 = nova.cast %kb : tensor<3xi1> to tensor<3xf32>
-  return %r0, %r1, %r2, %r3, %r4, %r5 : tensor<10xi32>, tensor<5xi64>, tensor<4xi1>, tensor<3xi32>, tensor<2xf32>, tensor<3xf32>
+  return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7 : tensor<7xi32>, tensor<4xi64>, tensor<4xi1>, tensor<3xi32>, tensor<2xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xi64>
 }
 
 // Signed zeros, NaN and infinities: max(-0, 0) is 0 and min is -0 in either
