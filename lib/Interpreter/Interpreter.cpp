@@ -802,7 +802,7 @@ LogicalResult Evaluator::adamw(AdamWOp op) {
   const HostTensor &p = in(op.getParam()), &g = in(op.getGrad()),
                    &m = in(op.getM()), &v = in(op.getV());
   double t = in(op.getStep()).get(0);
-  if (t < 1)
+  if (!(t >= 1)) // NaN too
     return op.emitError("adamw step must count from 1, got ") << t;
   double lr = op.getLr().convertToDouble(),
          b1 = op.getBeta1().convertToDouble(),
