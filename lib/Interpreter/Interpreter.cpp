@@ -45,8 +45,8 @@ std::optional<HostTensor> mlir::nova::emptyTensorOf(Type type) {
   if (!tensor || !tensor.hasStaticShape())
     return std::nullopt;
   std::optional<DType> dtype = dtypeOf(tensor.getElementType());
-  if (!dtype || !::nova::checkedNumElements(tensor.getShape().data(),
-                                            tensor.getRank()))
+  if (!dtype ||
+      !::nova::checkedNumElements(tensor.getShape().data(), tensor.getRank()))
     return std::nullopt;
   return HostTensor(*dtype, std::vector<int64_t>(tensor.getShape().begin(),
                                                  tensor.getShape().end()));
@@ -87,13 +87,13 @@ mlir::nova::checkTensorSize(Type type, const InterpreterOptions &options) {
 
 namespace {
 
-/// Wraps an integer to the width of `t` (two's complement).
+/// The width `nova::scalar`'s integer functions take for an integer dtype.
+unsigned intBits(DType t) {
+  return t == DType::I1 ? 1 : t == DType::I32 ? 32 : 64;
+}
+
 int64_t wrapInt(DType t, int64_t v) {
-  if (t == DType::I32)
-    return int64_t(int32_t(uint32_t(uint64_t(v))));
-  if (t == DType::I1)
-    return v != 0;
-  return v;
+  return ::nova::scalar::wrapInt(v, intBits(t));
 }
 
 /// Walks `shape` in row-major order and returns, for each position, the
@@ -192,18 +192,22 @@ private:
     return set(op->getResult(0), std::move(r));
   }
 
+  /// `fi(x, bits)` computes an integer element of width `bits`.
   template <typename FF, typename FI>
   LogicalResult unaryNumeric(Operation *op, FF ff, FI fi) {
     const HostTensor &x = in(op->getOperand(0));
     if (x.isFloat())
       return unaryFloat(op, ff);
     HostTensor r = make(op->getResult(0));
+    unsigned bits = intBits(r.dtype);
     for (int64_t k = 0, n = r.numElements(); k < n; ++k)
-      r.i[k] = wrapInt(r.dtype, fi(x.i[k]));
+      r.i[k] = fi(x.i[k], bits);
     return set(op->getResult(0), std::move(r));
   }
 
-  /// Broadcasting binary op; `fi` may fail (integer division by zero).
+  /// Broadcasting binary op. `fi(a, b, bits)` computes an integer element of
+  /// width `bits`, nullopt for integer division by zero; nullptr for an op
+  /// the verifier allows on floats only.
   template <typename FF, typename FI>
   LogicalResult binary(Operation *op, FF ff, FI fi) {
     const HostTensor &a = in(op->getOperand(0)), &b = in(op->getOperand(1));
@@ -215,15 +219,14 @@ private:
       for (int64_t k = 0; k < n; ++k)
         r.f[k] = fin(r.dtype, ff(a.f[ia.empty() ? k : ia[k]],
                                  b.f[ib.empty() ? k : ib[k]]));
-    } else {
+    } else if constexpr (!std::is_same_v<FI, std::nullptr_t>) {
+      unsigned bits = intBits(r.dtype);
       for (int64_t k = 0; k < n; ++k) {
         std::optional<int64_t> v =
-            fi(a.i[ia.empty() ? k : ia[k]], b.i[ib.empty() ? k : ib[k]]);
+            fi(a.i[ia.empty() ? k : ia[k]], b.i[ib.empty() ? k : ib[k]], bits);
         if (!v)
-          return op->emitError("integer division by zero or overflow at "
-                               "element ")
-                 << k;
-        r.i[k] = wrapInt(r.dtype, *v);
+          return op->emitError("integer division by zero at element ") << k;
+        r.i[k] = *v;
       }
     }
     return set(op->getResult(0), std::move(r));
@@ -251,21 +254,13 @@ private:
 
 } // namespace
 
-// Integer arithmetic wraps (computed in unsigned) instead of overflowing.
-static int64_t addWrap(int64_t a, int64_t b) {
-  return int64_t(uint64_t(a) + uint64_t(b));
-}
-static int64_t subWrap(int64_t a, int64_t b) {
-  return int64_t(uint64_t(a) - uint64_t(b));
-}
-static int64_t mulWrap(int64_t a, int64_t b) {
-  return int64_t(uint64_t(a) * uint64_t(b));
-}
-
 LogicalResult Evaluator::eval(Operation *op) {
-  auto always = [](auto f) {
-    return
-        [f](int64_t a, int64_t b) -> std::optional<int64_t> { return f(a, b); };
+  namespace scalar = ::nova::scalar;
+  // An integer rule that cannot fail, in the shape binary() takes.
+  auto always = [](int64_t (*f)(int64_t, int64_t, unsigned)) {
+    return [f](int64_t a, int64_t b, unsigned bits) -> std::optional<int64_t> {
+      return f(a, b, bits);
+    };
   };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<ConstantOp>([&](auto o) { return constant(o); })
@@ -284,18 +279,16 @@ LogicalResult Evaluator::eval(Operation *op) {
       })
       .Case<NegOp>([&](auto o) {
         return unaryNumeric(
-            o, [](double x) { return -x; },
-            [](int64_t x) { return subWrap(0, x); });
+            o, [](double x) { return -x; }, scalar::negInt);
       })
       .Case<AbsOp>([&](auto o) {
         return unaryNumeric(
-            o, [](double x) { return std::fabs(x); },
-            [](int64_t x) { return x < 0 ? subWrap(0, x) : x; });
+            o, [](double x) { return std::fabs(x); }, scalar::absInt);
       })
       .Case<ReluOp>([&](auto o) {
         return unaryNumeric(
             o, [](double x) { return x > 0 ? x : 0.0; },
-            [](int64_t x) { return x > 0 ? x : int64_t(0); });
+            [](int64_t x, unsigned) { return x > 0 ? x : int64_t(0); });
       })
       .Case<ExpOp>([&](auto o) {
         return unaryFloat(o, [](double x) { return std::exp(x); });
@@ -327,42 +320,38 @@ LogicalResult Evaluator::eval(Operation *op) {
       .Case<CastOp>([&](auto o) { return cast(o); })
       .Case<AddOp>([&](auto o) {
         return binary(
-            o, [](double a, double b) { return a + b; }, always(addWrap));
+            o, [](double a, double b) { return a + b; },
+            always(scalar::addInt));
       })
       .Case<SubOp>([&](auto o) {
         return binary(
-            o, [](double a, double b) { return a - b; }, always(subWrap));
+            o, [](double a, double b) { return a - b; },
+            always(scalar::subInt));
       })
       .Case<MulOp>([&](auto o) {
         return binary(
-            o, [](double a, double b) { return a * b; }, always(mulWrap));
+            o, [](double a, double b) { return a * b; },
+            always(scalar::mulInt));
       })
       .Case<DivOp>([&](auto o) {
         return binary(
-            o, [](double a, double b) { return a / b; },
-            [](int64_t a, int64_t b) -> std::optional<int64_t> {
-              if (b == 0 ||
-                  (a == std::numeric_limits<int64_t>::min() && b == -1))
-                return std::nullopt;
-              return a / b;
-            });
+            o, [](double a, double b) { return a / b; }, scalar::divInt);
       })
       .Case<MaxOp>([&](auto o) {
-        return binary(
-            o,
-            [](double a, double b) { return std::isnan(a) || a > b ? a : b; },
-            always([](int64_t a, int64_t b) { return std::max(a, b); }));
+        return binary(o, scalar::maxFloat,
+                      always([](int64_t a, int64_t b, unsigned) {
+                        return std::max(a, b);
+                      }));
       })
       .Case<MinOp>([&](auto o) {
-        return binary(
-            o,
-            [](double a, double b) { return std::isnan(a) || a < b ? a : b; },
-            always([](int64_t a, int64_t b) { return std::min(a, b); }));
+        return binary(o, scalar::minFloat,
+                      always([](int64_t a, int64_t b, unsigned) {
+                        return std::min(a, b);
+                      }));
       })
       .Case<PowOp>([&](auto o) {
         return binary(
-            o, [](double a, double b) { return std::pow(a, b); },
-            always([](int64_t a, int64_t) { return a; }));
+            o, [](double a, double b) { return std::pow(a, b); }, nullptr);
       })
       .Case<CmpOp>([&](auto o) { return cmp(o); })
       .Case<SelectOp>([&](auto o) { return select(o); })
@@ -425,30 +414,17 @@ LogicalResult Evaluator::constant(ConstantOp op) {
 LogicalResult Evaluator::cast(CastOp op) {
   const HostTensor &x = in(op.getInput());
   HostTensor r = make(op.getResult());
+  unsigned floatBits = 8 * ::nova::byteWidth(r.dtype);
   for (int64_t k = 0, n = r.numElements(); k < n; ++k) {
-    if (r.isFloat()) {
-      r.f[k] = fin(r.dtype, x.get(k));
-      continue;
-    }
-    if (r.dtype == DType::I1) {
-      r.i[k] = x.get(k) != 0;
-      continue;
-    }
-    if (!x.isFloat()) {
-      r.i[k] = wrapInt(r.dtype, x.i[k]);
-      continue;
-    }
-    // Float to integer truncates toward zero; NaN gives 0 and values out of
-    // range saturate, where C++ would leave the result undefined.
-    double v = std::trunc(x.f[k]);
-    double lo = r.dtype == DType::I32 ? -2147483648.0 : -9223372036854775808.0;
-    double hi = r.dtype == DType::I32 ? 2147483647.0 : 9223372036854775807.0;
-    r.i[k] = std::isnan(v) ? 0
-             : v <= lo     ? int64_t(lo)
-             : v >= hi
-                 ? (r.dtype == DType::I32 ? int64_t(2147483647)
-                                          : std::numeric_limits<int64_t>::max())
-                 : int64_t(v);
+    if (r.isFloat())
+      r.f[k] =
+          fin(r.dtype, x.isFloat() ? x.f[k]
+                                   : ::nova::scalar::intToFloat(
+                                         x.i[k], options.f64 ? 64 : floatBits));
+    else if (x.isFloat())
+      r.i[k] = ::nova::scalar::floatToInt(x.f[k], intBits(r.dtype));
+    else
+      r.i[k] = ::nova::scalar::intToInt(x.i[k], intBits(r.dtype));
   }
   return set(op.getResult(), std::move(r));
 }
@@ -505,6 +481,7 @@ LogicalResult Evaluator::reduce(ReduceOp op) {
   }
   ReduceKind kind = op.getKind();
   int64_t n = r.numElements();
+  unsigned bits = x.isFloat() ? 0 : intBits(x.dtype);
   std::vector<double> accF;
   if (x.isFloat()) {
     double init = kind == ReduceKind::sum   ? 0.0
@@ -512,10 +489,10 @@ LogicalResult Evaluator::reduce(ReduceOp op) {
                                             : INFINITY;
     accF.assign(n, init);
   } else {
-    int64_t init = kind == ReduceKind::sum ? 0
-                   : kind == ReduceKind::max
-                       ? std::numeric_limits<int64_t>::min()
-                       : std::numeric_limits<int64_t>::max();
+    // Over an empty dimension: the identity of the reduction, as for floats.
+    int64_t init = kind == ReduceKind::sum   ? 0
+                   : kind == ReduceKind::max ? ::nova::scalar::minInt(bits)
+                                             : ::nova::scalar::maxInt(bits);
     r.i.assign(n, init);
   }
   // The result element each input element accumulates into.
@@ -525,11 +502,11 @@ LogicalResult Evaluator::reduce(ReduceOp op) {
     if (x.isFloat()) {
       double v = x.f[k], &acc = accF[o];
       acc = kind == ReduceKind::sum   ? acc + v
-            : kind == ReduceKind::max ? (std::isnan(v) || v > acc ? v : acc)
-                                      : (std::isnan(v) || v < acc ? v : acc);
+            : kind == ReduceKind::max ? ::nova::scalar::maxFloat(acc, v)
+                                      : ::nova::scalar::minFloat(acc, v);
     } else {
       int64_t v = x.i[k], &acc = r.i[o];
-      acc = kind == ReduceKind::sum   ? addWrap(acc, v)
+      acc = kind == ReduceKind::sum   ? ::nova::scalar::addInt(acc, v, bits)
             : kind == ReduceKind::max ? std::max(acc, v)
                                       : std::min(acc, v);
     }
@@ -537,9 +514,6 @@ LogicalResult Evaluator::reduce(ReduceOp op) {
   if (x.isFloat())
     for (int64_t k = 0; k < n; ++k)
       r.f[k] = fin(r.dtype, accF[k]);
-  else
-    for (int64_t k = 0; k < n; ++k)
-      r.i[k] = wrapInt(r.dtype, r.i[k]);
   return set(op.getResult(), std::move(r));
 }
 
@@ -644,13 +618,12 @@ LogicalResult Evaluator::scatterAdd(ScatterAddOp op) {
                           if (r.isFloat())
                             r.f[t] += updates.f[s];
                           else
-                            r.i[t] = addWrap(r.i[t], updates.i[s]);
+                            r.i[t] = ::nova::scalar::addInt(
+                                r.i[t], updates.i[s], intBits(r.dtype));
                         })))
     return failure();
   for (double &v : r.f)
     v = fin(r.dtype, v);
-  for (int64_t &v : r.i)
-    v = wrapInt(r.dtype, v);
   return set(op.getResult(), std::move(r));
 }
 
@@ -671,11 +644,11 @@ LogicalResult Evaluator::matmul(MatmulOp op) {
   std::vector<double> A(M * K), B(K * N);
   // Rows are split over the machine's threads once a product is big enough
   // to pay for starting them.
-  unsigned threads = M * N * K >= (1 << 18)
-                         ? std::max(1u, std::min<unsigned>(
-                                            std::thread::hardware_concurrency(),
+  unsigned threads =
+      M * N * K >= (1 << 18)
+          ? std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
                                             unsigned(M)))
-                         : 1;
+          : 1;
   for (int64_t bt = 0; bt < nb; ++bt) {
     const double *pa = a.f.data() + (ia.empty() ? bt : ia[bt]) * M * K;
     const double *pb = b.f.data() + (ib.empty() ? bt : ib[bt]) * K * N;
@@ -818,7 +791,10 @@ LogicalResult Evaluator::attention(AttentionOp op) {
   size_t rank = q.shape.size();
   int64_t tq = q.shape[rank - 2], d = q.shape[rank - 1], tk = k.shape[rank - 2],
           dv = v.shape[rank - 1];
-  int64_t nb = tq ? q.numElements() / (tq * d) : 0;
+  // Counted from the batch dimensions: dividing the element count by
+  // tq * d fails when either is 0.
+  int64_t nb = ::nova::numElements(
+      std::vector<int64_t>(q.shape.begin(), q.shape.end() - 2));
   double scale = op.getScale().convertToDouble();
   bool causal = op.getCausal();
   std::vector<double> s(tk);
@@ -842,7 +818,9 @@ LogicalResult Evaluator::attention(AttentionOp op) {
         double acc = 0;
         for (int64_t j = 0; j < last; ++j)
           acc += s[j] * pv[j * dv + e];
-        out[e] = fin(r.dtype, acc / sum);
+        // No keys (tk = 0): an empty weighted sum is 0, as softmax(q k^T) v
+        // gives in PyTorch.
+        out[e] = fin(r.dtype, last ? acc / sum : 0.0);
       }
     }
   }
@@ -853,7 +831,7 @@ LogicalResult Evaluator::adamw(AdamWOp op) {
   const HostTensor &p = in(op.getParam()), &g = in(op.getGrad()),
                    &m = in(op.getM()), &v = in(op.getV());
   double t = in(op.getStep()).get(0);
-  if (t < 1)
+  if (!(t >= 1)) // NaN too
     return op.emitError("adamw step must count from 1, got ") << t;
   double lr = op.getLr().convertToDouble(),
          b1 = op.getBeta1().convertToDouble(),

@@ -213,6 +213,32 @@ func.func @reshape_count(%x: tensor<4x6xf32>) {
 
 // -----
 
+// 2^32 x 2^32 elements wrap to 0 in 64-bit arithmetic; no nova op accepts a
+// tensor whose element count overflows.
+func.func @reshape_count_overflow(%x: tensor<4294967296x4294967296xf32>) {
+  // expected-error @+1 {{'nova.reshape' op operand #0 of type 'tensor<4294967296x4294967296xf32>' has more than 2^63 elements}}
+  %0 = nova.reshape %x : tensor<4294967296x4294967296xf32> -> tensor<0xf32>
+  return
+}
+
+// -----
+
+func.func @result_count_overflow(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'nova.broadcast' op result #0 of type 'tensor<100000000000x100000000000x2xf32>' has more than 2^63 elements}}
+  %0 = nova.broadcast %x : tensor<2xf32> -> tensor<100000000000x100000000000x2xf32>
+  return
+}
+
+// -----
+
+func.func @constant_count_overflow() {
+  // expected-error @+1 {{'nova.constant' op result #0 of type 'tensor<3037000500x3037000500xf32>' has more than 2^63 elements}}
+  %0 = nova.constant dense<0.0> : tensor<3037000500x3037000500xf32>
+  return
+}
+
+// -----
+
 func.func @reshape_element_type(%x: tensor<4x6xf32>) {
   // expected-error @+1 {{must preserve the element type}}
   %0 = nova.reshape %x : tensor<4x6xf32> -> tensor<24xf16>

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nova/Dialect/Nova/IR/NovaOps.h"
+#include "nova/Support/HostTensor.h"
 
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
@@ -34,6 +35,25 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
   llvm::interleaveComma(shape, os);
   os << "]";
   return s;
+}
+
+LogicalResult mlir::nova::OpTrait::verifyCountableShapes(Operation *op) {
+  auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasStaticShape() ||
+        ::nova::checkedNumElements(shaped.getShape().data(),
+                                   shaped.getShape().size()))
+      return success();
+    return op->emitOpError() << kind << " #" << index << " of type " << type
+                             << " has more than 2^63 elements";
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
 }
 
 FailureOr<SmallVector<int64_t>>
@@ -222,11 +242,15 @@ LogicalResult ReshapeOp::verify() {
   auto in = getInput().getType(), out = getType();
   if (in.getElementType() != out.getElementType())
     return emitOpError("must preserve the element type");
-  if (in.getNumElements() != out.getNumElements())
+  // Counted with overflow checks (CountableShapes has run first).
+  int64_t inCount = *::nova::checkedNumElements(in.getShape().data(),
+                                                in.getShape().size()),
+          outCount = *::nova::checkedNumElements(out.getShape().data(),
+                                                 out.getShape().size());
+  if (inCount != outCount)
     return emitOpError("must preserve the element count: ")
-           << shapeStr(in.getShape()) << " has " << in.getNumElements()
-           << " elements but " << shapeStr(out.getShape()) << " has "
-           << out.getNumElements();
+           << shapeStr(in.getShape()) << " has " << inCount << " elements but "
+           << shapeStr(out.getShape()) << " has " << outCount;
   return success();
 }
 

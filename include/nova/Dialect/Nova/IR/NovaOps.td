@@ -27,8 +27,14 @@ def Nova_CheckedInference : NativeOpTrait<"CheckedInference"> {
 // malformed op (see NovaTraits.h).
 defvar Nova_InferredResult = [Nova_CheckedInference, InferTypeOpAdaptor];
 
+def Nova_CountableShapes : NativeOpTrait<"CountableShapes"> {
+  let cppNamespace = "::mlir::nova::OpTrait";
+}
+
+// Every nova op is pure, and its tensors' element counts fit int64_t (checked
+// before any other verifier multiplies dimensions).
 class Nova_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Nova_Dialect, mnemonic, !listconcat([Pure], traits)>;
+    : Op<Nova_Dialect, mnemonic, !listconcat([Pure, Nova_CountableShapes], traits)>;
 
 //===----------------------------------------------------------------------===//
 // Sources
