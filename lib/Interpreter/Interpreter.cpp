@@ -247,7 +247,10 @@ private:
   LogicalResult layerNorm(LayerNormOp op);
   LogicalResult crossEntropy(CrossEntropyOp op);
   LogicalResult checkLabels(CheckLabelsOp op);
-  LogicalResult attention(AttentionOp op);
+  /// Attention's output and, when `lse` is given, each row's log-sum-exp.
+  void attentionForward(Operation *op, double scale, bool causal,
+                        HostTensor &out, HostTensor *lse);
+  LogicalResult attentionBackward(AttentionBwdOp op);
   LogicalResult adamw(AdamWOp op);
   LogicalResult callOp(func::CallOp op);
 };
@@ -380,7 +383,20 @@ LogicalResult Evaluator::eval(Operation *op) {
       .Case<LayerNormOp>([&](auto o) { return layerNorm(o); })
       .Case<CrossEntropyOp>([&](auto o) { return crossEntropy(o); })
       .Case<CheckLabelsOp>([&](auto o) { return checkLabels(o); })
-      .Case<AttentionOp>([&](auto o) { return attention(o); })
+      .Case<AttentionOp>([&](AttentionOp o) {
+        HostTensor out = make(o.getResult());
+        attentionForward(o, o.getScale().convertToDouble(), o.getCausal(), out,
+                         nullptr);
+        return set(o.getResult(), std::move(out));
+      })
+      .Case<AttentionFwdOp>([&](AttentionFwdOp o) {
+        HostTensor out = make(o.getOutput()), lse = make(o.getLse());
+        attentionForward(o, o.getScale().convertToDouble(), o.getCausal(), out,
+                         &lse);
+        (void)set(o.getOutput(), std::move(out));
+        return set(o.getLse(), std::move(lse));
+      })
+      .Case<AttentionBwdOp>([&](auto o) { return attentionBackward(o); })
       .Case<AdamWOp>([&](auto o) { return adamw(o); })
       .Case<func::CallOp>([&](auto o) { return callOp(o); })
       .Default([&](Operation *o) {
@@ -784,21 +800,34 @@ LogicalResult Evaluator::crossEntropy(CrossEntropyOp op) {
   return set(op.getResult(), std::move(r));
 }
 
-LogicalResult Evaluator::attention(AttentionOp op) {
-  const HostTensor &q = in(op.getQuery()), &k = in(op.getKey()),
-                   &v = in(op.getValue());
-  HostTensor r = make(op.getResult());
-  size_t rank = q.shape.size();
-  int64_t tq = q.shape[rank - 2], d = q.shape[rank - 1], tk = k.shape[rank - 2],
-          dv = v.shape[rank - 1];
-  // Counted from the batch dimensions: dividing the element count by
-  // tq * d fails when either is 0.
-  int64_t nb = ::nova::numElements(
-      std::vector<int64_t>(q.shape.begin(), q.shape.end() - 2));
-  double scale = op.getScale().convertToDouble();
-  bool causal = op.getCausal();
+namespace {
+/// Sizes of an attention over operands q (..., tq, d), k (..., tk, d),
+/// v (..., tk, dv).
+struct AttentionSizes {
+  int64_t batches, tq, tk, d, dv;
+  AttentionSizes(const HostTensor &q, const HostTensor &k,
+                 const HostTensor &v) {
+    size_t rank = q.shape.size();
+    tq = q.shape[rank - 2];
+    d = q.shape[rank - 1];
+    tk = k.shape[rank - 2];
+    dv = v.shape[rank - 1];
+    // Counted from the batch dimensions: dividing the element count by
+    // tq * d fails when either is 0.
+    batches = ::nova::numElements(
+        std::vector<int64_t>(q.shape.begin(), q.shape.end() - 2));
+  }
+};
+} // namespace
+
+void Evaluator::attentionForward(Operation *op, double scale, bool causal,
+                                 HostTensor &out, HostTensor *lse) {
+  const HostTensor &q = in(op->getOperand(0)), &k = in(op->getOperand(1)),
+                   &v = in(op->getOperand(2));
+  AttentionSizes n(q, k, v);
+  int64_t tq = n.tq, tk = n.tk, d = n.d, dv = n.dv;
   std::vector<double> s(tk);
-  for (int64_t bt = 0; bt < nb; ++bt) {
+  for (int64_t bt = 0; bt < n.batches; ++bt) {
     const double *pq = q.f.data() + bt * tq * d, *pk = k.f.data() + bt * tk * d,
                  *pv = v.f.data() + bt * tk * dv;
     for (int64_t i = 0; i < tq; ++i) {
@@ -813,18 +842,74 @@ LogicalResult Evaluator::attention(AttentionOp op) {
       }
       for (int64_t j = 0; j < last; ++j)
         sum += (s[j] = std::exp(s[j] - mx));
-      double *out = r.f.data() + (bt * tq + i) * dv;
+      double *o = out.f.data() + (bt * tq + i) * dv;
       for (int64_t e = 0; e < dv; ++e) {
         double acc = 0;
         for (int64_t j = 0; j < last; ++j)
           acc += s[j] * pv[j * dv + e];
         // No keys (tk = 0): an empty weighted sum is 0, as softmax(q k^T) v
         // gives in PyTorch.
-        out[e] = fin(r.dtype, last ? acc / sum : 0.0);
+        o[e] = fin(out.dtype, last ? acc / sum : 0.0);
+      }
+      // log(0) = -inf for a row without keys.
+      if (lse)
+        lse->f[bt * tq + i] =
+            fin(lse->dtype, last ? mx + std::log(sum) : -INFINITY);
+    }
+  }
+}
+
+LogicalResult Evaluator::attentionBackward(AttentionBwdOp op) {
+  const HostTensor &q = in(op.getQuery()), &k = in(op.getKey()),
+                   &v = in(op.getValue()), &o = in(op.getOutput()),
+                   &lse = in(op.getLse()), &dout = in(op.getGradOutput());
+  AttentionSizes n(q, k, v);
+  int64_t tq = n.tq, tk = n.tk, d = n.d, dv = n.dv;
+  double scale = op.getScale().convertToDouble();
+  bool causal = op.getCausal();
+  HostTensor dq = make(op.getGradQuery()), dk = make(op.getGradKey()),
+             dvT = make(op.getGradValue());
+  // One row of probabilities at a time (O(tk) memory), recomputed from lse
+  // as a flash-attention backward does; gradients accumulate in double.
+  std::vector<double> p(tk);
+  for (int64_t bt = 0; bt < n.batches; ++bt) {
+    const double *pq = q.f.data() + bt * tq * d, *pk = k.f.data() + bt * tk * d,
+                 *pv = v.f.data() + bt * tk * dv;
+    double *gq = dq.f.data() + bt * tq * d, *gk = dk.f.data() + bt * tk * d,
+           *gv = dvT.f.data() + bt * tk * dv;
+    for (int64_t i = 0; i < tq; ++i) {
+      int64_t last = causal ? std::min(i + 1, tk) : tk;
+      const double *po = o.f.data() + (bt * tq + i) * dv,
+                   *pdo = dout.f.data() + (bt * tq + i) * dv;
+      double rowLse = lse.f[bt * tq + i], delta = 0;
+      for (int64_t e = 0; e < dv; ++e)
+        delta += pdo[e] * po[e];
+      for (int64_t j = 0; j < last; ++j) {
+        double dot = 0;
+        for (int64_t e = 0; e < d; ++e)
+          dot += pq[i * d + e] * pk[j * d + e];
+        p[j] = std::exp(scale * dot - rowLse);
+      }
+      for (int64_t j = 0; j < last; ++j) {
+        double dp = 0;
+        for (int64_t e = 0; e < dv; ++e) {
+          dp += pdo[e] * pv[j * dv + e];
+          gv[j * dv + e] += p[j] * pdo[e];
+        }
+        double ds = scale * p[j] * (dp - delta);
+        for (int64_t e = 0; e < d; ++e) {
+          gq[i * d + e] += ds * pk[j * d + e];
+          gk[j * d + e] += ds * pq[i * d + e];
+        }
       }
     }
   }
-  return set(op.getResult(), std::move(r));
+  for (HostTensor *t : {&dq, &dk, &dvT})
+    for (double &x : t->f)
+      x = fin(t->dtype, x);
+  (void)set(op.getGradQuery(), std::move(dq));
+  (void)set(op.getGradKey(), std::move(dk));
+  return set(op.getGradValue(), std::move(dvT));
 }
 
 LogicalResult Evaluator::adamw(AdamWOp op) {

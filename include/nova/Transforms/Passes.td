@@ -74,7 +74,7 @@ def NovaDecompose : Pass<"nova-decompose"> {
   let summary = "Rewrite composite ops into primitives";
   let description = [{
     Replaces `softmax`, `log_softmax`, `layer_norm`, `cross_entropy`,
-    `attention` and `adamw` by the primitive ops that define them (reduce,
+    `attention`, `attention_fwd`, `attention_bwd` and `adamw` by the primitive ops that define them (reduce,
     exp, log, matmul, select, gather, ...). The result computes the same
     values; `nova-run` checks each decomposition against its composite.
     `cross_entropy` reads its labels through a `nova.check_labels`, so a
@@ -86,7 +86,8 @@ def NovaDecompose : Pass<"nova-decompose"> {
   let options = [
     ListOption<"keep", "keep", "std::string",
                "composite op names to leave alone (softmax, log_softmax, "
-               "layer_norm, cross_entropy, attention, adamw)">
+               "layer_norm, cross_entropy, attention, attention_fwd, "
+               "attention_bwd, adamw)">
   ];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
