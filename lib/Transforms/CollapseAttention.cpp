@@ -75,7 +75,10 @@ enum class Axis { Query, Key };
 
 std::optional<Axis> iotaAxis(Value v, int64_t t) {
   auto iota = v.getDefiningOp<IotaOp>();
-  if (!iota || !isa<IntegerType>(elementTypeOf(v)))
+  auto element = dyn_cast<IntegerType>(elementTypeOf(v));
+  // Indices up to t - 1 must not wrap in the element type.
+  if (!iota || !element ||
+      (element.getWidth() < 64 && t > (int64_t(1) << (element.getWidth() - 1))))
     return std::nullopt;
   ArrayRef<int64_t> shape = shapeOf(v);
   int64_t fromEnd = int64_t(shape.size()) - int64_t(iota.getDim());
@@ -109,8 +112,9 @@ MaskKind classifyConstant(DenseElementsAttr dense, int64_t t,
       causal &= kept == (j <= i);
       anti &= kept == (j > i);
     }
-  return causal ? MaskKind::Causal : anti ? MaskKind::AntiCausal
-                                          : MaskKind::Other;
+  return causal ? MaskKind::Causal
+         : anti ? MaskKind::AntiCausal
+                : MaskKind::Other;
 }
 
 /// `cond` true where key j <= query i (causal) or where j > i (its
@@ -134,9 +138,14 @@ MaskKind classifyCondition(Value cond, int64_t t) {
   CmpPredicate p = cmp.getPredicate();
   if (*lhs == Axis::Query) {
     switch (p) {
-    case CmpPredicate::ge: p = CmpPredicate::le; break;
-    case CmpPredicate::lt: p = CmpPredicate::gt; break;
-    default: return MaskKind::Other;
+    case CmpPredicate::ge:
+      p = CmpPredicate::le;
+      break;
+    case CmpPredicate::lt:
+      p = CmpPredicate::gt;
+      break;
+    default:
+      return MaskKind::Other;
     }
   }
   if (p == CmpPredicate::le)
@@ -171,19 +180,17 @@ std::optional<std::pair<Operation *, Value>> causallyMasked(Value v,
   for (unsigned side : {0u, 1u}) {
     auto op = add->getOperand(side).getDefiningOp<ConstantOp>();
     Value x = add->getOperand(1 - side);
-    auto dense =
-        op ? dyn_cast<DenseFPElementsAttr>(op.getValue()) : nullptr;
+    auto dense = op ? dyn_cast<DenseFPElementsAttr>(op.getValue()) : nullptr;
     if (!dense || x.getType() != v.getType())
       continue;
     // Adding 0 keeps a score, -inf removes it; anything else is no mask.
-    bool onlyZeroOrNegInf = llvm::all_of(
-        dense.getValues<APFloat>(), [](const APFloat &a) {
+    bool onlyZeroOrNegInf =
+        llvm::all_of(dense.getValues<APFloat>(), [](const APFloat &a) {
           return a.isZero() || (a.isInfinity() && a.isNegative());
         });
-    if (onlyZeroOrNegInf &&
-        classifyConstant<APFloat>(dense, t, [](APFloat a) {
-          return a.isZero();
-        }) == MaskKind::Causal)
+    if (onlyZeroOrNegInf && classifyConstant<APFloat>(dense, t, [](APFloat a) {
+                              return a.isZero();
+                            }) == MaskKind::Causal)
       return std::make_pair(add.getOperation(), x);
   }
   return std::nullopt;
@@ -192,7 +199,8 @@ std::optional<std::pair<Operation *, Value>> causallyMasked(Value v,
 /// The input of a softmax over the last dimension of `p`: `nova.softmax`,
 /// or exp(s - max(s)) / sum(exp(s - max(s))) with keep_dims reductions.
 /// `chain` receives its ops; every intermediate is used only inside it.
-std::optional<Value> softmaxInput(Value p, SmallVectorImpl<Operation *> &chain) {
+std::optional<Value> softmaxInput(Value p,
+                                  SmallVectorImpl<Operation *> &chain) {
   int64_t last = int64_t(shapeOf(p).size()) - 1;
   if (auto softmax = p.getDefiningOp<SoftmaxOp>()) {
     if (int64_t(softmax.getDim()) != last)
@@ -311,8 +319,8 @@ struct CollapseAttention : OpRewritePattern<MatmulOp> {
     };
     Value attention = AttentionOp::create(
         rewriter, loc, withBatch(q), withBatch(k), withBatch(pv.getRhs()),
-        rewriter.getF64FloatAttr(scale), causal ? rewriter.getUnitAttr()
-                                                : UnitAttr());
+        rewriter.getF64FloatAttr(scale),
+        causal ? rewriter.getUnitAttr() : UnitAttr());
     rewriter.replaceOp(pv, attention);
     return success();
   }

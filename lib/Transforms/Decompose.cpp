@@ -115,8 +115,8 @@ struct DecomposeAttentionFwd : OpRewritePattern<AttentionFwdOp> {
     Value e = nb.exp(nb.sub(scores, rowMax));
     Value rowSum = nb.reduce(ReduceKind::sum, e, {last}, true);
     Value output = nb.matmul(nb.div(e, rowSum), op.getValue());
-    Value lse = nb.reshape(nb.add(rowMax, nb.log(rowSum)),
-                           shapeOf(op.getLse()));
+    Value lse =
+        nb.reshape(nb.add(rowMax, nb.log(rowSum)), shapeOf(op.getLse()));
     if (elementTypeOf(lse) != elementTypeOf(op.getLse()))
       lse = nb.cast(lse, elementTypeOf(op.getLse()));
     rewriter.replaceOp(op, {output, lse});
@@ -129,11 +129,12 @@ struct DecomposeAttentionBwd : OpRewritePattern<AttentionBwdOp> {
   LogicalResult matchAndRewrite(AttentionBwdOp op,
                                 PatternRewriter &rewriter) const override {
     NovaBuilder nb(rewriter, op.getLoc());
-    rewriter.replaceOp(op, nb.attentionGradients(
-                               op.getQuery(), op.getKey(), op.getValue(),
-                               op.getOutput(), op.getLse(), op.getGradOutput(),
-                               /*dlse=*/Value(),
-                               op.getScale().convertToDouble(), op.getCausal()));
+    rewriter.replaceOp(
+        op,
+        nb.attentionGradients(op.getQuery(), op.getKey(), op.getValue(),
+                              op.getOutput(), op.getLse(), op.getGradOutput(),
+                              /*dlse=*/Value(), op.getScale().convertToDouble(),
+                              op.getCausal()));
     return success();
   }
 };

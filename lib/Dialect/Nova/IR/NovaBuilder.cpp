@@ -175,10 +175,11 @@ Value NovaBuilder::attentionScores(Value q, Value k, double scale,
   return select(allowed, s, scalar(s.getType(), -INFINITY));
 }
 
-SmallVector<Value, 3>
-NovaBuilder::attentionGradients(Value q, Value k, Value v, Value o, Value lse,
-                                Value dO, Value dlse, double scale,
-                                bool causal) {
+SmallVector<Value, 3> NovaBuilder::attentionGradients(Value q, Value k, Value v,
+                                                      Value o, Value lse,
+                                                      Value dO, Value dlse,
+                                                      double scale,
+                                                      bool causal) {
   Type e = elementTypeOf(q);
   // A per-row f32 statistic as a column of q's element type.
   auto column = [&](Value row) {

@@ -443,9 +443,9 @@ NOVA_GRADIENT(AttentionOp) {
                                  getValue(), getScaleAttr(), getCausalAttr());
   }
   getResult().replaceAllUsesWith(fwd.getOutput());
-  auto bwd = AttentionBwdOp::create(
-      builder, getLoc(), getQuery(), getKey(), getValue(), fwd.getOutput(),
-      fwd.getLse(), g, getScaleAttr(), getCausalAttr());
+  auto bwd = AttentionBwdOp::create(builder, getLoc(), getQuery(), getKey(),
+                                    getValue(), fwd.getOutput(), fwd.getLse(),
+                                    g, getScaleAttr(), getCausalAttr());
   llvm::copy(bwd.getResults(), operandGrads.begin());
   return success();
 }
@@ -459,9 +459,9 @@ NOVA_GRADIENT(AttentionFwdOp) {
   if (!dO && !dlse)
     return success();
   if (!dlse) {
-    auto bwd = AttentionBwdOp::create(
-        builder, getLoc(), getQuery(), getKey(), getValue(), getOutput(),
-        getLse(), dO, getScaleAttr(), getCausalAttr());
+    auto bwd = AttentionBwdOp::create(builder, getLoc(), getQuery(), getKey(),
+                                      getValue(), getOutput(), getLse(), dO,
+                                      getScaleAttr(), getCausalAttr());
     llvm::copy(bwd.getResults(), operandGrads.begin());
     return success();
   }

@@ -574,10 +574,9 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
-  auto output =
-      inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
-                           adaptor.getValue(), adaptor.getScaleAttr(),
-                           adaptor.getCausal());
+  auto output = inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
+                                     adaptor.getValue(), adaptor.getScaleAttr(),
+                                     adaptor.getCausal());
   if (failed(output))
     return failure();
   types.push_back(*output);
@@ -588,10 +587,9 @@ LogicalResult AttentionFwdOp::inferReturnTypes(MLIRContext *,
                                                std::optional<Location> loc,
                                                Adaptor adaptor,
                                                SmallVectorImpl<Type> &types) {
-  auto output =
-      inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
-                           adaptor.getValue(), adaptor.getScaleAttr(),
-                           adaptor.getCausal());
+  auto output = inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
+                                     adaptor.getValue(), adaptor.getScaleAttr(),
+                                     adaptor.getCausal());
   if (failed(output))
     return failure();
   types.push_back(*output);
@@ -603,23 +601,21 @@ LogicalResult AttentionBwdOp::inferReturnTypes(MLIRContext *,
                                                std::optional<Location> loc,
                                                Adaptor adaptor,
                                                SmallVectorImpl<Type> &types) {
-  auto output =
-      inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
-                           adaptor.getValue(), adaptor.getScaleAttr(),
-                           adaptor.getCausal());
+  auto output = inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
+                                     adaptor.getValue(), adaptor.getScaleAttr(),
+                                     adaptor.getCausal());
   if (failed(output))
     return failure();
   Type o = adaptor.getOutput().getType(),
-       dO = adaptor.getGradOutput().getType(),
-       lse = adaptor.getLse().getType();
+       dO = adaptor.getGradOutput().getType(), lse = adaptor.getLse().getType();
   if (o != *output)
-    return emitOptionalError(loc, "output must have the attention result's "
-                                  "type ",
+    return emitOptionalError(loc,
+                             "output must have the attention result's type ",
                              *output, ", got ", o);
   if (dO != *output)
-    return emitOptionalError(loc, "grad_output must have the attention "
-                                  "result's type ",
-                             *output, ", got ", dO);
+    return emitOptionalError(
+        loc, "grad_output must have the attention result's type ", *output,
+        ", got ", dO);
   if (lse != lseTypeFor(*output))
     return emitOptionalError(loc, "lse must be ", lseTypeFor(*output),
                              " (one f32 per query row), got ", lse);
