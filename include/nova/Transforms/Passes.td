@@ -41,7 +41,8 @@ def NovaAutodiff : Pass<"nova-autodiff", "::mlir::ModuleOp"> {
     `DifferentiableOpInterface`. Gradients of values used several times are
     summed; broadcasting ops reduce their gradient to the operand's shape;
     integer values (indices, labels, masks) get none; `gather` turns into
-    `scatter_add`; the gradients of data-movement ops are O(1) in IR size
+    `scatter_add`; a differentiated `attention` becomes `attention_fwd` and
+    its backward one `attention_bwd`, so no `Tq x Tk` tensor is built; the gradients of data-movement ops are O(1) in IR size
     (a slice's is its window joined with splat zero blocks). A parameter the
     loss does not depend on gets a zero gradient. Forward values the
     gradients do not need are erased.
