@@ -42,7 +42,7 @@ enum class Policy {
 };
 
 Policy policyOf(Operation *op) {
-  if (isa<MatmulOp, AttentionOp>(op))
+  if (isa<MatmulOp, AttentionOp, AttentionFwdOp, AttentionBwdOp>(op))
     return Policy::LowPrecision;
   if (isa<ReduceOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, CrossEntropyOp,
           ScatterAddOp, AdamWOp>(op))

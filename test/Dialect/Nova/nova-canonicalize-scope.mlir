@@ -8,7 +8,7 @@
 // CHECK-NEXT: %[[S:.*]] = arith.addi %[[I]], %[[Z]] : i32
 // CHECK-NEXT: return %[[X]], %[[S]]
 func.func @mixed(%x: tensor<4xf32>, %i: i32) -> (tensor<4xf32>, i32) {
-  %z = nova.constant dense<0.0> : tensor<4xf32>
+  %z = nova.constant dense<-0.0> : tensor<4xf32>
   %y = nova.add %x, %z : tensor<4xf32>, tensor<4xf32>
   %c0 = arith.constant 0 : i32
   %s = arith.addi %i, %c0 : i32
