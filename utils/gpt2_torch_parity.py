@@ -122,6 +122,8 @@ def main():
                    help="run nova-autocast with this compute precision after "
                    "nova-autodiff / nova-train-step and compare with the "
                    "PyTorch model cast the same way")
+    p.add_argument("--keep", default="",
+                   help="composites nova-decompose keeps (its keep= option)")
     cfg = p.parse_args()
     os.makedirs(cfg.workdir, exist_ok=True)
     w = lambda name: os.path.join(cfg.workdir, name)
@@ -139,8 +141,11 @@ def main():
     ok = True
 
     # 1. Loss and gradients after one forward/backward.
+    decompose = "--nova-decompose"
+    if cfg.keep:
+        decompose += "=keep=" + cfg.keep
     autocast = ["--nova-autocast=compute=" + cfg.autocast]
-    run("nova-opt", w("model.mlir"), "--nova-decompose", "--nova-autodiff",
+    run("nova-opt", w("model.mlir"), decompose, "--nova-autodiff",
         *autocast, "-o", w("grad.mlir"))
     write_safetensors(w("batch0.safetensors"), batches[0])
     run("nova-run", w("grad.mlir"), "--inputs",
@@ -184,7 +189,7 @@ def main():
 
     # 2. Losses over AdamW steps.
     hyper = dict(lr=1e-2, beta1=0.9, beta2=0.95, eps=1e-8, weight_decay=0.1)
-    run("nova-opt", w("model.mlir"), "--nova-decompose", "--nova-autodiff",
+    run("nova-opt", w("model.mlir"), decompose, "--nova-autodiff",
         "--nova-train-step=lr=%g beta1=%g beta2=%g eps=%g weight-decay=%g"
         % tuple(hyper.values()), *autocast, "-o", w("step.mlir"))
     state = dict(init)
