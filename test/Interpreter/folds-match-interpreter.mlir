@@ -26,6 +26,10 @@
 // RUN: nova-run %t.mlir --entry narrow -o %t.narrow.after --compare %t.narrow.before --rtol 0 --atol 0
 // RUN: cmp %t.narrow.before %t.narrow.after
 //
+// RUN: nova-run %s --entry nans -o %t.nans.before
+// RUN: nova-run %t.mlir --entry nans -o %t.nans.after --compare %t.nans.before --rtol 0 --atol 0
+// RUN: cmp %t.nans.before %t.nans.after
+//
 // RUN: nova-run %s --entry unary -o %t.unary.before
 // RUN: nova-run %t.mlir --entry unary -o %t.unary.after --compare %t.unary.before --rtol 0 --atol 0
 // RUN: cmp %t.unary.before %t.unary.after
@@ -52,6 +56,9 @@
 // FOLDED-NOT: nova.{{[a-bd-z_]+|cast|cmp|concat}}{{ }}
 // FOLDED: return
 // FOLDED-LABEL: func.func @narrow
+// FOLDED-NOT: nova.{{[a-bd-z_]+|cast|cmp|concat}}{{ }}
+// FOLDED: return
+// FOLDED-LABEL: func.func @nans
 // FOLDED-NOT: nova.{{[a-bd-z_]+|cast|cmp|concat}}{{ }}
 // FOLDED: return
 // FOLDED-LABEL: func.func @unary
@@ -209,6 +216,25 @@ func.func @narrow() -> (tensor<2xbf16>, tensor<3xf16>, tensor<2xf16>, tensor<2xb
   %f = nova.constant dense<[1.00390625, 3.4e38]> : tensor<2xf32>
   %r3 = nova.cast %f : tensor<2xf32> to tensor<2xbf16>
   return %r0, %r1, %r2, %r3 : tensor<2xbf16>, tensor<3xf16>, tensor<2xf16>, tensor<2xbf16>
+}
+
+// NaNs of both signs meet in commutative ops; which operand's NaN survives
+// is up to the compiler, so every computed NaN is the positive quiet NaN.
+func.func @nans() -> (tensor<2xbf16>, tensor<2xf32>, tensor<2xf16>) {
+  %z = nova.constant dense<[0.0, 1.0]> : tensor<2xbf16>
+  %nz = nova.neg %z : tensor<2xbf16>
+  %q = nova.div %nz, %z : tensor<2xbf16>, tensor<2xbf16>
+  %s = nova.sigmoid %q : tensor<2xbf16>
+  %p = nova.mul %q, %s : tensor<2xbf16>, tensor<2xbf16>
+  %zf = nova.constant dense<[0.0, 0x7FC00000]> : tensor<2xf32>
+  %qf = nova.div %zf, %zf : tensor<2xf32>, tensor<2xf32>
+  %nf = nova.neg %qf : tensor<2xf32>
+  %pf = nova.add %nf, %qf : tensor<2xf32>, tensor<2xf32>
+  %zh = nova.constant dense<[0.0, -0.0]> : tensor<2xf16>
+  %qh = nova.div %zh, %zh : tensor<2xf16>, tensor<2xf16>
+  %nh = nova.neg %qh : tensor<2xf16>
+  %ph = nova.mul %nh, %qh : tensor<2xf16>, tensor<2xf16>
+  return %p, %pf, %ph : tensor<2xbf16>, tensor<2xf32>, tensor<2xf16>
 }
 
 // The float unary folds, in f32 and bf16, at ordinary and edge inputs.
