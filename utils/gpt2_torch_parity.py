@@ -14,6 +14,7 @@ import argparse
 import json
 import math
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -22,7 +23,8 @@ import torch
 import torch.nn.functional as F
 
 DTYPES = {"F32": (torch.float32, "f"), "F64": (torch.float64, "d"),
-          "I32": (torch.int32, "i"), "I64": (torch.int64, "q")}
+          "I32": (torch.int32, "i"), "I64": (torch.int64, "q"),
+          "BF16": (torch.bfloat16, "h")}  # bf16 travels as its 16 bits
 
 
 def read_safetensors(path):
@@ -38,7 +40,11 @@ def read_safetensors(path):
         count = math.prod(entry["shape"])
         values = struct.unpack("<%d%s" % (count, code),
                                data[8 + n + begin:8 + n + end])
-        out[name] = torch.tensor(values, dtype=dtype).reshape(entry["shape"])
+        if dtype == torch.bfloat16:
+            t = torch.tensor(values, dtype=torch.int16).view(torch.bfloat16)
+        else:
+            t = torch.tensor(values, dtype=dtype)
+        out[name] = t.reshape(entry["shape"])
     return out
 
 
@@ -46,6 +52,8 @@ def write_safetensors(path, tensors):
     header, blobs, offset = {}, [], 0
     for name, t in tensors.items():
         code = {v[0]: (k, v[1]) for k, v in DTYPES.items()}[t.dtype]
+        if t.dtype == torch.bfloat16:
+            t = t.view(torch.int16)
         blob = struct.pack("<%d%s" % (t.numel(), code[1]),
                            *t.flatten().tolist())
         header[name] = {"dtype": code[0], "shape": list(t.shape),
@@ -122,6 +130,10 @@ def main():
                    help="run nova-autocast with this compute precision after "
                    "nova-autodiff / nova-train-step and compare with the "
                    "PyTorch model cast the same way")
+    p.add_argument("--working-copies", action="store_true",
+                   help="the train step carries each parameter's bf16 copy "
+                   "(nova-autocast working-copies); the first step gets "
+                   "bf16(param)")
     p.add_argument("--keep", default="",
                    help="composites nova-decompose keeps (its keep= option)")
     cfg = p.parse_args()
@@ -191,11 +203,19 @@ def main():
     hyper = dict(lr=1e-2, beta1=0.9, beta2=0.95, eps=1e-8, weight_decay=0.1)
     run("nova-opt", w("model.mlir"), decompose, "--nova-autodiff",
         "--nova-train-step=lr=%g beta1=%g beta2=%g eps=%g weight-decay=%g"
-        % tuple(hyper.values()), *autocast, "-o", w("step.mlir"))
+        % tuple(hyper.values()),
+        autocast[0] + (" working-copies=1" if cfg.working_copies else ""),
+        "-o", w("step.mlir"))
     state = dict(init)
     for n, t in init.items():
         state[n + ".adam_m"] = torch.zeros_like(t)
         state[n + ".adam_v"] = torch.zeros_like(t)
+    carried = re.findall(r'nova\.name = "([^"]+)\.bf16"',
+                         open(w("step.mlir")).read())
+    for n in carried:
+        state[n + ".bf16"] = init[n].bfloat16()
+    if cfg.working_copies:
+        print("working copies: %d parameters" % len(set(carried)))
     P = {n: t.clone().requires_grad_(True) for n, t in init.items()}
     opt = torch.optim.AdamW(list(P.values()), lr=hyper["lr"],
                             betas=(hyper["beta1"], hyper["beta2"]),

@@ -178,6 +178,58 @@ private:
     }
   }
 
+public:
+  /// working-copies: each parameter's bf16 copy becomes state of the step.
+  /// An argument `<param>.bf16` replaces the cast of the parameter, and a
+  /// result of that name, aliased to it, is the cast of the value that
+  /// replaces the parameter (AdamW's update), made right after it.
+  LogicalResult carryWorkingCopies() {
+    MLIRContext *ctx = fn.getContext();
+    auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+    DenseMap<int64_t, unsigned> resultReplacing;
+    for (unsigned r = 0, e = fn.getNumResults(); r < e; ++r)
+      if (auto alias = fn.getResultAttrOfType<IntegerAttr>(
+              r, NovaDialect::getAliasAttrName()))
+        resultReplacing[alias.getInt()] = r;
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+      BlockArgument param = fn.getArgument(i);
+      auto copy = bf16Copy.lookup(param).getDefiningOp<CastOp>();
+      auto replacing = resultReplacing.find(i);
+      if (!copy || replacing == resultReplacing.end() ||
+          !fn.getArgAttr(i, NovaDialect::getParamAttrName()))
+        continue;
+      std::string name = argumentName(fn, i) + ".bf16";
+      for (unsigned j = 0, n = fn.getNumArguments(); j < n; ++j)
+        if (argumentName(fn, j) == name)
+          return fn.emitError("nova-autocast: @")
+                 << fn.getSymName() << " already has an argument named '"
+                 << name << "' for the working copy of '" << argumentName(fn, i)
+                 << "'";
+      NamedAttrList argAttrs;
+      argAttrs.append(NovaDialect::getNameAttrName(),
+                      StringAttr::get(ctx, name));
+      unsigned carriedIndex = fn.getNumArguments();
+      if (failed(fn.insertArgument(carriedIndex, copy.getType(),
+                                   argAttrs.getDictionary(ctx),
+                                   param.getLoc())))
+        return failure();
+      copy.replaceAllUsesWith(fn.getArgument(carriedIndex));
+      copy.erase();
+
+      Value next = createCast(ret.getOperand(replacing->second), bf16);
+      NamedAttrList resultAttrs(argAttrs);
+      resultAttrs.append(
+          NovaDialect::getAliasAttrName(),
+          IntegerAttr::get(IntegerType::get(ctx, 64), carriedIndex));
+      if (failed(fn.insertResult(fn.getNumResults(), next.getType(),
+                                 resultAttrs.getDictionary(ctx))))
+        return failure();
+      ret.getOperandsMutable().append(next);
+    }
+    return success();
+  }
+
+private:
   /// Whether `op` alone passes its verifier; its diagnostics are dropped.
   static bool verifiesQuietly(Operation *op) {
     ScopedDiagnosticHandler quiet(op->getContext(),
@@ -294,6 +346,12 @@ struct NovaAutocastPass : mlir::nova::impl::NovaAutocastBase<NovaAutocastPass> {
           << compute << "'";
       return signalPassFailure();
     }
+    if (workingCopies && compute != "bf16") {
+      emitError(moduleLocation(module),
+                "nova-autocast: working-copies needs compute=bf16, got '")
+          << compute << "'";
+      return signalPassFailure();
+    }
     if (compute == "f32")
       return;
     if (compute == "tf32") {
@@ -315,7 +373,10 @@ struct NovaAutocastPass : mlir::nova::impl::NovaAutocastBase<NovaAutocastPass> {
             << fn.getSymName() << " has several blocks; it stays in f32";
         continue;
       }
-      Autocaster(fn).run();
+      Autocaster autocaster(fn);
+      autocaster.run();
+      if (workingCopies && failed(autocaster.carryWorkingCopies()))
+        return signalPassFailure();
     }
   }
 };

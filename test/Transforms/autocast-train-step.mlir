@@ -69,3 +69,30 @@
 // RUN: nova-run %t.dec.mlir --random-inputs 3 --print | FileCheck %s --check-prefix=RUNS
 // RUN: nova-run %t.attention.mlir --random-inputs 3 --print | FileCheck %s --check-prefix=RUNS
 // RUNS: loss = tensor<f32>
+//
+// working-copies: each parameter's bf16 copy is state of the step. The
+// top-of-step casts of parameters are gone; products read the new argument
+// `<param>.bf16` directly; the cast of AdamW's new value follows the update
+// and is returned aliased to that argument.
+// RUN: nova-opt %t.f32.mlir --nova-autocast=working-copies=1 -o %t.carried.mlir
+// RUN: FileCheck %s --check-prefix=CARRY < %t.carried.mlir
+// RUN: not grep "nova.cast %arg" %t.carried.mlir
+// RUN: nova-opt %t.carried.mlir --nova-autocast=working-copies=1 | diff - %t.carried.mlir
+// CARRY: func.func @train_step(
+// CARRY-SAME: %arg50: tensor<2x8xi32> {nova.name = "targets"}, %arg51: tensor<32x16xbf16> {nova.name = "wte.bf16"}
+// CARRY-SAME: %arg53: tensor<16x48xbf16> {nova.name = "h.0.attn.c_attn.weight.bf16"}
+// CARRY-SAME: tensor<32x16xbf16> {nova.alias = 51 : i64, nova.name = "wte.bf16"}
+// CARRY-SAME: tensor<16x48xbf16> {nova.alias = 53 : i64, nova.name = "h.0.attn.c_attn.weight.bf16"}
+// CARRY: nova.matmul %{{[0-9]+}}, %arg53 :
+// CARRY: nova.matmul %{{[0-9]+}}, %arg51 transpose_rhs :
+// CARRY: %[[WTE:[a-z_0-9]+]], %{{[a-z_0-9]+}}, %{{[a-z_0-9]+}} = nova.adamw %arg0,
+// CARRY-NEXT: %[[WTE16:[0-9]+]] = nova.cast %[[WTE]] : tensor<32x16xf32> to tensor<32x16xbf16>
+// CARRY: return {{.*}}, %[[WTE16]], {{.*}} : tensor<f32>,
+//
+// A name taken by another argument, and working-copies without bf16, are
+// errors.
+// RUN: sed 's/nova.name = "wpe"/nova.name = "wte.bf16"/' %t.f32.mlir > %t.taken.mlir
+// RUN: not nova-opt %t.taken.mlir --nova-autocast=working-copies=1 2>&1 | FileCheck %s --check-prefix=TAKEN
+// RUN: not nova-opt %t.f32.mlir --nova-autocast="compute=tf32 working-copies=1" 2>&1 | FileCheck %s --check-prefix=NOBF16
+// TAKEN: error: nova-autocast: @train_step already has an argument named 'wte.bf16' for the working copy of 'wte'
+// NOBF16: autocast-train-step.mlir.tmp.f32.mlir:1:1: error: nova-autocast: working-copies needs compute=bf16, got 'tf32'

@@ -211,11 +211,22 @@ def NovaAutocast : Pass<"nova-autocast", "::mlir::ModuleOp"> {
     `nova.precision = "tf32"`, and the interpreter rounds their operands to
     TF32's 10-bit mantissa. `compute=f32` changes nothing.
 
+    `working-copies` (with bf16) carries each parameter's bf16 copy from
+    step to step instead of casting the parameter at the top of the step:
+    a new argument `<param>.bf16` replaces the cast, and a new result of
+    that name, aliased to it like the moments, casts the parameter AdamW
+    just wrote, so the optimizer's kernel can write it and the next step's
+    products read it as it is. The caller supplies bf16(param) at the
+    first step.
+
     Running the pass twice gives the same IR as running it once.
   }];
   let options = [
     Option<"compute", "compute", "std::string", "\"bf16\"",
-           "precision of matrix products: bf16, tf32 or f32">
+           "precision of matrix products: bf16, tf32 or f32">,
+    Option<"workingCopies", "working-copies", "bool", "false",
+           "carry each parameter's bf16 copy as aliased state of a training "
+           "step, written after its AdamW update (compute=bf16)">
   ];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
