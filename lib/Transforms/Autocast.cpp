@@ -193,9 +193,14 @@ public:
         resultReplacing[alias.getInt()] = r;
     for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
       BlockArgument param = fn.getArgument(i);
-      auto copy = bf16Copy.lookup(param).getDefiningOp<CastOp>();
+      // The casts of the parameter to bf16: this run's, or an earlier one's.
+      SmallVector<CastOp> copies;
+      for (Operation *user : param.getUsers())
+        if (auto castOp = dyn_cast<CastOp>(user);
+            castOp && elementType(castOp.getResult()) == bf16)
+          copies.push_back(castOp);
       auto replacing = resultReplacing.find(i);
-      if (!copy || replacing == resultReplacing.end() ||
+      if (copies.empty() || replacing == resultReplacing.end() ||
           !fn.getArgAttr(i, NovaDialect::getParamAttrName()))
         continue;
       std::string name = argumentName(fn, i) + ".bf16";
@@ -209,12 +214,14 @@ public:
       argAttrs.append(NovaDialect::getNameAttrName(),
                       StringAttr::get(ctx, name));
       unsigned carriedIndex = fn.getNumArguments();
-      if (failed(fn.insertArgument(carriedIndex, copy.getType(),
+      if (failed(fn.insertArgument(carriedIndex, copies.front().getType(),
                                    argAttrs.getDictionary(ctx),
                                    param.getLoc())))
         return failure();
-      copy.replaceAllUsesWith(fn.getArgument(carriedIndex));
-      copy.erase();
+      for (CastOp copy : copies) {
+        copy.replaceAllUsesWith(fn.getArgument(carriedIndex));
+        copy.erase();
+      }
 
       Value next = createCast(ret.getOperand(replacing->second), bf16);
       NamedAttrList resultAttrs(argAttrs);

@@ -78,6 +78,8 @@
 // RUN: FileCheck %s --check-prefix=CARRY < %t.carried.mlir
 // RUN: not grep "nova.cast %arg" %t.carried.mlir
 // RUN: nova-opt %t.carried.mlir --nova-autocast=working-copies=1 | diff - %t.carried.mlir
+// The option also applies to a step the pass already cast.
+// RUN: nova-opt %t.dec.mlir --nova-autocast=working-copies=1 | diff - %t.carried.mlir
 // CARRY: func.func @train_step(
 // CARRY-SAME: %arg50: tensor<2x8xi32> {nova.name = "targets"}, %arg51: tensor<32x16xbf16> {nova.name = "wte.bf16"}
 // CARRY-SAME: %arg53: tensor<16x48xbf16> {nova.name = "h.0.attn.c_attn.weight.bf16"}
