@@ -426,6 +426,8 @@ def main():
     ap.add_argument("--count", type=int, default=1000000, help="inputs to try at most")
     ap.add_argument("--time", type=float, default=60, help="seconds to run at most")
     ap.add_argument("--timeout", type=float, default=20, help="seconds after which a run is a hang")
+    ap.add_argument("--keep", type=int, default=1,
+                    help="reproducers kept per kind of failure (failures/N, failures/N.K)")
     ap.add_argument("--targets", default=",".join(GENERATORS),
                     help="comma-separated subset of " + ",".join(GENERATORS))
     ap.add_argument("corpus", nargs="+", help=".mlir files to mutate")
@@ -462,6 +464,10 @@ def main():
                       f"  output: {tail}", flush=True)
             else:
                 failures[sig][0] += 1
+                # A few more of each kind: one signal can have several causes.
+                if failures[sig][0] <= args.keep:
+                    keep_reproducer(args.out, f"{list(failures).index(sig)}.{failures[sig][0]}",
+                                    d, tool, cmd, outcome, rc, err)
         shutil.rmtree(d, ignore_errors=True)
         n += 1
 
