@@ -46,6 +46,20 @@ def sh_blocks(text):
     return blocks
 
 
+def kill_session(sid):
+    """Kills every process of session `sid`: ninja puts its jobs in process
+    groups of their own, so killing the block's group is not enough."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                # The fields after the command name, which may hold spaces.
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) == sid:
+                os.kill(int(pid), signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            pass
+
+
 def make_checkout(scratch, src, build):
     os.makedirs(os.path.join(scratch, "build"))
     for entry in os.listdir(src):
@@ -94,7 +108,7 @@ def main():
             output, _ = proc.communicate(timeout=args.timeout)
             rc = proc.returncode
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            kill_session(proc.pid)
             output, _ = proc.communicate()
             rc = "timeout"
             output += f"\n{name}:{line}: block still running after {args.timeout:.0f} s\n"
