@@ -70,46 +70,82 @@ def split_chunks(text):
     return chunks
 
 
+def mutate_line(line, rng):
+    kind = rng.randrange(11)
+    if kind == 0:  # change a number
+        nums = list(re.finditer(r"-?\d+(\.\d+)?(e[+-]?\d+)?", line))
+        if nums:
+            m = rng.choice(nums)
+            line = line[: m.start()] + rng.choice(NUMBERS) + line[m.end():]
+    elif kind == 1:  # change an element type
+        line = re.sub(r"\b(f32|bf16|f16|i32|i64|i1)\b", lambda m: rng.choice(TYPES), line, count=1)
+    elif kind == 2:  # change a keyword
+        words = [w for w in KEYWORDS if w in line]
+        if words:
+            line = line.replace(rng.choice(words), rng.choice(KEYWORDS), 1)
+    elif kind == 3:  # drop a token
+        toks = line.split(" ")
+        if len(toks) > 1:
+            del toks[rng.randrange(len(toks))]
+            line = " ".join(toks)
+    elif kind == 4:  # drop the line
+        line = ""
+    elif kind == 5:  # repeat the line
+        line = line + "\n" + line
+    elif kind == 6:  # change an op
+        line = re.sub(r"nova\.(\w+)", lambda m: "nova." + rng.choice(OPS), line, count=1)
+    elif kind == 7:  # change one dimension of every shape alike (0 and huge ones included)
+        dims = sorted(set(re.findall(r"(?<=[<x])\d+(?=x)", line)))
+        if dims:
+            old, new = rng.choice(dims), rng.choice(["0", "1", "2", "4294967296", "100000000000"])
+            line = re.sub(r"(?<=[<x])%s(?=x)" % old, new, line)
+    elif kind == 8:  # swap two SSA names (uses before definitions)
+        names = re.findall(r"%[\w.]+", line)
+        if len(names) >= 2:
+            a, b = rng.sample(names, 2)
+            line = line.replace(a, "\0").replace(b, a).replace("\0", b)
+    elif kind == 9:  # an op that is its own operand
+        m = re.match(r"\s*(%[\w.]+) = \S+ (%[\w.]+)", line)
+        if m:
+            line = line[: m.start(2)] + m.group(1) + line[m.end(2):]
+    else:  # extreme constant values
+        line = re.sub(r"dense<([^>]*)>", lambda m: "dense<%s>" % rng.choice(
+            ["0", "-1", "-9223372036854775808", "9223372036854775807", "2147483647",
+             "1.0e+10", "-1.0e+10", "0x7FC00000", "0x7F800000", "1.0e-45", "-0.0"]), line, count=1)
+    return line
+
+
 def mutate_ir(chunk, rng):
+    """1-3 mutations of random lines, sometimes of the function signatures
+    (where the interpreter's inputs come from), sometimes turning a
+    function into a declaration."""
+    if rng.random() < 0.03:
+        return re.sub(r"^func\.func (@.*?)\{\s*$.*?^\}\s*$", r"func.func private \1",
+                      chunk, count=1, flags=re.M | re.S)
+    if rng.random() < 0.15:
+        # One dimension size changed in every shape of the chunk, so the
+        # program stays consistent: zero-sized and huge tensors that verify.
+        dims = sorted(set(re.findall(r"(?<=[<x])\d+(?=x)", chunk)))
+        if dims:
+            old = rng.choice(dims)
+            # Sizes either small or far past every limit: a program between
+            # the two can legitimately need more memory or time than a run
+            # is given here.
+            new = rng.choice(["0", "1", "2", "4294967296", "100000000000"])
+            return re.sub(r"(?<=[<x])%s(?=x)" % old, new, chunk)
     lines = chunk.splitlines() or [""]
+    signatures, in_signature = [], False
+    for i, l in enumerate(lines):
+        in_signature = in_signature or "func.func" in l
+        if in_signature:
+            signatures.append(i)
+            in_signature = not l.rstrip().endswith("{")
     for _ in range(rng.randint(1, 3)):
-        kind = rng.randrange(9)
-        i = rng.randrange(len(lines))
-        line = lines[i]
-        if kind == 0:  # change a number
-            nums = list(re.finditer(r"-?\d+(\.\d+)?(e[+-]?\d+)?", line))
-            if nums:
-                m = rng.choice(nums)
-                line = line[: m.start()] + rng.choice(NUMBERS) + line[m.end():]
-        elif kind == 1:  # change an element type
-            line = re.sub(r"\b(f32|bf16|f16|i32|i64|i1)\b", lambda m: rng.choice(TYPES), line, count=1)
-        elif kind == 2:  # change a keyword
-            words = [w for w in KEYWORDS if w in line]
-            if words:
-                line = line.replace(rng.choice(words), rng.choice(KEYWORDS), 1)
-        elif kind == 3:  # drop a token
-            toks = line.split(" ")
-            if len(toks) > 1:
-                del toks[rng.randrange(len(toks))]
-                line = " ".join(toks)
-        elif kind == 4:  # drop the line
-            line = ""
-        elif kind == 5:  # repeat the line
-            line = line + "\n" + line
-        elif kind == 6:  # change an op
-            line = re.sub(r"nova\.(\w+)", lambda m: "nova." + rng.choice(OPS), line, count=1)
-        elif kind == 7:  # change a dimension of a shape (0 and huge ones included)
-            dims = list(re.finditer(r"(?<=[<x])\d+(?=x)", line))
-            if dims:
-                m = rng.choice(dims)
-                line = line[: m.start()] + rng.choice(["0", "1", "3", "4294967296", "100000000000"]) \
-                    + line[m.end():]
-        else:  # swap two SSA names (uses before definitions, self-references)
-            names = re.findall(r"%[\w.]+", line)
-            if len(names) >= 2:
-                a, b = rng.sample(names, 2)
-                line = line.replace(a, "\0").replace(b, a).replace("\0", b)
-        lines[i] = line
+        if signatures and rng.random() < 0.25:
+            i = rng.choice(signatures)
+        else:
+            i = rng.randrange(len(lines))
+        lines[i] = mutate_line(lines[i], rng)
     return "\n".join(lines) + "\n"
 
 
