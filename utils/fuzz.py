@@ -194,9 +194,9 @@ def run_one(tool, cmd, cwd, timeout):
     return "silent", rc, messages
 
 
-def signature(tool, outcome, rc, err):
-    """Groups failures: the tool, the outcome, the signal and the first line
-    that says what went wrong, with numbers and paths blanked out."""
+def signature(target, tool, outcome, rc, err):
+    """Groups failures: the generator, the tool, the outcome, the signal and
+    the first line that says what went wrong, numbers and paths blanked out."""
     line = ""
     for candidate in err.splitlines():
         if any(m in candidate for m in CRASH_MARKERS) or "error" in candidate:
@@ -205,10 +205,10 @@ def signature(tool, outcome, rc, err):
     line = re.sub(r"/\S+", "PATH", line)
     line = re.sub(r"0x[0-9a-fA-F]+|\d+", "N", line)[:120]
     what = f"signal {-rc}" if rc is not None and rc < 0 else f"exit {rc}"
-    return f"{tool} {outcome} ({what}) {line}".strip()
+    return f"{target}: {tool} {outcome} ({what}) {line}".strip()
 
 
-# --- generators: each returns (tool name, argv, files it needs) --------------
+# --- generators: each writes its files into a folder, returns (tool, argv) ---
 
 def pick(rng, values):
     return rng.choice(values)
@@ -488,7 +488,7 @@ def main():
         outcome, rc, err = run_one(tool, cmd, d, args.timeout)
         counts[outcome] += 1
         if outcome in ("crash", "hang", "silent"):
-            sig = signature(tool, outcome, rc, err)
+            sig = signature(target, tool, outcome, rc, err)
             if sig not in failures:
                 dest, cmd = keep_reproducer(args.out, len(failures), d, tool, cmd, outcome, rc, err)
                 failures[sig] = [1, dest]
