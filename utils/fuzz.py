@@ -16,8 +16,11 @@ runs each under a memory limit and a timeout and classifies the outcome:
   crash     a signal, an abort, "LLVM ERROR", a stack dump, an uncaught C++
             exception or a sanitizer report (whatever the exit code);
   hang      still running after --timeout seconds;
-  silent    non-zero exit without any error message.
-Crashes, hangs and silent rejections are failures: each distinct one (by
+  silent    non-zero exit without any error message;
+  overflow  exit 0, but the IR written (nova-opt -o, nova-gpt2 -o) has a
+            tensor type whose element count does not fit in int64: a
+            program no tool can run, accepted without a word.
+Crashes, hangs, silent rejections and overflows are failures: each distinct one (by
 tool and signature) is kept under --out as a reproducer (input files and a
 `repro.sh`) and printed. The campaign stops after --count inputs or --time
 seconds, whichever comes first; with the same --seed it generates the same
@@ -206,6 +209,22 @@ def signature(target, tool, outcome, rc, err):
     line = re.sub(r"0x[0-9a-fA-F]+|\d+", "N", line)[:120]
     what = f"signal {-rc}" if rc is not None and rc < 0 else f"exit {rc}"
     return f"{target}: {tool} {outcome} ({what}) {line}".strip()
+
+
+def overflowing_shape(path):
+    """The first tensor type in the IR at `path` with more than INT64_MAX
+    elements, or None (also when there is no such file or it is large)."""
+    if not os.path.isfile(path) or os.path.getsize(path) > (64 << 20):
+        return None
+    with open(path, errors="replace") as f:
+        text = f.read()
+    for m in re.finditer(r"tensor<((?:\d+x)+)\w+>", text):
+        count = 1
+        for dim in m.group(1).split("x")[:-1]:
+            count *= int(dim)
+        if count >= 2**63:
+            return m.group(0)
+    return None
 
 
 # --- generators: each writes its files into a folder, returns (tool, argv) ---
@@ -411,7 +430,7 @@ class Campaign:
     def gen_gpt2(self, d):
         rng = self.rng
         small = ["1", "2", "4", "8", "16"]
-        bad = ["0", "-1", "3", "abc", "", "100000", "100000000000", "9223372036854775807",
+        bad = ["0", "-1", "3", "abc", "", "100000", "4294967296", "100000000000", "9223372036854775807",
                "99999999999999999999", "-9223372036854775808", "1.5"]
         cmd = [self.tool("nova-gpt2")]
         for opt in ["--layers", "--heads", "--embd", "--vocab", "--seq", "--batch"]:
@@ -477,7 +496,7 @@ def main():
         if t not in GENERATORS:
             ap.error(f"unknown target '{t}'")
     campaign = Campaign(args)
-    counts = {"accepted": 0, "rejected": 0, "crash": 0, "hang": 0, "silent": 0}
+    counts = {"accepted": 0, "rejected": 0, "crash": 0, "hang": 0, "silent": 0, "overflow": 0}
     failures = {}
     start = time.monotonic()
     n = 0
@@ -486,8 +505,14 @@ def main():
         d = campaign.case_dir(n)
         tool, cmd = getattr(campaign, GENERATORS[target])(d)
         outcome, rc, err = run_one(tool, cmd, d, args.timeout)
+        if outcome == "accepted":
+            for written in ("out.mlir", "gpt.mlir"):
+                shape = overflowing_shape(os.path.join(d, written))
+                if shape:
+                    outcome = "overflow"
+                    err += f"\n{written} has {shape}, more than INT64_MAX elements"
         counts[outcome] += 1
-        if outcome in ("crash", "hang", "silent"):
+        if outcome in ("crash", "hang", "silent", "overflow"):
             sig = signature(target, tool, outcome, rc, err)
             if sig not in failures:
                 dest, cmd = keep_reproducer(args.out, len(failures), d, tool, cmd, outcome, rc, err)
@@ -510,7 +535,8 @@ def main():
     elapsed = time.monotonic() - start
     print(f"{n} inputs in {elapsed:.0f} s (seed {args.seed}, targets {','.join(targets)}): "
           f"{counts['accepted']} accepted, {counts['rejected']} rejected with an error, "
-          f"{counts['crash']} crashes, {counts['hang']} hangs, {counts['silent']} silent rejections")
+          f"{counts['crash']} crashes, {counts['hang']} hangs, {counts['silent']} silent rejections, "
+          f"{counts['overflow']} overflowing shapes accepted")
     for sig, (times, dest) in failures.items():
         print(f"  {times} x {sig}  [{dest}]")
     return 1 if failures else 0
