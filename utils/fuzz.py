@@ -136,6 +136,20 @@ def mutate_ir(chunk, rng):
             # is given here.
             new = rng.choice(["0", "1", "2", "4294967296", "100000000000"])
             return re.sub(r"(?<=[<x])%s(?=x)" % old, new, chunk)
+    if rng.random() < 0.05:
+        # The body's ops at module level, a graph region: uses before
+        # definitions and self-references verify there.
+        body = [l.strip() for l in chunk.splitlines() if re.match(r"\s+%[\w.]+ = ", l)]
+        if body:
+            if rng.random() < 0.5:  # and one of them its own operand
+                i = rng.randrange(len(body))
+                m = re.match(r"(%[\w.]+) = \S+ (%[\w.]+)", body[i])
+                if m:
+                    body[i] = body[i][: m.start(2)] + m.group(1) + body[i][m.end(2):]
+            # Only ops whose operands are defined at that level parse.
+            defined = {l.split(" = ")[0] for l in body}
+            body = [l for l in body if set(re.findall(r"%[\w.]+", l.split(" = ", 1)[1])) <= defined]
+            return "\n".join(body) + "\n"
     lines = chunk.splitlines() or [""]
     signatures, in_signature = [], False
     for i, l in enumerate(lines):
