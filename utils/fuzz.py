@@ -379,8 +379,11 @@ class Campaign:
                 elif what == 1:
                     header = re.sub(r'"(F32|I32)"', lambda m: '"%s"' % rng.choice(
                         ["F64", "BF16", "F16", "I64", "BOOL", "U8", "X", ""]), header, count=1)
-                elif what == 2:
-                    header = re.sub(r'"arg\d"', lambda m: '"arg%d"' % rng.randrange(8), header, count=1)
+                elif what == 2:  # rename a tensor: one missing, another twice or unknown
+                    keys = re.findall(r'"([^"]+)":\{', header)
+                    if keys:
+                        old = rng.choice(keys)
+                        header = header.replace(f'"{old}":{{', '"%s":{' % rng.choice(keys + ["nope", ""]), 1)
                 else:
                     cut = rng.randrange(len(header))
                     header = header[:cut] + rng.choice(["", "{", "}", "[", "]", ",", '"', "null",
