@@ -3,8 +3,8 @@
 
 Each block runs with bash (-e, pipefail) in a scratch folder of its own that
 looks like a checkout after `make`: the source tree's top-level entries are
-linked in, `build/bin` and `build/lib` point at the build, and `build/bin` is
-first on PATH, so `build/bin/nova-opt examples/mlp/mlp-loss.mlir` and
+linked in, `build/bin` and `build/lib` hold copies of the build's tools and
+shared libraries, and that `build/bin` is first on PATH, so `build/bin/nova-opt examples/mlp/mlp-loss.mlir` and
 `nova-run ...` both work and every file a block writes lands in its scratch
 folder. A block therefore has to create what it reads.
 
@@ -61,12 +61,20 @@ def kill_session(sid):
 
 
 def make_checkout(scratch, src, build):
-    os.makedirs(os.path.join(scratch, "build"))
+    """Links the sources and copies the build's tools and shared libraries
+    into real folders: a block that configures, builds or writes in `build/`
+    changes the scratch folder, never the real build."""
+    os.makedirs(scratch)
     for entry in os.listdir(src):
         if entry not in ("build", ".git"):
             os.symlink(os.path.join(src, entry), os.path.join(scratch, entry))
-    for entry in ("bin", "lib"):
-        os.symlink(os.path.join(build, entry), os.path.join(scratch, "build", entry))
+    for sub, wanted in (("bin", lambda p: os.access(p, os.X_OK)),
+                        ("lib", lambda p: p.endswith(".so"))):
+        os.makedirs(os.path.join(scratch, "build", sub))
+        for entry in os.listdir(os.path.join(build, sub)):
+            path = os.path.join(build, sub, entry)
+            if os.path.isfile(path) and wanted(path):
+                shutil.copy2(path, os.path.join(scratch, "build", sub, entry))
 
 
 def main():
@@ -84,7 +92,6 @@ def main():
         blocks = sh_blocks(f.read())
 
     env = dict(os.environ)
-    env["PATH"] = os.path.join(build, "bin") + os.pathsep + env.get("PATH", "")
     ran = skipped = failed = 0
     for line, body, reason in blocks:
         if reason is not None:
@@ -94,6 +101,7 @@ def main():
         scratch = os.path.join(out, f"block-{line}")
         shutil.rmtree(scratch, ignore_errors=True)
         make_checkout(scratch, src, build)
+        env["PATH"] = os.path.join(scratch, "build", "bin") + os.pathsep + os.environ.get("PATH", "")
         # Report the README line of the command that failed: LINENO counts
         # from the script's first line, the block's body starts at `line`.
         script = ("set -eo pipefail\n"
