@@ -8,10 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "nova/Transforms/Autodiff.h"
+#include "ModuleLocation.h"
 #include "nova/Dialect/Nova/IR/NovaBuilder.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Transforms/Passes.h"
 
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::nova {
@@ -25,6 +27,11 @@ using namespace mlir::nova;
 static bool isFloatTensor(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   return t && isa<FloatType>(t.getElementType());
+}
+
+/// Integers (indices, labels, masks, counters) carry no gradient.
+static bool isIntegral(Type type) {
+  return getElementTypeOrSelf(type).isIntOrIndex();
 }
 
 static SmallVector<unsigned> paramIndices(func::FuncOp fn) {
@@ -52,24 +59,41 @@ LogicalResult mlir::nova::differentiateFunction(func::FuncOp fn) {
   Value loss = ret.getOperand(0);
 
   // Activity: varied (depends on a parameter) and useful (the loss depends
-  // on it). Only float values carry gradients.
+  // on it). An op depends on the values it reads through its regions too
+  // (scf.if, tensor.generate), not only on its operands. Integers carry no
+  // gradient, so they end a path; any other value on one needs a rule,
+  // though only float tensors get gradients.
   DenseSet<Value> varied, useful;
+  auto readValues = [](Operation &op) {
+    SetVector<Value> read(llvm::from_range, op.getOperands());
+    getUsedValuesDefinedAbove(op.getRegions(), read);
+    return read;
+  };
   for (unsigned i : params)
     varied.insert(body.getArgument(i));
   for (Operation &op : body.without_terminator())
-    if (llvm::any_of(op.getOperands(),
-                     [&](Value v) { return varied.count(v); }))
+    if (llvm::any_of(readValues(op), [&](Value v) { return varied.count(v); }))
       for (Value r : op.getResults())
-        if (isFloatTensor(r))
+        if (!isIntegral(r.getType()))
           varied.insert(r);
   useful.insert(loss);
   for (Operation &op : llvm::reverse(body.without_terminator()))
     if (llvm::any_of(op.getResults(), [&](Value v) { return useful.count(v); }))
-      for (Value v : op.getOperands())
+      for (Value v : readValues(op))
         useful.insert(v);
   auto active = [&](Value v) {
     return varied.count(v) && useful.count(v) && isFloatTensor(v);
   };
+  // Reported at the first such op from the parameters, where the gradient
+  // would stop, before any gradient IR is built.
+  for (Operation &op : body.without_terminator()) {
+    bool onPath = llvm::any_of(op.getResults(), [&](Value r) {
+      return varied.count(r) && useful.count(r);
+    });
+    if (onPath && !isa<DifferentiableOpInterface>(op))
+      return op.emitOpError("has no differentiation rule, but the gradient "
+                            "of a parameter flows through it");
+  }
 
   OpBuilder b(ret);
   DenseMap<Value, Value> grads;
@@ -86,10 +110,7 @@ LogicalResult mlir::nova::differentiateFunction(func::FuncOp fn) {
     }
     if (!any)
       continue;
-    auto rule = dyn_cast<DifferentiableOpInterface>(op);
-    if (!rule)
-      return op->emitOpError("has no differentiation rule, but the gradient "
-                             "of a parameter flows through it");
+    auto rule = cast<DifferentiableOpInterface>(op);
     SmallVector<Value> operandGrads(op->getNumOperands());
     if (failed(rule.buildGradients(b, resultGrads, operandGrads)))
       return failure();
@@ -163,7 +184,18 @@ struct NovaAutodiffPass : mlir::nova::impl::NovaAutodiffBase<NovaAutodiffPass> {
         targets.push_back(fn);
     }
     if (!functionName.empty() && targets.empty()) {
-      getOperation().emitError("nova-autodiff: no function @") << functionName;
+      emitError(moduleLocation(getOperation()), "nova-autodiff: no function @")
+          << functionName;
+      return signalPassFailure();
+    }
+    // Running the pass on a module with nothing to differentiate is a
+    // mistake (unmarked parameters), not a no-op: nova-train-step would fail
+    // later with less to go on.
+    if (targets.empty()) {
+      emitError(moduleLocation(getOperation()),
+                "nova-autodiff: no function has an argument marked "
+                "{nova.param}; mark the trainable parameters, or name the "
+                "function to differentiate with function=");
       return signalPassFailure();
     }
     for (func::FuncOp fn : targets)

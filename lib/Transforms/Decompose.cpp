@@ -56,22 +56,32 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
   }
 };
 
-/// mean(-log_softmax(logits)[label]) with the label picked by a one-hot mask.
+/// -sum(log_softmax(logits)[label]) / count over the counted rows, with the
+/// label picked by a one-hot mask. The labels are read through a
+/// nova.check_labels so the range check of the composite stays.
 struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CrossEntropyOp op,
                                 PatternRewriter &rewriter) const override {
     NovaBuilder nb(rewriter, op.getLoc());
-    Value logits = op.getLogits(), labels = op.getLabels();
+    Value logits = op.getLogits();
     int64_t last = int64_t(shapeOf(logits).size()) - 1;
-    int64_t count = ShapedType::getNumElements(shapeOf(labels));
-    Value picked =
-        nb.select(nb.labelMask(logits, labels), nb.logSoftmax(logits, last),
-                  nb.scalar(logits.getType(), 0.0));
-    Value total =
-        nb.reduce(ReduceKind::sum, picked,
-                  llvm::to_vector(llvm::seq<int64_t>(0, last + 1)), false);
-    rewriter.replaceOp(op, nb.mul(total, -1.0 / double(count)));
+    int64_t classes = shapeOf(logits)[last], ignore = op.getIgnoreIndex();
+    Value labels = CheckLabelsOp::create(rewriter, op.getLoc(), op.getLabels(),
+                                         rewriter.getI64IntegerAttr(classes),
+                                         rewriter.getI64IntegerAttr(ignore));
+    Value counted = nb.countedLabels(labels, ignore);
+    Value zero = nb.scalar(logits.getType(), 0.0);
+    Value picked = nb.select(nb.labelMask(logits, labels),
+                             nb.logSoftmax(logits, last), zero);
+    // An ignore_index that is a class also matches the one-hot mask.
+    if (ignore >= 0 && ignore < classes) {
+      SmallVector<int64_t> column(shapeOf(labels));
+      column.push_back(1);
+      picked = nb.select(nb.reshape(counted, column), picked, zero);
+    }
+    Value count = nb.sumAll(nb.cast(counted, elementTypeOf(logits)));
+    rewriter.replaceOp(op, nb.div(nb.neg(nb.sumAll(picked)), count));
     return success();
   }
 };
@@ -86,6 +96,45 @@ struct DecomposeAttention : OpRewritePattern<AttentionOp> {
                            op.getScale().convertToDouble(), op.getCausal());
     int64_t last = int64_t(shapeOf(scores).size()) - 1;
     rewriter.replaceOp(op, nb.matmul(nb.softmax(scores, last), op.getValue()));
+    return success();
+  }
+};
+
+/// The output as attention's decomposition computes it, with the row max m
+/// and the sum l of exp(s - m) kept for lse = m + log(l) (f32).
+struct DecomposeAttentionFwd : OpRewritePattern<AttentionFwdOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionFwdOp op,
+                                PatternRewriter &rewriter) const override {
+    NovaBuilder nb(rewriter, op.getLoc());
+    Value scores =
+        nb.attentionScores(op.getQuery(), op.getKey(),
+                           op.getScale().convertToDouble(), op.getCausal());
+    int64_t last = int64_t(shapeOf(scores).size()) - 1;
+    Value rowMax = nb.reduce(ReduceKind::max, scores, {last}, true);
+    Value e = nb.exp(nb.sub(scores, rowMax));
+    Value rowSum = nb.reduce(ReduceKind::sum, e, {last}, true);
+    Value output = nb.matmul(nb.div(e, rowSum), op.getValue());
+    Value lse =
+        nb.reshape(nb.add(rowMax, nb.log(rowSum)), shapeOf(op.getLse()));
+    if (elementTypeOf(lse) != elementTypeOf(op.getLse()))
+      lse = nb.cast(lse, elementTypeOf(op.getLse()));
+    rewriter.replaceOp(op, {output, lse});
+    return success();
+  }
+};
+
+struct DecomposeAttentionBwd : OpRewritePattern<AttentionBwdOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionBwdOp op,
+                                PatternRewriter &rewriter) const override {
+    NovaBuilder nb(rewriter, op.getLoc());
+    rewriter.replaceOp(
+        op,
+        nb.attentionGradients(op.getQuery(), op.getKey(), op.getValue(),
+                              op.getOutput(), op.getLse(), op.getGradOutput(),
+                              /*dlse=*/Value(), op.getScale().convertToDouble(),
+                              op.getCausal()));
     return success();
   }
 };
@@ -126,14 +175,15 @@ struct NovaDecomposePass
   using NovaDecomposeBase::NovaDecomposeBase;
 
   void runOnOperation() override {
-    static constexpr StringRef known[] = {"softmax",    "log_softmax",
-                                          "layer_norm", "cross_entropy",
-                                          "attention",  "adamw"};
+    static constexpr StringRef known[] = {
+        "softmax",   "log_softmax",   "layer_norm",    "cross_entropy",
+        "attention", "attention_fwd", "attention_bwd", "adamw"};
     for (const std::string &name : keep)
       if (!llvm::is_contained(known, name)) {
         getOperation()->emitError("nova-decompose: 'keep' names '")
             << name << "', which is not a composite (softmax, log_softmax, "
-            << "layer_norm, cross_entropy, attention, adamw)";
+            << "layer_norm, cross_entropy, attention, attention_fwd, "
+            << "attention_bwd, adamw)";
         return signalPassFailure();
       }
     RewritePatternSet patterns(&getContext());
@@ -159,6 +209,10 @@ void mlir::nova::populateDecompositionPatterns(RewritePatternSet &patterns,
     patterns.add<DecomposeCrossEntropy>(ctx);
   if (wanted("attention"))
     patterns.add<DecomposeAttention>(ctx);
+  if (wanted("attention_fwd"))
+    patterns.add<DecomposeAttentionFwd>(ctx);
+  if (wanted("attention_bwd"))
+    patterns.add<DecomposeAttentionBwd>(ctx);
   if (wanted("adamw"))
     patterns.add<DecomposeAdamW>(ctx);
 }

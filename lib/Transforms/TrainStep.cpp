@@ -1,11 +1,13 @@
 //===- TrainStep.cpp - AdamW training step around a differentiated loss ---===//
 
+#include "ModuleLocation.h"
 #include "nova/Dialect/Nova/IR/NovaBuilder.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Transforms/Autodiff.h"
 #include "nova/Transforms/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
 
 namespace mlir::nova {
 #define GEN_PASS_DEF_NOVATRAINSTEP
@@ -18,6 +20,12 @@ using namespace mlir::nova;
 FailureOr<func::FuncOp> mlir::nova::buildTrainStep(func::FuncOp grad,
                                                    StringRef name,
                                                    const AdamWOptions &opts) {
+  if (name.empty())
+    return grad.emitError("nova-train-step: the training step needs a name");
+  if (name != grad.getSymName() &&
+      SymbolTable::lookupNearestSymbolFrom(
+          grad, StringAttr::get(grad.getContext(), name)))
+    return grad.emitError("nova-train-step: @") << name << " already exists";
   // Which argument each gradient result belongs to.
   SmallVector<unsigned> params;
   for (unsigned r = 1, e = grad.getNumResults(); r < e; ++r) {
@@ -113,6 +121,11 @@ FailureOr<func::FuncOp> mlir::nova::buildTrainStep(func::FuncOp grad,
   llvm::append_range(outs, newM);
   llvm::append_range(outs, newV);
   func::ReturnOp::create(b, ret.getLoc(), outs);
+  // Out-of-range hyper-parameters are reported by nova.adamw's verifier.
+  if (failed(verify(step))) {
+    step.erase();
+    return failure();
+  }
   grad.erase();
   return step;
 }
@@ -128,7 +141,8 @@ struct NovaTrainStepPass
     if (!functionName.empty()) {
       grad = module.lookupSymbol<func::FuncOp>(functionName);
       if (!grad) {
-        module.emitError("nova-train-step: no function @") << functionName;
+        emitError(moduleLocation(module), "nova-train-step: no function @")
+            << functionName;
         return signalPassFailure();
       }
     } else {
@@ -137,18 +151,24 @@ struct NovaTrainStepPass
         if (fn.getNumResults() > 1 &&
             fn.getResultAttr(1, NovaDialect::getGradOfAttrName()))
           candidates.push_back(fn);
-      if (candidates.size() != 1) {
-        module.emitError("nova-train-step: found ")
+      if (candidates.empty()) {
+        emitError(moduleLocation(module),
+                  "nova-train-step: no function returns parameter gradients "
+                  "(nova.grad_of results); run nova-autodiff first, on a loss "
+                  "whose trainable arguments are marked {nova.param}");
+        return signalPassFailure();
+      }
+      if (candidates.size() > 1) {
+        InFlightDiagnostic diag =
+            emitError(moduleLocation(module), "nova-train-step: ")
             << candidates.size()
-            << " differentiated functions (nova.grad_of results); name one "
-               "with function=";
+            << " functions return parameter gradients; name one with "
+               "function=";
+        for (func::FuncOp fn : candidates)
+          diag.attachNote(fn.getLoc()) << "@" << fn.getSymName();
         return signalPassFailure();
       }
       grad = candidates.front();
-    }
-    if (module.lookupSymbol(stepName) && stepName != grad.getSymName()) {
-      module.emitError("nova-train-step: @") << stepName << " already exists";
-      return signalPassFailure();
     }
     AdamWOptions opts{lr, beta1, beta2, epsilon, weightDecay};
     if (failed(buildTrainStep(grad, stepName, opts)))

@@ -124,4 +124,39 @@ TEST(Capture, ReadmeExample) {
   EXPECT_EQ(fn.getResultTypes()[0], RankedTensorType::get({}, g.f32()));
 }
 
+// ignore_index reaches the op (printed only when not PyTorch's -100), and
+// ignored rows leave the mean: [x, ignored] gives the loss of x alone.
+TEST(Capture, CrossEntropyIgnoreIndex) {
+  MLIRContext ctx;
+  Graph g(ctx, "f");
+  Tensor logits = g.input("logits", {2, 3});
+  Tensor labels = g.input("labels", {2}, g.i64());
+  Tensor byDefault = cross_entropy(logits, labels);
+  Tensor ignoringTwo = cross_entropy(logits, labels, 2);
+  OwningOpRef<ModuleOp> module = g.finish({byDefault, ignoringTwo});
+  auto fn = module->lookupSymbol<func::FuncOp>("f");
+  ASSERT_TRUE(fn);
+  SmallVector<CrossEntropyOp> ops(fn.getOps<CrossEntropyOp>());
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(int64_t(ops[0].getIgnoreIndex()), -100);
+  EXPECT_EQ(int64_t(ops[1].getIgnoreIndex()), 2);
+
+  ::nova::HostTensor xs(::nova::DType::F32, {2, 3}),
+      ys(::nova::DType::I64, {2});
+  for (int k = 0; k < 6; ++k)
+    xs.f[k] = 0.25 * k;
+  ys.i = {0, 2};
+  Interpreter interp(*module);
+  auto out = interp.run(fn, {xs, ys});
+  ASSERT_TRUE(succeeded(out));
+  auto rowLoss = [&](int row, int label) {
+    double lse = 0;
+    for (int j = 0; j < 3; ++j)
+      lse += std::exp(xs.f[row * 3 + j]);
+    return std::log(lse) - xs.f[row * 3 + label];
+  };
+  EXPECT_NEAR((*out)[0].f[0], (rowLoss(0, 0) + rowLoss(1, 2)) / 2, 1e-6);
+  EXPECT_NEAR((*out)[1].f[0], rowLoss(0, 0), 1e-6);
+}
+
 } // namespace

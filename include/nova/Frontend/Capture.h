@@ -126,6 +126,11 @@ private:
   OpBuilder builder;
   OwningOpRef<ModuleOp> module;
   func::FuncOp fn;
+  /// Argument attributes, set on `fn` (with its type) once by finish():
+  /// updating the function per argument would create a new, uniqued
+  /// function type and attribute array each time, memory quadratic in the
+  /// number of arguments.
+  std::vector<DictionaryAttr> argAttrs;
   bool finished = false;
 };
 
@@ -170,7 +175,9 @@ Tensor softmax(At x, int64_t dim = -1);
 Tensor log_softmax(At x, int64_t dim = -1);
 Tensor layer_norm(At x, const Tensor &weight, const Tensor &bias,
                   double epsilon = 1e-5);
-Tensor cross_entropy(At logits, const Tensor &labels);
+/// Mean over the labels that are not `ignoreIndex` (PyTorch's default -100).
+Tensor cross_entropy(At logits, const Tensor &labels,
+                     int64_t ignoreIndex = -100);
 Tensor attention(At q, const Tensor &k, const Tensor &v, double scale,
                  bool causal);
 

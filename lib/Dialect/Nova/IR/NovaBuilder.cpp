@@ -19,9 +19,9 @@ Type mlir::nova::elementTypeOf(Value v) {
 
 DenseElementsAttr mlir::nova::splatAttr(RankedTensorType type, double value) {
   Type e = type.getElementType();
-  Attribute element =
-      isa<FloatType>(e) ? Attribute(FloatAttr::get(e, value))
-                        : Attribute(IntegerAttr::get(e, int64_t(value)));
+  Attribute element = isa<FloatType>(e)
+                          ? Attribute(FloatAttr::get(e, value))
+                          : Attribute(IntegerAttr::get(e, int64_t(value)));
   return DenseElementsAttr::get(type, element);
 }
 
@@ -31,6 +31,14 @@ Value NovaBuilder::splat(RankedTensorType type, double value) {
 
 Value NovaBuilder::scalar(Type like, double value) {
   return splat(RankedTensorType::get({}, getElementTypeOrSelf(like)), value);
+}
+
+Value NovaBuilder::scalarInt(Type like, int64_t value) {
+  auto type = RankedTensorType::get({}, getElementTypeOrSelf(like));
+  return ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(type,
+                             IntegerAttr::get(type.getElementType(), value)));
 }
 
 Value NovaBuilder::add(Value x, Value y) { return AddOp::create(b, loc, x, y); }
@@ -94,6 +102,25 @@ Value NovaBuilder::broadcastTo(Value x, ArrayRef<int64_t> shape) {
                              RankedTensorType::get(shape, elementTypeOf(x)), x);
 }
 
+Value NovaBuilder::concat(ValueRange xs, int64_t dim) {
+  if (xs.size() == 1)
+    return xs.front();
+  return ConcatOp::create(b, loc, xs, b.getI64IntegerAttr(dim));
+}
+
+Value NovaBuilder::sliceDim(Value x, int64_t dim, int64_t begin, int64_t end) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  if (begin == 0 && end == shape[dim])
+    return x;
+  SmallVector<int64_t> starts(shape.size(), 0), limits(shape),
+      strides(shape.size(), 1);
+  starts[dim] = begin;
+  limits[dim] = end;
+  return SliceOp::create(b, loc, x, b.getDenseI64ArrayAttr(starts),
+                         b.getDenseI64ArrayAttr(limits),
+                         b.getDenseI64ArrayAttr(strides));
+}
+
 Value NovaBuilder::matmul(Value x, Value y, bool transposeLhs,
                           bool transposeRhs) {
   return MatmulOp::create(b, loc, x, y,
@@ -148,6 +175,37 @@ Value NovaBuilder::attentionScores(Value q, Value k, double scale,
   return select(allowed, s, scalar(s.getType(), -INFINITY));
 }
 
+SmallVector<Value, 3> NovaBuilder::attentionGradients(Value q, Value k, Value v,
+                                                      Value o, Value lse,
+                                                      Value dO, Value dlse,
+                                                      double scale,
+                                                      bool causal) {
+  Type e = elementTypeOf(q);
+  // A per-row f32 statistic as a column of q's element type.
+  auto column = [&](Value row) {
+    SmallVector<int64_t> shape(shapeOf(row));
+    shape.push_back(1);
+    Value c = reshape(row, shape);
+    return elementTypeOf(c) == e ? c : cast(c, e);
+  };
+  Value p = exp(sub(attentionScores(q, k, scale, causal), column(lse)));
+  Value dv, ds;
+  if (dO) {
+    dv = matmul(p, dO, /*transposeLhs=*/true, false);
+    Value delta = reduce(ReduceKind::sum, mul(dO, o),
+                         {int64_t(shapeOf(o).size()) - 1}, true);
+    Value inner = sub(matmul(dO, v, false, /*transposeRhs=*/true), delta);
+    if (dlse)
+      inner = add(inner, column(dlse));
+    ds = mul(p, inner);
+  } else {
+    dv = splat(llvm::cast<RankedTensorType>(v.getType()), 0.0);
+    ds = mul(p, column(dlse));
+  }
+  return {mul(matmul(ds, k), scale),
+          mul(matmul(ds, q, /*transposeLhs=*/true, false), scale), dv};
+}
+
 Value NovaBuilder::labelMask(Value logits, Value labels) {
   ArrayRef<int64_t> shape = shapeOf(logits);
   SmallVector<int64_t> column(shapeOf(labels));
@@ -155,6 +213,19 @@ Value NovaBuilder::labelMask(Value logits, Value labels) {
   return cmp(CmpPredicate::eq,
              iota(shape, elementTypeOf(labels), int64_t(shape.size()) - 1),
              reshape(labels, column));
+}
+
+Value NovaBuilder::countedLabels(Value labels, int64_t ignoreIndex) {
+  return cmp(CmpPredicate::ne, labels,
+             scalarInt(labels.getType(), ignoreIndex));
+}
+
+Value NovaBuilder::sumAll(Value x) {
+  int64_t rank = shapeOf(x).size();
+  if (rank == 0)
+    return x;
+  return reduce(ReduceKind::sum, x,
+                llvm::to_vector(llvm::seq<int64_t>(0, rank)), false);
 }
 
 Value NovaBuilder::softmax(Value x, int64_t dim) {

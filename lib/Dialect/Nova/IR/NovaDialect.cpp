@@ -5,6 +5,8 @@
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include "llvm/ADT/StringMap.h"
+
 using namespace mlir;
 using namespace mlir::nova;
 
@@ -26,16 +28,62 @@ Operation *NovaDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return ConstantOp::create(builder, loc, type, elements);
 }
 
+/// nova.name values are the keys of safetensors files: two arguments (or two
+/// results) of one function with one name, given or default (argN / resultN),
+/// would read (write) one entry. An argument and a result may share a name
+/// (a training step's updated parameter does).
+static LogicalResult verifyTensorName(Operation *op, NamedAttribute attr,
+                                      unsigned index, bool isResult) {
+  auto name = dyn_cast<StringAttr>(attr.getValue());
+  if (!name)
+    return op->emitError("'nova.name' must be a string, got ")
+           << attr.getValue();
+  const char *what = isResult ? "result" : "argument";
+  if (name.getValue().empty())
+    return op->emitError("'nova.name' of ")
+           << what << " #" << index << " must not be empty";
+  auto fn = dyn_cast<FunctionOpInterface>(op);
+  if (!fn)
+    return success();
+  // The uniqueness check covers the whole list; it runs once, for the first
+  // named entry, so verifying a function stays linear in its arguments.
+  ArrayAttr dicts = isResult ? fn.getResAttrsAttr() : fn.getArgAttrsAttr();
+  auto nameOf = [&](unsigned i) -> StringAttr {
+    auto dict = dyn_cast_or_null<DictionaryAttr>(dicts[i]);
+    return dict ? dict.getAs<StringAttr>(NovaDialect::getNameAttrName())
+                : StringAttr();
+  };
+  for (unsigned i = 0; i < index; ++i)
+    if (nameOf(i))
+      return success();
+  llvm::StringMap<unsigned> given;
+  auto duplicate = [&](unsigned a, unsigned b, StringRef n) {
+    return op->emitError() << what << "s #" << std::min(a, b) << " and #"
+                           << std::max(a, b) << " are both named '" << n
+                           << "' (nova.name must be unique)";
+  };
+  for (unsigned i = index, e = dicts.size(); i < e; ++i)
+    if (StringAttr n = nameOf(i)) {
+      auto [it, inserted] = given.try_emplace(n.getValue(), i);
+      if (!inserted)
+        return duplicate(it->second, i, n.getValue());
+    }
+  for (unsigned i = 0, e = dicts.size(); i < e; ++i) {
+    if (nameOf(i))
+      continue;
+    std::string byDefault = isResult ? resultName(fn, i) : argumentName(fn, i);
+    if (auto it = given.find(byDefault); it != given.end())
+      return duplicate(it->second, i, byDefault);
+  }
+  return success();
+}
+
 LogicalResult NovaDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned /*regionIndex*/,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
-  if (attr.getName() == getNameAttrName()) {
-    if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError("'nova.name' must be a string, got ")
-             << attr.getValue();
-    return success();
-  }
+  if (attr.getName() == getNameAttrName())
+    return verifyTensorName(op, attr, argIndex, /*isResult=*/false);
   if (attr.getName() != getParamAttrName())
     return op->emitError("unknown nova argument attribute '")
            << attr.getName().getValue() << "'";
@@ -58,12 +106,8 @@ LogicalResult NovaDialect::verifyRegionResultAttribute(Operation *op,
                                                        unsigned resultIndex,
                                                        NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
-  if (attr.getName() == getNameAttrName()) {
-    if (!isa<StringAttr>(attr.getValue()))
-      return op->emitError("'nova.name' must be a string, got ")
-             << attr.getValue();
-    return success();
-  }
+  if (attr.getName() == getNameAttrName())
+    return verifyTensorName(op, attr, resultIndex, /*isResult=*/true);
   if (attr.getName() != getGradOfAttrName() &&
       attr.getName() != getAliasAttrName())
     return op->emitError("unknown nova result attribute '") << name << "'";
@@ -91,7 +135,8 @@ bool mlir::nova::isParameter(FunctionOpInterface fn, unsigned i) {
 }
 
 std::string mlir::nova::argumentName(FunctionOpInterface fn, unsigned i) {
-  if (auto n = fn.getArgAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
+  if (auto n =
+          fn.getArgAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
     return n.str();
   return "arg" + std::to_string(i);
 }

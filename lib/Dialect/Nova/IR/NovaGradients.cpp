@@ -271,26 +271,50 @@ NOVA_GRADIENT(BroadcastOp) {
   return success();
 }
 
+/// Zeros of `x`'s shape with `size` elements along `dim` (a splat: O(1) IR).
+static Value zerosLike(NovaBuilder &nb, Value x, int64_t dim, int64_t size) {
+  SmallVector<int64_t> shape(shapeOf(x));
+  shape[dim] = size;
+  return nb.splat(RankedTensorType::get(shape, elementTypeOf(x)), 0.0);
+}
+
 NOVA_GRADIENT(SliceOp) {
   NOVA_GRADIENT_PROLOGUE
-  // Put the window back in place one dimension at a time: scatter_add along
-  // a dimension with the constant indices start, start + stride, ...
-  ArrayRef<int64_t> in = shapeOf(getInput());
-  SmallVector<int64_t> cur(shapeOf(g));
+  // Put the window back in place one dimension at a time with zeros around
+  // and between its elements. Every zero block is a splat constant, so the
+  // rule's IR does not grow with the slice.
+  auto inType = cast<RankedTensorType>(getInput().getType());
+  ArrayRef<int64_t> in = inType.getShape();
+  if (inType.getNumElements() == 0 || llvm::is_contained(shapeOf(g), 0)) {
+    operandGrads[0] = nb.splat(inType, 0.0);
+    return success();
+  }
   Value acc = g;
-  for (int64_t d = int64_t(in.size()) - 1; d >= 0; --d) {
-    if (cur[d] == in[d])
+  for (int64_t d = 0, rank = in.size(); d < rank; ++d) {
+    int64_t n = shapeOf(acc)[d], start = getStarts()[d],
+            stride = getStrides()[d];
+    if (n == in[d])
       continue;
-    SmallVector<int64_t> idx;
-    for (int64_t j = 0; j < cur[d]; ++j)
-      idx.push_back(getStarts()[d] + j * getStrides()[d]);
-    auto idxType = RankedTensorType::get({cur[d]}, builder.getI64Type());
-    Value indices = ConstantOp::create(
-        builder, getLoc(), DenseElementsAttr::get(idxType, ArrayRef(idx)));
-    cur[d] = in[d];
-    acc = ScatterAddOp::create(builder, getLoc(),
-                               RankedTensorType::get(cur, elementTypeOf(g)),
-                               acc, indices, uint64_t(d));
+    if (n > 1 && stride > 1) {
+      // [.., n, ..] -> [.., n, 1, ..] ++ zeros [.., n, stride - 1, ..]
+      // -> [.., n * stride, ..], then drop the zeros after the last element.
+      SmallVector<int64_t> split(shapeOf(acc));
+      split.insert(split.begin() + d + 1, 1);
+      Value column = nb.reshape(acc, split);
+      Value spread =
+          nb.concat({column, zerosLike(nb, column, d + 1, stride - 1)}, d + 1);
+      SmallVector<int64_t> flat(shapeOf(acc));
+      flat[d] = n * stride;
+      acc = nb.sliceDim(nb.reshape(spread, flat), d, 0, (n - 1) * stride + 1);
+    }
+    int64_t after = in[d] - start - shapeOf(acc)[d];
+    SmallVector<Value> pieces;
+    if (start > 0)
+      pieces.push_back(zerosLike(nb, acc, d, start));
+    pieces.push_back(acc);
+    if (after > 0)
+      pieces.push_back(zerosLike(nb, acc, d, after));
+    acc = nb.concat(pieces, d);
   }
   operandGrads[0] = acc;
   return success();
@@ -300,16 +324,9 @@ NOVA_GRADIENT(ConcatOp) {
   NOVA_GRADIENT_PROLOGUE
   int64_t dim = getDim(), offset = 0;
   for (auto [i, input] : llvm::enumerate(getInputs())) {
-    ArrayRef<int64_t> shape = shapeOf(input);
-    SmallVector<int64_t> starts(shape.size(), 0), limits(shape),
-        strides(shape.size(), 1);
-    starts[dim] = offset;
-    limits[dim] = offset + shape[dim];
-    offset += shape[dim];
-    operandGrads[i] = SliceOp::create(builder, getLoc(), g,
-                                      builder.getDenseI64ArrayAttr(starts),
-                                      builder.getDenseI64ArrayAttr(limits),
-                                      builder.getDenseI64ArrayAttr(strides));
+    int64_t size = shapeOf(input)[dim];
+    operandGrads[i] = nb.sliceDim(g, dim, offset, offset + size);
+    offset += size;
   }
   return success();
 }
@@ -395,27 +412,62 @@ NOVA_GRADIENT(LayerNormOp) {
 NOVA_GRADIENT(CrossEntropyOp) {
   NOVA_GRADIENT_PROLOGUE
   Value logits = getLogits(), labels = getLabels();
+  Type e = elementTypeOf(logits);
   int64_t last = int64_t(shapeOf(logits).size()) - 1;
-  int64_t count = ShapedType::getNumElements(shapeOf(labels));
-  // d/dlogits = (softmax(logits) - onehot(labels)) g / count.
+  // d/dlogits = (softmax(logits) - onehot(labels)) g / count on counted
+  // rows, 0 on ignored ones. A select, not a product with the mask: with
+  // every row ignored g / count is infinite, and PyTorch's gradient is 0.
+  Value counted = nb.countedLabels(labels, getIgnoreIndex());
+  Value count = nb.sumAll(nb.cast(counted, e));
   Value probs = nb.softmax(logits, last);
-  Value onehot = nb.cast(nb.labelMask(logits, labels), elementTypeOf(logits));
-  operandGrads[0] =
-      nb.mul(nb.sub(probs, onehot), nb.mul(g, 1.0 / double(count)));
+  Value onehot = nb.cast(nb.labelMask(logits, labels), e);
+  SmallVector<int64_t> column(shapeOf(labels));
+  column.push_back(1);
+  operandGrads[0] = nb.select(nb.reshape(counted, column),
+                              nb.mul(nb.sub(probs, onehot), nb.div(g, count)),
+                              nb.scalar(logits.getType(), 0.0));
   return success();
 }
 
+// The differentiated attention becomes an attention_fwd (same output, plus
+// the log-sum-exp) so the backward is one attention_bwd: no Tq x Tk tensor
+// is built. The rule replaces its own op's result; autodiff erases the
+// unused op afterwards.
 NOVA_GRADIENT(AttentionOp) {
   NOVA_GRADIENT_PROLOGUE
-  Value q = getQuery(), k = getKey(), v = getValue();
-  double scale = getScale().convertToDouble();
-  int64_t last = int64_t(shapeOf(q).size()) - 1;
-  Value p = nb.softmax(nb.attentionScores(q, k, scale, getCausal()), last);
-  operandGrads[2] = nb.matmul(p, g, true, false);
-  Value dp = nb.matmul(g, v, false, true);
-  Value ds = nb.mul(
-      p, nb.sub(dp, nb.reduce(ReduceKind::sum, nb.mul(dp, p), {last}, true)));
-  operandGrads[0] = nb.mul(nb.matmul(ds, k), scale);
-  operandGrads[1] = nb.mul(nb.matmul(ds, q, true, false), scale);
+  AttentionFwdOp fwd;
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfter(*this);
+    fwd = AttentionFwdOp::create(builder, getLoc(), getQuery(), getKey(),
+                                 getValue(), getScaleAttr(), getCausalAttr());
+  }
+  getResult().replaceAllUsesWith(fwd.getOutput());
+  auto bwd = AttentionBwdOp::create(builder, getLoc(), getQuery(), getKey(),
+                                    getValue(), fwd.getOutput(), fwd.getLse(),
+                                    g, getScaleAttr(), getCausalAttr());
+  llvm::copy(bwd.getResults(), operandGrads.begin());
+  return success();
+}
+
+// A gradient into lse (a program that reads the statistic) adds P * dlse to
+// dS, which attention_bwd does not take: that case is built from
+// primitives.
+NOVA_GRADIENT(AttentionFwdOp) {
+  NovaBuilder nb(builder, getLoc());
+  Value dO = resultGrads[0], dlse = resultGrads[1];
+  if (!dO && !dlse)
+    return success();
+  if (!dlse) {
+    auto bwd = AttentionBwdOp::create(builder, getLoc(), getQuery(), getKey(),
+                                      getValue(), getOutput(), getLse(), dO,
+                                      getScaleAttr(), getCausalAttr());
+    llvm::copy(bwd.getResults(), operandGrads.begin());
+    return success();
+  }
+  llvm::copy(nb.attentionGradients(getQuery(), getKey(), getValue(),
+                                   getOutput(), getLse(), dO, dlse,
+                                   getScale().convertToDouble(), getCausal()),
+             operandGrads.begin());
   return success();
 }

@@ -25,6 +25,8 @@ public:
 
   /// A 0-D constant of `like`'s element type (broadcasts against anything).
   Value scalar(Type like, double value);
+  /// A 0-D integer constant of `like`'s element type.
+  Value scalarInt(Type like, int64_t value);
   /// A splat constant of exactly `type`.
   Value splat(RankedTensorType type, double value);
 
@@ -50,6 +52,10 @@ public:
   /// Swaps the last two dimensions.
   Value transposeLast2(Value x);
   Value broadcastTo(Value x, ArrayRef<int64_t> shape);
+  /// Joins `xs` along `dim`; one input is returned as it is.
+  Value concat(ValueRange xs, int64_t dim);
+  /// Elements [begin, end) of `x` along `dim`, stride 1.
+  Value sliceDim(Value x, int64_t dim, int64_t begin, int64_t end);
   Value matmul(Value x, Value y, bool transposeLhs = false,
                bool transposeRhs = false);
   Value iota(ArrayRef<int64_t> shape, Type elementType, int64_t dim);
@@ -61,12 +67,25 @@ public:
   /// Shared by a composite's decomposition and its gradient rule:
   /// `scale * q k^T`, with keys after the query masked to -inf if `causal`.
   Value attentionScores(Value q, Value k, double scale, bool causal);
+  /// Attention's dq, dk, dv from primitives, with P = exp(scores - lse)
+  /// (`lse` f32 of shape [..., Tq]) and
+  /// dS = P * (dO v^T - rowsum(dO * o) + dlse): `attention_bwd`'s
+  /// definition plus the gradient `dlse` of the log-sum-exp itself. `dO` or
+  /// `dlse` may be null (no gradient flows there).
+  SmallVector<Value, 3> attentionGradients(Value q, Value k, Value v, Value o,
+                                           Value lse, Value dO, Value dlse,
+                                           double scale, bool causal);
   /// Normalized input of layer_norm over the last dimension and the
   /// per-row reciprocal standard deviation (kept dimension).
   std::pair<Value, Value> layerNormStats(Value x, double epsilon);
   /// `i1` mask of `logits`' shape, true where the class (last dimension)
   /// equals the row's label: the one-hot form of cross_entropy's labels.
   Value labelMask(Value logits, Value labels);
+  /// `i1` of `labels`' shape: true where the label is not `ignoreIndex`,
+  /// i.e. where the position counts in cross_entropy's mean.
+  Value countedLabels(Value labels, int64_t ignoreIndex);
+  /// Sum over every dimension, as a 0-D tensor (a 0-D `x` as it is).
+  Value sumAll(Value x);
   /// Composite softmax / log_softmax along `dim`.
   Value softmax(Value x, int64_t dim);
   Value logSoftmax(Value x, int64_t dim);
