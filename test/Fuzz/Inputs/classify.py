@@ -4,6 +4,7 @@ import os
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, sys.argv[1])
 import fuzz  # noqa: E402
 
