@@ -1,0 +1,38 @@
+//===- Passes.td - passes of the nova_tile dialect ----------*- tablegen -*-===//
+
+#ifndef NOVA_DIALECT_NOVATILE_TRANSFORMS_PASSES_TD
+#define NOVA_DIALECT_NOVATILE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def NovaPrintHash : Pass<"nova-print-hash", "ModuleOp"> {
+  let summary = "Print every kernel's family, structural hash and contract";
+  let description = [{
+    For each `nova_tile.fusion` and `nova_tile.kernel`, in order, prints one
+    line to standard output:
+
+    ```
+    kernel @pointwise_3f2a... pointwise 3f2a...(32 hex digits) space 4x8
+    fusion #0 pointwise 3f2a... space 4x8
+    ```
+
+    The hash covers the family, the schedule, the input and output types
+    and the body's ops, operand wiring, result types and attributes; never
+    SSA names, locations or the kernel's symbol name. It is stable across
+    runs and processes. The IR is not changed.
+  }];
+}
+
+def NovaOutlineKernels : Pass<"nova-outline-kernels", "ModuleOp"> {
+  let summary = "Move fusion groups into shared kernel symbols";
+  let description = [{
+    Replaces every `nova_tile.fusion` with a `nova_tile.launch` of a
+    `nova_tile.kernel` holding its body, placed at the end of the module.
+    Groups with equal structural hashes (identical transformer blocks, say)
+    share one kernel, named `@<family>_<first 16 hex digits of the hash>`;
+    kernels already in the module are reused the same way.
+  }];
+  let dependentDialects = ["::mlir::nova_tile::NovaTileDialect"];
+}
+
+#endif // NOVA_DIALECT_NOVATILE_TRANSFORMS_PASSES_TD
