@@ -155,6 +155,8 @@ private:
   LogicalResult scatterAdd();
   LogicalResult optimizer();
 
+  /// An elementwise op or a view; transposes and slices read inputs only.
+  LogicalResult checkElementwiseOrView(Operation *op, StringRef allowed);
   /// Elementwise ops and views (the rule every family applies outside its
   /// main op): transposes and slices read inputs only, every value
   /// broadcasts to `space`.
@@ -190,8 +192,8 @@ LogicalResult Checker::checkCommon() {
   return success();
 }
 
-LogicalResult Checker::checkElementwise(Operation *op, ArrayRef<int64_t> space,
-                                        StringRef allowed) {
+LogicalResult Checker::checkElementwiseOrView(Operation *op,
+                                              StringRef allowed) {
   if (!isElementwise(op) && !isFreeView(op) && !isInputView(op))
     return fail(op, "'" + op->getName().getStringRef() +
                         "' is not allowed here; " + allowed);
@@ -200,6 +202,13 @@ LogicalResult Checker::checkElementwise(Operation *op, ArrayRef<int64_t> space,
                         "' applies to kernel inputs only: a kernel reads an "
                         "input through a view but cannot permute or cut "
                         "values it computes");
+  return success();
+}
+
+LogicalResult Checker::checkElementwise(Operation *op, ArrayRef<int64_t> space,
+                                        StringRef allowed) {
+  if (failed(checkElementwiseOrView(op, allowed)))
+    return failure();
   for (Value r : op->getResults())
     if (!shapeAccess(shapeOf(r), space))
       return fail(op, "value of shape " + shapeStr(shapeOf(r)) +
@@ -442,14 +451,8 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
                      (rows && isa<nv::SoftmaxOp, nv::LogSoftmaxOp,
                                   nv::LayerNormOp, nv::CrossEntropyOp,
                                   nv::CheckLabelsOp>(op));
-    if (!reduction) {
-      if (!isElementwise(&op) && !isFreeView(&op) && !isInputView(&op))
-        return fail(&op, "'" + op.getName().getStringRef() +
-                             "' is not allowed here; " + allowed);
-      if (isInputView(&op) && !isa<BlockArgument>(op.getOperand(0)))
-        return fail(&op, "'" + op.getName().getStringRef() +
-                             "' applies to kernel inputs only");
-    }
+    if (!reduction && failed(checkElementwiseOrView(&op, allowed)))
+      return failure();
     for (Value r : op.getResults())
       if (!reductionAccess(shapeOf(r), full))
         return fail(&op, llvm::formatv("value of shape {0} is not per "
@@ -503,9 +506,6 @@ LogicalResult Checker::matmul() {
   auto rhs = prologueRoot(mm->getRhs(), "matmul's rhs", prologue, rhsT);
   if (failed(rhs))
     return failure();
-  if (*lhs == *rhs)
-    return fail(*mm, "lhs and rhs are the same input; a kernel reads each "
-                     "input one way");
   ArrayRef<int64_t> out = shapeOf(mm->getResult());
   ArrayRef<int64_t> a = shapeOf(mm->getLhs());
   int64_t k = mm->getTransposeLhs() ? a[a.size() - 2] : a.back();
@@ -548,9 +548,9 @@ LogicalResult Checker::attentionForward() {
   DenseSet<Operation *> prologue;
   bool unusedTransposed = false;
   SmallVector<BlockArgument, 3> roots;
-  for (auto [v, role] :
-       llvm::zip(ValueRange{attn->getQuery(), attn->getKey(), attn->getValue()},
-                 ArrayRef<StringRef>{"query", "key", "value"})) {
+  Value operands[] = {attn->getQuery(), attn->getKey(), attn->getValue()};
+  StringRef roles[] = {"query", "key", "value"};
+  for (auto [v, role] : llvm::zip_equal(operands, roles)) {
     auto root = prologueRoot(v, role, prologue, unusedTransposed);
     if (failed(root))
       return failure();
@@ -696,11 +696,6 @@ LogicalResult Checker::optimizer() {
                            "' is not allowed here; an optimizer kernel holds "
                            "adamw updates and elementwise ops on the tensors "
                            "they update (clipping, casts)");
-    ArrayRef<int64_t> out = shapeOf(op.getResult(0));
-    for (Value operand : op.getOperands())
-      if (!shapeAccess(shapeOf(operand), out))
-        return fail(&op, "operand of shape " + shapeStr(shapeOf(operand)) +
-                             " does not broadcast to " + shapeStr(out));
   }
   for (BlockArgument arg : body.getArguments())
     contract.inputs.push_back(

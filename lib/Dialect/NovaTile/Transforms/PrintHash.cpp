@@ -15,6 +15,20 @@ namespace mlir::nova_tile {
 using namespace mlir;
 using namespace mlir::nova_tile;
 
+/// "[broadcast(0), matmul-lhs(T)]": kind, its dims, (T) when transposed.
+static void printAccesses(llvm::raw_ostream &os, StringRef label,
+                          ArrayRef<Access> accesses) {
+  os << label << '[';
+  llvm::interleaveComma(accesses, os, [&](const Access &a) {
+    os << accessKindName(a.kind);
+    if (!a.dims.empty())
+      os << '(' << llvm::interleaved(a.dims, ",", "", "") << ')';
+    if (a.transposed)
+      os << "(T)";
+  });
+  os << ']';
+}
+
 namespace {
 struct PrintHashPass
     : public nova_tile::impl::NovaPrintHashBase<PrintHashPass> {
@@ -30,8 +44,11 @@ struct PrintHashPass
          << structuralHash(group).str();
       // The verifier has accepted the body, so the contract exists.
       if (auto contract = computeContract(group, /*emitErrors=*/false);
-          succeeded(contract))
+          succeeded(contract)) {
         os << " space " << llvm::interleaved(contract->space, "x", "", "");
+        printAccesses(os, " in ", contract->inputs);
+        printAccesses(os, " out ", contract->results);
+      }
       os << '\n';
     });
     os.flush();

@@ -9,11 +9,13 @@ def NovaPrintHash : Pass<"nova-print-hash", "ModuleOp"> {
   let summary = "Print every kernel's family, structural hash and contract";
   let description = [{
     For each `nova_tile.fusion` and `nova_tile.kernel`, in order, prints one
-    line to standard output:
+    line to standard output: which group, its family, its 128-bit hash (32
+    hex digits) and its contract (iteration space, then how each input and
+    output is accessed):
 
     ```
-    kernel @pointwise_3f2a... pointwise 3f2a...(32 hex digits) space 4x8
-    fusion #0 pointwise 3f2a... space 4x8
+    fusion #0 pointwise fc3a29d4c9c6bf04c6dc5f8ae47ce9d8 space 4x8 in [elementwise, broadcast(0)] out [elementwise]
+    kernel @matmul_0f1e2d3c4b5a6978 matmul 0f1e... space 1x4x16x8 in [matmul-lhs, matmul-rhs(T), broadcast(0)] out [elementwise]
     ```
 
     The hash covers the family, the schedule, the input and output types
