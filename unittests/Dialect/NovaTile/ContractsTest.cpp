@@ -1,0 +1,166 @@
+//===- ContractsTest.cpp - family contracts as the configurator sees them -===//
+//
+// A fusion group's contract turns into the configurator's problem (the
+// shared description of a kernel), and its structural hash does not depend
+// on the context that holds it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nova/Dialect/NovaTile/IR/Contracts.h"
+#include "nova/Dialect/NovaTile/IR/StructuralHash.h"
+#include "nova/InitAllDialects.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+using namespace mlir::nova_tile;
+
+namespace {
+/// A context with the Nova dialects and the module parsed into it.
+class Parsed {
+public:
+  Parsed() {
+    DialectRegistry registry;
+    mlir::nova::registerAllDialects(registry);
+    ctx.appendDialectRegistry(registry);
+  }
+
+  /// The last group of `source` (a module), or null when it does not parse
+  /// and verify.
+  FusionGroupOpInterface parse(StringRef source) {
+    module = parseSourceString<ModuleOp>(source, &ctx);
+    if (!module)
+      return nullptr;
+    FusionGroupOpInterface group;
+    module->walk([&](FusionGroupOpInterface g) { group = g; });
+    return group;
+  }
+
+private:
+  MLIRContext ctx;
+  OwningOpRef<ModuleOp> module;
+};
+
+class ContractsTest : public ::testing::Test {
+protected:
+  FusionGroupOpInterface parse(StringRef source) {
+    return parsed.parse(source);
+  }
+
+  ::nova::Problem problem(StringRef source) {
+    FusionGroupOpInterface group = parse(source);
+    EXPECT_TRUE(group);
+    FailureOr<Contract> contract = computeContract(group);
+    EXPECT_TRUE(succeeded(contract));
+    return toProblem(*contract);
+  }
+
+  Parsed parsed;
+};
+
+constexpr const char *kMatmul = R"mlir(
+func.func @f(%x: tensor<2x4x8xf32>, %w: tensor<16x8xbf16>, %b: tensor<16xf32>) -> tensor<2x4x16xf32> {
+  %y = nova_tile.fusion matmul (%x, %w, %b) : (tensor<2x4x8xf32>, tensor<16x8xbf16>, tensor<16xf32>) -> tensor<2x4x16xf32> {
+  ^bb0(%xa: tensor<2x4x8xf32>, %wa: tensor<16x8xbf16>, %ba: tensor<16xf32>):
+    %xh = nova.cast %xa : tensor<2x4x8xf32> to tensor<2x4x8xbf16>
+    %p = nova.matmul %xh, %wa transpose_rhs : tensor<2x4x8xbf16>, tensor<16x8xbf16> -> tensor<2x4x16xbf16>
+    %pf = nova.cast %p : tensor<2x4x16xbf16> to tensor<2x4x16xf32>
+    %o = nova.add %pf, %ba : tensor<2x4x16xf32>, tensor<16xf32>
+    nova_tile.yield %o : tensor<2x4x16xf32>
+  }
+  return %y : tensor<2x4x16xf32>
+}
+)mlir";
+
+TEST_F(ContractsTest, MatmulGroupIsAConfiguratorMatmul) {
+  ::nova::Problem p = problem(kMatmul);
+  EXPECT_EQ(p.family, ::nova::KernelFamily::Matmul);
+  EXPECT_EQ(p.dtype, ::nova::DType::BF16);
+  EXPECT_EQ(p.batch, 2);
+  EXPECT_EQ(p.m, 4);
+  EXPECT_EQ(p.n, 16);
+  EXPECT_EQ(p.k, 8);
+  auto h200 = ::nova::DeviceDescriptor::lookup("h200");
+  ASSERT_TRUE(h200);
+  ::nova::Schedule s = ::nova::Configurator(*h200).choose(p);
+  EXPECT_EQ(s.family, ::nova::KernelFamily::Matmul);
+}
+
+TEST_F(ContractsTest, MatmulOperandsAreTransposedWhereStoredSo) {
+  FailureOr<Contract> c = computeContract(parse(kMatmul));
+  ASSERT_TRUE(succeeded(c));
+  ASSERT_EQ(c->inputs.size(), 3u);
+  EXPECT_EQ(c->inputs[0].kind, AccessKind::MatmulLhs);
+  EXPECT_FALSE(c->inputs[0].transposed);
+  EXPECT_EQ(c->inputs[1].kind, AccessKind::MatmulRhs);
+  EXPECT_TRUE(c->inputs[1].transposed);
+  EXPECT_EQ(c->inputs[2].kind, AccessKind::Broadcast);
+  EXPECT_EQ(c->inputs[2].dims, (SmallVector<int64_t>{0, 1}));
+}
+
+TEST_F(ContractsTest, RowReductionIsRowsByCols) {
+  ::nova::Problem p = problem(R"mlir(
+func.func @f(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
+  %y = nova_tile.fusion row_reduction (%x) : (tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
+  ^bb0(%a: tensor<2x3x8xf32>):
+    %s = nova.softmax %a dim 2 : tensor<2x3x8xf32>
+    nova_tile.yield %s : tensor<2x3x8xf32>
+  }
+  return %y : tensor<2x3x8xf32>
+}
+)mlir");
+  EXPECT_EQ(p.family, ::nova::KernelFamily::RowReduction);
+  EXPECT_EQ(p.m, 6);
+  EXPECT_EQ(p.n, 8);
+}
+
+TEST_F(ContractsTest, PointwiseCountsStreamedBytesNotBroadcasts) {
+  // x (f32, streamed) + b (broadcast, cached) -> y (f32): 4 + 4 bytes.
+  ::nova::Problem p = problem(R"mlir(
+func.func @f(%x: tensor<64x32xf32>, %b: tensor<32xf32>) -> tensor<64x32xf32> {
+  %y = nova_tile.fusion pointwise (%x, %b) : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<64x32xf32> {
+  ^bb0(%xa: tensor<64x32xf32>, %ba: tensor<32xf32>):
+    %s = nova.add %xa, %ba : tensor<64x32xf32>, tensor<32xf32>
+    nova_tile.yield %s : tensor<64x32xf32>
+  }
+  return %y : tensor<64x32xf32>
+}
+)mlir");
+  EXPECT_EQ(p.family, ::nova::KernelFamily::Pointwise);
+  EXPECT_EQ(p.m, 64 * 32);
+  EXPECT_EQ(p.bytesPerElement, 8);
+}
+
+TEST_F(ContractsTest, AttentionIsBatchHeadsByTByTByD) {
+  ::nova::Problem p = problem(R"mlir(
+func.func @f(%q: tensor<2x3x16x8xbf16>) -> tensor<2x3x16x8xbf16> {
+  %y = nova_tile.fusion attention_forward (%q, %q, %q) : (tensor<2x3x16x8xbf16>, tensor<2x3x16x8xbf16>, tensor<2x3x16x8xbf16>) -> tensor<2x3x16x8xbf16> {
+  ^bb0(%a: tensor<2x3x16x8xbf16>, %b: tensor<2x3x16x8xbf16>, %c: tensor<2x3x16x8xbf16>):
+    %o = nova.attention %a, %b, %c scale 0.35 causal : tensor<2x3x16x8xbf16>, tensor<2x3x16x8xbf16>, tensor<2x3x16x8xbf16> -> tensor<2x3x16x8xbf16>
+    nova_tile.yield %o : tensor<2x3x16x8xbf16>
+  }
+  return %y : tensor<2x3x16x8xbf16>
+}
+)mlir");
+  EXPECT_EQ(p.family, ::nova::KernelFamily::AttentionForward);
+  EXPECT_TRUE(p.causal);
+  EXPECT_EQ(p.batch, 6);
+  EXPECT_EQ(p.m, 16);
+  EXPECT_EQ(p.n, 16);
+  EXPECT_EQ(p.k, 8);
+}
+
+TEST_F(ContractsTest, HashDoesNotDependOnTheContext) {
+  KernelHash first = structuralHash(parse(kMatmul));
+  // A second context uniques every attribute and type at other addresses.
+  Parsed other;
+  KernelHash second = structuralHash(other.parse(kMatmul));
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(first.str().size(), 32u);
+  EXPECT_EQ(first.str().find_first_not_of("0123456789abcdef"),
+            std::string::npos);
+}
+} // namespace
