@@ -55,15 +55,13 @@ Tensor Graph::addArgument(StringRef name, ArrayRef<int64_t> shape, Type element,
     throw Error(where, "parameter '" + name.str() +
                            "' must have a floating-point element type");
   auto type = RankedTensorType::get(shape, element);
-  unsigned index = fn.getNumArguments();
-  if (failed(fn.insertArgument(index, type, {}, loc(where))))
-    throw Error(where, "cannot add argument '" + name.str() + "'");
-  fn.setArgAttr(index, NovaDialect::getNameAttrName(),
-                builder.getStringAttr(name));
+  NamedAttrList attrs;
+  attrs.append(NovaDialect::getNameAttrName(), builder.getStringAttr(name));
   if (trainable)
-    fn.setArgAttr(index, NovaDialect::getParamAttrName(),
-                  builder.getUnitAttr());
-  return Tensor(this, fn.getArgument(index));
+    attrs.append(NovaDialect::getParamAttrName(), builder.getUnitAttr());
+  argAttrs.push_back(attrs.getDictionary(&ctx));
+  BlockArgument arg = fn.getBody().front().addArgument(type, loc(where));
+  return Tensor(this, arg);
 }
 
 Tensor Graph::param(StringRef name, ArrayRef<int64_t> shape, Type element,
@@ -79,10 +77,10 @@ Tensor Graph::input(StringRef name, ArrayRef<int64_t> shape, Type element,
 Tensor Graph::scalar(double value, Type element, Where where) {
   if (!element)
     element = f32();
-  return emit(where, ConstantOp::getOperationName(), {},
-              {builder.getNamedAttr(
-                  "value",
-                  splatAttr(RankedTensorType::get({}, element), value))});
+  return emit(
+      where, ConstantOp::getOperationName(), {},
+      {builder.getNamedAttr(
+          "value", splatAttr(RankedTensorType::get({}, element), value))});
 }
 
 std::vector<Tensor> Graph::emitMulti(const Where &where, StringRef opName,
@@ -163,7 +161,9 @@ OwningOpRef<ModuleOp> Graph::finish(ArrayRef<Tensor> results,
     types.push_back(t.value().getType());
   }
   func::ReturnOp::create(builder, builder.getUnknownLoc(), values);
-  fn.setFunctionType(builder.getFunctionType(fn.getArgumentTypes(), types));
+  fn.setFunctionType(
+      builder.getFunctionType(fn.getBody().front().getArgumentTypes(), types));
+  fn.setAllArgAttrs(argAttrs);
   for (auto [i, n] : llvm::enumerate(names))
     if (i < results.size())
       fn.setResultAttr(i, NovaDialect::getNameAttrName(),

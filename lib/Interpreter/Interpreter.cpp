@@ -45,10 +45,44 @@ std::optional<HostTensor> mlir::nova::emptyTensorOf(Type type) {
   if (!tensor || !tensor.hasStaticShape())
     return std::nullopt;
   std::optional<DType> dtype = dtypeOf(tensor.getElementType());
-  if (!dtype)
+  if (!dtype || !::nova::checkedNumElements(tensor.getShape().data(),
+                                            tensor.getRank()))
     return std::nullopt;
   return HostTensor(*dtype, std::vector<int64_t>(tensor.getShape().begin(),
                                                  tensor.getShape().end()));
+}
+
+std::optional<std::string>
+mlir::nova::checkTensorSize(Type type, const InterpreterOptions &options) {
+  std::string message;
+  llvm::raw_string_ostream os(message);
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape() ||
+      !dtypeOf(tensor.getElementType())) {
+    os << "the reference interpreter needs statically shaped tensors of f64, "
+          "f32, bf16, f16, i64, i32 or i1, got '"
+       << type << "'";
+    return message;
+  }
+  std::optional<int64_t> elements = ::nova::checkedNumElements(
+      tensor.getShape().data(), size_t(tensor.getRank()));
+  if (!elements) {
+    os << "'" << type << "' has more than 2^63 elements";
+    return message;
+  }
+  // Every element is held as an 8-byte double or int64.
+  std::optional<uint64_t> bytes = ::nova::checkedBytes(*elements, 8);
+  if (!bytes || *bytes > options.maxTensorBytes) {
+    os << "the reference interpreter would need ";
+    if (bytes)
+      os << *bytes;
+    else
+      os << "more than 2^64";
+    os << " bytes for '" << type << "', more than its limit of "
+       << options.maxTensorBytes;
+    return message;
+  }
+  return std::nullopt;
 }
 
 namespace {
@@ -876,19 +910,10 @@ Evaluator::runBody(func::FuncOp fn, std::vector<HostTensor> args) {
         results.push_back(in(v));
       return results;
     }
-    for (Value v : op.getResults()) {
-      auto type = dyn_cast<RankedTensorType>(v.getType());
-      if (!type || !type.hasStaticShape() || !dtypeOf(type.getElementType()))
-        return op.emitError("the reference interpreter needs statically "
-                            "shaped tensors of f32, bf16, f16, i64, i32 or "
-                            "i1, got ")
-               << v.getType();
-      uint64_t bytes = uint64_t(type.getNumElements()) * 8;
-      if (bytes > options.maxTensorBytes)
-        return op.emitError("the reference interpreter would need ")
-               << bytes << " bytes for " << type << ", more than its limit of "
-               << options.maxTensorBytes;
-    }
+    for (Value v : op.getResults())
+      if (std::optional<std::string> tooBig =
+              checkTensorSize(v.getType(), options))
+        return op.emitError(*tooBig);
     if (failed(eval(&op)))
       return failure();
     for (Value v : op.getOperands())
@@ -913,16 +938,15 @@ Interpreter::run(func::FuncOp fn, std::vector<HostTensor> args) {
     return fn.emitError("@") << fn.getSymName() << " takes " << inputs.size()
                              << " arguments, got " << args.size();
   for (auto [idx, type] : llvm::enumerate(inputs)) {
-    std::optional<HostTensor> expect = emptyTensorOf(type);
-    if (!expect)
-      return fn.emitError("argument #")
-             << idx << " has type " << type
-             << ", which the reference interpreter does not support";
+    if (std::optional<std::string> unfit = checkTensorSize(type, options))
+      return fn.emitError("argument #") << idx << ": " << *unfit;
+    auto tensor = cast<RankedTensorType>(type);
     HostTensor &a = args[idx];
-    if (a.shape != expect->shape || a.dtype != expect->dtype)
+    if (ArrayRef<int64_t>(a.shape) != tensor.getShape() ||
+        a.dtype != *dtypeOf(tensor.getElementType()))
       return fn.emitError("argument #")
-             << idx << " must be " << expect->typeString() << ", got "
-             << a.typeString();
+             << idx << " must be " << type << ", got tensor<" << a.typeString()
+             << ">";
     if (a.isFloat())
       for (double &v : a.f)
         v = options.f64 ? v : ::nova::roundTo(a.dtype, v);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 
 namespace nova {
@@ -508,6 +509,35 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
   return s;
 }
 
+/// CUDA's grid limits; the executable reader checks the same ones.
+static constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1, kMaxGridYZ = 65535;
+
+/// A tile grid beyond CUDA's limits becomes a persistent grid of resident
+/// blocks, each looping over its share of the tiles, so no schedule names a
+/// launch the driver would refuse.
+static void fitGridToLimits(Schedule &s, const DeviceDescriptor &dev,
+                            bool why) {
+  if (s.grid[0] <= kMaxGridX && s.grid[1] <= kMaxGridYZ &&
+      s.grid[2] <= kMaxGridYZ)
+    return;
+  // The tile count itself may not fit in int64 (2^31 x 2^31 x 2^31 tiles).
+  double tiles = double(s.grid[0]) * double(s.grid[1]) * double(s.grid[2]);
+  int64_t resident = int64_t(dev.sms) * std::max(1, s.blocksPerSM);
+  int64_t blocks =
+      std::max<int64_t>(1, std::min<int64_t>(resident, kMaxGridX));
+  double perBlock = std::ceil(tiles / double(blocks));
+  if (why) {
+    std::ostringstream line;
+    line << "tile grid [" << s.grid[0] << ", " << s.grid[1] << ", "
+         << s.grid[2] << "] exceeds CUDA's limits: persistent grid of "
+         << blocks << " blocks, ~" << perBlock << " tiles each";
+    s.explanation.push_back(line.str());
+  }
+  s.grid = {blocks, 1, 1};
+  s.tilesPerBlock = perBlock >= 9.2e18 ? std::numeric_limits<int64_t>::max()
+                                       : int64_t(perBlock);
+}
+
 Schedule Configurator::choose(const Problem &p, bool why) const {
   Schedule s;
   switch (p.family) {
@@ -522,6 +552,7 @@ Schedule Configurator::choose(const Problem &p, bool why) const {
     s = streaming(p, why);
     break;
   }
+  fitGridToLimits(s, dev, why);
   if (!why)
     return s;
   double intensity = s.bytes > 0 ? s.flops / s.bytes : 0;
@@ -547,7 +578,10 @@ std::string Configurator::explain(const Problem &p, const Schedule &s) {
   o << "  tile " << s.tileM << "x" << s.tileN << "x" << s.tileK << ", "
     << s.threads << " threads, " << s.stages << " stages, vector "
     << s.vectorWidth << ", split " << s.splitK << ", grid [" << s.grid[0]
-    << ", " << s.grid[1] << ", " << s.grid[2] << "], " << s.sharedMemory
+    << ", " << s.grid[1] << ", " << s.grid[2] << "]";
+  if (s.tilesPerBlock > 1)
+    o << " x " << s.tilesPerBlock << " tiles per block";
+  o << ", " << s.sharedMemory
     << " B shared, ~" << s.registersPerThread << " regs, " << s.blocksPerSM
     << " blocks/SM";
   if (!s.instruction.empty())

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -134,13 +135,19 @@ std::string serializeSafetensors(const NamedTensors &tensors) {
 
 bool writeSafetensors(const std::string &path, const NamedTensors &tensors,
                       std::string &error) {
-  std::ofstream o(path, std::ios::binary);
+  // Whole or not at all: the bytes go to a file next to `path` that
+  // replaces it only once written, so a failure leaves no truncated file
+  // (nor destroys an older one).
   std::string bytes = serializeSafetensors(tensors);
-  if (!o || !o.write(bytes.data(), std::streamsize(bytes.size()))) {
-    error = "cannot write '" + path + "'";
-    return false;
-  }
-  return true;
+  std::string partial = path + ".partial";
+  std::ofstream o(partial, std::ios::binary);
+  o.write(bytes.data(), std::streamsize(bytes.size()));
+  o.close(); // flushes: a full disk shows up here
+  if (!o.fail() && std::rename(partial.c_str(), path.c_str()) == 0)
+    return true;
+  std::remove(partial.c_str());
+  error = "cannot write '" + path + "'";
+  return false;
 }
 
 } // namespace nova

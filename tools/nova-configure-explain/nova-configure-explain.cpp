@@ -6,99 +6,188 @@
 //       [causal] | pointwise N | row-reduction|column-reduction ROWS COLS |
 //       gather|scatter-add ROWS WIDTH TABLE_ROWS
 //   nova-configure-explain [--device ...] --gpt2 [--summary] [LAYERS EMBD HEADS
-//   VOCAB SEQ BATCH] nova-configure-explain --list-devices
+//   VOCAB SEQ BATCH]
+//   nova-configure-explain --list-devices
 //
 // MLIR-free, like the configurator it explains.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nova/Runtime/Configurator.h"
+#include "nova/Support/HostTensor.h"
 
+#include <charconv>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 using namespace nova;
 
-static int usage(const char *why) {
-  std::fprintf(stderr,
-               "error: %s\nusage: nova-configure-explain [--device NAME] "
-               "[--override k=v,...] [--dtype f32|bf16|f16] FAMILY SIZES... | "
-               "--gpt2 [L C H V T B] | --list-devices\n",
-               why);
+static const char *helpText =
+    R"(usage: nova-configure-explain [options] FAMILY SIZES...
+       nova-configure-explain [options] --gpt2 [--summary] [L C H V T B]
+       nova-configure-explain --list-devices
+
+Shows the schedule Nova's configurator chooses for one kernel, or for every
+kernel of a GPT-2 training step, and why (MLIR-free, like the configurator).
+
+FAMILY SIZES (positive integers up to 2147483647):
+  matmul BATCH M N K
+  attention-forward BH T D [causal], attention-backward BH T D [causal]
+  pointwise N
+  row-reduction ROWS COLS, column-reduction ROWS COLS
+  gather ROWS WIDTH TABLE_ROWS, scatter-add ROWS WIDTH TABLE_ROWS
+
+options:
+  --device NAME        device descriptor (default h200; see --list-devices)
+  --override K=V,...   replace descriptor values, e.g. bandwidth_gbs=4190
+                       (default: none)
+  --dtype T            f32, bf16 or f16 (default bf16)
+  --gpt2               every kernel of a GPT-2 training step: layers, width,
+                       heads, vocabulary, sequence, batch (default 12 768 12
+                       50304 1024 16; at most 10000 layers)
+  --summary            with --gpt2, only the total (default off)
+  --list-devices       list the known devices
+  --version            print the version
+  -h, --help           print this help
+)";
+
+static int fail(const std::string &why) {
+  std::fprintf(stderr, "nova-configure-explain: error: %s (see --help)\n",
+               why.c_str());
   return 1;
 }
 
+static int listDevices() {
+  for (const std::string &n : DeviceDescriptor::known()) {
+    DeviceDescriptor d = *DeviceDescriptor::lookup(n);
+    std::printf("%-11s %s, %s, %d SMs, %.0f GB/s, bf16 %.0f TFLOP/s, "
+                "tf32 %.0f TFLOP/s, L2 %llu MiB, %u KiB shared per block\n",
+                n.c_str(), d.name.c_str(), d.arch().c_str(), d.sms,
+                d.bandwidth / 1e9, d.peakBF16 / 1e12, d.peakTF32 / 1e12,
+                (unsigned long long)(d.l2Bytes >> 20), d.smemPerBlock / 1024);
+  }
+  return 0;
+}
+
+/// A size: the whole text a positive integer the kernels can index.
+static std::optional<int64_t> parseSize(const std::string &text) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
+      v < 1 || v > INT32_MAX)
+    return std::nullopt;
+  return v;
+}
+
 int main(int argc, char **argv) {
-  std::string deviceName = "h200", overrides;
-  DType dtype = DType::BF16;
-  bool gpt2 = false, summary = false;
+  std::string deviceName = "h200", overrides, dtypeName = "bf16";
+  bool gpt2 = false, summary = false, list = false;
+  std::set<std::string> given;
   std::vector<std::string> rest;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&]() -> const char * {
-      return i + 1 < argc ? argv[++i] : nullptr;
-    };
-    if (a == "--list-devices") {
-      for (const std::string &n : DeviceDescriptor::known()) {
-        DeviceDescriptor d = *DeviceDescriptor::lookup(n);
-        std::printf("%-11s %s, %s, %d SMs, %.0f GB/s, bf16 %.0f TFLOP/s, "
-                    "tf32 %.0f TFLOP/s, L2 %llu MiB, %u KiB shared per block\n",
-                    n.c_str(), d.name.c_str(), d.arch().c_str(), d.sms,
-                    d.bandwidth / 1e9, d.peakBF16 / 1e12, d.peakTF32 / 1e12,
-                    (unsigned long long)(d.l2Bytes >> 20),
-                    d.smemPerBlock / 1024);
-      }
-      return 0;
-    } else if (a == "--device") {
-      const char *v = value();
-      if (!v)
-        return usage("--device needs a name");
-      deviceName = v;
-    } else if (a == "--override") {
-      const char *v = value();
-      if (!v)
-        return usage("--override needs key=value,...");
-      overrides = v;
-    } else if (a == "--dtype") {
-      const char *v = value();
-      std::string t = v ? v : "";
-      dtype = t == "f32" ? DType::F32 : t == "f16" ? DType::F16 : DType::BF16;
-      if (t != "f32" && t != "f16" && t != "bf16")
-        return usage("--dtype is f32, bf16 or f16");
-    } else if (a == "--gpt2") {
-      gpt2 = true;
-    } else if (a == "--summary") {
-      summary = true;
-    } else {
+    if (a.size() < 2 || a[0] != '-') {
       rest.push_back(a);
+      continue;
     }
+    std::string name = a.substr(a[1] == '-' ? 2 : 1), value;
+    bool hasValue = false;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      hasValue = true;
+    }
+    if (name == "h" || name == "help") {
+      std::fputs(helpText, stdout);
+      return 0;
+    }
+    if (name == "version") {
+      std::printf("nova-configure-explain (Nova) %s\n", NOVA_VERSION);
+      return 0;
+    }
+    bool *flag = name == "gpt2"           ? &gpt2
+                 : name == "summary"      ? &summary
+                 : name == "list-devices" ? &list
+                                          : nullptr;
+    if (flag) {
+      if (hasValue)
+        return fail("option '--" + name + "' takes no value");
+      *flag = true;
+      continue;
+    }
+    std::string *target = name == "device"     ? &deviceName
+                          : name == "override" ? &overrides
+                          : name == "dtype"    ? &dtypeName
+                                               : nullptr;
+    if (!target)
+      return fail("unknown option '" + a + "'");
+    if (!hasValue) {
+      if (i + 1 >= argc)
+        return fail("option '--" + name + "' needs a value");
+      value = argv[++i];
+    }
+    if (!given.insert(name).second)
+      return fail("option '--" + name + "' is given more than once");
+    if (value.empty())
+      return fail("option '--" + name + "' needs a non-empty value");
+    *target = value;
   }
+  if (list)
+    return listDevices();
+  if (dtypeName != "f32" && dtypeName != "f16" && dtypeName != "bf16")
+    return fail("--dtype is f32, bf16 or f16, got '" + dtypeName + "'");
+  DType dtype = dtypeName == "f32"   ? DType::F32
+                : dtypeName == "f16" ? DType::F16
+                                     : DType::BF16;
+  if (summary && !gpt2)
+    std::fprintf(stderr, "nova-configure-explain: warning: --summary has no "
+                         "effect without --gpt2\n");
   // Timed without explanations, as the compiler calls it.
   std::optional<DeviceDescriptor> device = DeviceDescriptor::lookup(deviceName);
   if (!device)
-    return usage(
-        ("unknown device '" + deviceName + "' (see --list-devices)").c_str());
+    return fail("unknown device '" + deviceName + "' (see --list-devices)");
   std::string error;
   if (!overrides.empty() && !device->override(overrides, error))
-    return usage(error.c_str());
+    return fail(error);
   Configurator conf(*device);
+  // Sizes follow the family's name; attention may end in "causal".
+  bool causal = !rest.empty() && rest.back() == "causal";
   std::vector<int64_t> n;
-  for (const std::string &r : rest) {
-    char *end = nullptr;
-    long long v = std::strtoll(r.c_str(), &end, 10);
-    if (!*end && v > 0)
-      n.push_back(v);
+  for (size_t k = gpt2 ? 0 : 1; k < rest.size() - (causal ? 1 : 0); ++k) {
+    std::optional<int64_t> v = parseSize(rest[k]);
+    if (!v)
+      return fail("bad size '" + rest[k] +
+                  "': expected a positive integer up to 2147483647");
+    n.push_back(*v);
   }
 
   if (gpt2) {
-    if (!n.empty() && n.size() != 6)
-      return usage("--gpt2 takes LAYERS EMBD HEADS VOCAB SEQ BATCH or nothing");
+    if (causal || (!n.empty() && n.size() != 6))
+      return fail("--gpt2 takes LAYERS EMBD HEADS VOCAB SEQ BATCH or nothing");
     if (n.empty())
       n = {12, 768, 12, 50304, 1024, 16};
+    if (n[0] > 10000)
+      return fail("--gpt2: " + std::to_string(n[0]) +
+                  " layers is over the limit of 10000");
+    if (n[1] % n[2] != 0)
+      return fail("--gpt2: the width (" + std::to_string(n[1]) +
+                  ") must be a multiple of the heads (" + std::to_string(n[2]) +
+                  ")");
+    // The largest tensors (logits, attention scores, MLP activations) must
+    // have countable sizes, or the model's arithmetic would wrap.
+    const int64_t C = n[1], H = n[2], V = n[3], T = n[4], B = n[5];
+    for (std::vector<int64_t> shape : std::vector<std::vector<int64_t>>{
+             {B, T, V}, {B, H, T, T}, {B, T, 4, C}, {4, C, C}, {V, C}})
+      if (!checkedNumElements(shape))
+        return fail("--gpt2: a tensor of this model would have more than "
+                    "2^63 elements");
     std::vector<Problem> problems =
         gpt2TrainingProblems(n[0], n[1], n[2], n[3], n[4], n[5], dtype);
     auto t0 = std::chrono::steady_clock::now();
@@ -126,7 +215,7 @@ int main(int argc, char **argv) {
   }
 
   if (rest.empty())
-    return usage("name a kernel family");
+    return fail("name a kernel family");
   Problem p;
   p.dtype = dtype;
   const std::string &f = rest[0];
@@ -139,7 +228,7 @@ int main(int argc, char **argv) {
     p.family = f == "attention-forward" ? KernelFamily::AttentionForward
                                         : KernelFamily::AttentionBackward;
     p.batch = n[0], p.m = p.n = n[1], p.k = n[2];
-    p.causal = rest.back() == "causal";
+    p.causal = causal;
   } else if (f == "pointwise" && need(1)) {
     p.family = KernelFamily::Pointwise;
     p.m = n[0];
@@ -151,8 +240,14 @@ int main(int argc, char **argv) {
     p.family = f == "gather" ? KernelFamily::Gather : KernelFamily::ScatterAdd;
     p.m = n[0], p.n = n[1], p.k = n[2];
   } else {
-    return usage(("bad family or sizes: " + f).c_str());
+    return fail("bad family or sizes: " + f);
   }
+  if (!checkedNumElements(n))
+    return fail("the sizes' product is over 2^63; the schedule's arithmetic "
+                "would wrap");
+  if (causal && p.family != KernelFamily::AttentionForward &&
+      p.family != KernelFamily::AttentionBackward)
+    return fail("'causal' applies to attention only");
   std::printf("%s (%s)\n", device->name.c_str(), device->arch().c_str());
   std::fputs(Configurator::explain(p, conf.choose(p, true)).c_str(), stdout);
   return 0;

@@ -8,6 +8,11 @@
 
 namespace nova::run {
 
+namespace {
+/// `v` for printf: NaN without the sign bit, printed "nan" as PyTorch does.
+double printable(double v) { return std::isnan(v) ? NAN : v; }
+} // namespace
+
 HostTensor randomTensor(const HostTensor &like, int64_t bound,
                         std::mt19937_64 &rng) {
   HostTensor t(like.dtype, like.shape);
@@ -26,14 +31,55 @@ HostTensor randomTensor(const HostTensor &like, int64_t bound,
 
 bool loadNamed(const std::vector<std::string> &files,
                std::map<std::string, HostTensor> &out, std::string &error) {
+  std::map<std::string, std::string> fileOf;
   for (const std::string &file : files) {
     NamedTensors tensors;
     if (!readSafetensors(file, tensors, error))
       return false;
-    for (auto &[name, t] : tensors)
+    for (auto &[name, t] : tensors) {
+      auto [it, fresh] = fileOf.emplace(name, file);
+      if (!fresh) {
+        std::fprintf(stderr,
+                     "nova-run: warning: tensor '%s' is in both %s and %s; "
+                     "using the one in %s\n",
+                     name.c_str(), it->second.c_str(), file.c_str(),
+                     file.c_str());
+        it->second = file;
+      }
       out[name] = std::move(t);
+    }
   }
   return true;
+}
+
+void warnUnusedInputs(const std::map<std::string, HostTensor> &named,
+                      const std::set<std::string> &used,
+                      const std::string &entry) {
+  for (const auto &[name, t] : named)
+    if (!used.count(name))
+      std::fprintf(stderr,
+                   "nova-run: warning: --inputs holds '%s', which no input "
+                   "of %s takes; it is ignored\n",
+                   name.c_str(), entry.c_str());
+}
+
+std::optional<int64_t> firstNonFinite(const HostTensor &t) {
+  if (!t.isFloat())
+    return std::nullopt;
+  for (size_t k = 0; k < t.f.size(); ++k)
+    if (!std::isfinite(t.f[k]))
+      return int64_t(k);
+  return std::nullopt;
+}
+
+std::string describeElement(const HostTensor &t, int64_t k) {
+  std::string s = "element " + std::to_string(k) + " (index [";
+  std::vector<int64_t> strides = stridesOf(t.shape);
+  for (size_t d = 0; d < t.shape.size(); ++d)
+    s += (d ? ", " : "") + std::to_string(k / strides[d] % t.shape[d]);
+  char value[32];
+  std::snprintf(value, sizeof value, "%g", printable(t.get(k)));
+  return s + "]) is " + value;
 }
 
 bool writeNamed(const std::string &path, const std::vector<std::string> &names,
@@ -43,6 +89,16 @@ bool writeNamed(const std::string &path, const std::vector<std::string> &names,
     named.push_back({names[i], tensors[i]});
   return writeSafetensors(path, named, error);
 }
+
+namespace {
+/// max(m, x) where a NaN, once seen, stays: the error is then unknown.
+void raiseMax(double &m, double x) {
+  if (std::isnan(x) || std::isnan(m))
+    m = NAN;
+  else
+    m = std::max(m, x);
+}
+} // namespace
 
 bool compareNamed(const std::vector<std::string> &names,
                   const std::vector<HostTensor> &results,
@@ -73,27 +129,33 @@ bool compareNamed(const std::vector<std::string> &names,
       continue;
     }
     double maxAbs = 0, maxRel = 0;
-    int64_t bad = 0, firstBad = -1;
+    int64_t bad = 0, firstBad = -1, bothNaN = 0;
     for (int64_t k = 0, n = got.numElements(); k < n; ++k) {
-      double a = got.get(k), w = want.get(k), d = std::fabs(a - w);
-      bool close = d <= atol + rtol * std::fabs(w) ||
-                   (std::isnan(a) && std::isnan(w)) || a == w;
+      double a = got.get(k), w = want.get(k);
+      if (std::isnan(a) && std::isnan(w)) {
+        ++bothNaN;
+        continue;
+      }
+      // Equal infinities match; a NaN on one side makes d NaN: a mismatch.
+      double d = a == w ? 0.0 : std::fabs(a - w);
+      bool close = d <= atol + rtol * std::fabs(w);
       if (!close && firstBad < 0)
         firstBad = k;
       bad += !close;
-      if (!std::isnan(d)) {
-        maxAbs = std::max(maxAbs, d);
-        if (w != 0)
-          maxRel = std::max(maxRel, d / std::fabs(w));
-      }
+      raiseMax(maxAbs, d);
+      if (w != 0)
+        raiseMax(maxRel, d / std::fabs(w));
     }
     std::printf("%s %s: max abs err %.3e, max rel err %.3e",
                 bad ? "MISMATCH" : "match   ", name.c_str(), maxAbs, maxRel);
+    if (bothNaN)
+      std::printf(", %lld elements NaN in both (equal)", (long long)bothNaN);
     if (bad)
       std::printf(", %lld of %lld elements outside rtol %g atol %g (first at "
                   "%lld: got %g, expected %g)",
                   (long long)bad, (long long)got.numElements(), rtol, atol,
-                  (long long)firstBad, got.get(firstBad), want.get(firstBad));
+                  (long long)firstBad, printable(got.get(firstBad)),
+                  printable(want.get(firstBad)));
     std::printf("\n");
     ok &= bad == 0;
   }
@@ -108,7 +170,7 @@ void printTensor(const std::string &name, const HostTensor &t, unsigned limit) {
     if (k)
       std::printf(", ");
     if (t.isFloat())
-      std::printf("%g", t.f[k]);
+      std::printf("%g", printable(t.f[k]));
     else
       std::printf("%lld", (long long)t.i[k]);
   }

@@ -10,7 +10,9 @@
 #include "nova/Support/Safetensors.h"
 
 #include <map>
+#include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,15 +23,29 @@ namespace nova::run {
 HostTensor randomTensor(const HostTensor &like, int64_t bound,
                         std::mt19937_64 &rng);
 
-/// All tensors of the given safetensors files by name (later files win).
+/// All tensors of the given safetensors files by name. A name in several
+/// files (or a file given twice) is a warning; the later file wins.
 bool loadNamed(const std::vector<std::string> &files,
                std::map<std::string, HostTensor> &out, std::string &error);
+
+/// Warns about tensors of --inputs that no input of `entry` takes (a
+/// misspelled name would otherwise silently get a random value).
+void warnUnusedInputs(const std::map<std::string, HostTensor> &named,
+                      const std::set<std::string> &used,
+                      const std::string &entry);
+
+/// The position of the first NaN or infinity in `t`, if any.
+std::optional<int64_t> firstNonFinite(const HostTensor &t);
+/// "element 5 (index [1, 2]) is nan" for --detect-anomaly messages.
+std::string describeElement(const HostTensor &t, int64_t k);
 
 bool writeNamed(const std::string &path, const std::vector<std::string> &names,
                 const std::vector<HostTensor> &tensors, std::string &error);
 
 /// One line per result against the same names in `file`; true when every
-/// element satisfies |got - want| <= atol + rtol |want|.
+/// element satisfies |got - want| <= atol + rtol |want|. A NaN matches only
+/// a NaN at the same position (counted and reported); a NaN on one side is
+/// a mismatch and makes the reported max abs error NaN.
 bool compareNamed(const std::vector<std::string> &names,
                   const std::vector<HostTensor> &results,
                   const std::string &file, double rtol, double atol);

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <set>
 
 namespace nova::run {
 
@@ -195,21 +196,29 @@ int runCuda(const RunOptions &o) {
     return fail(error);
   std::mt19937_64 rng(o.seed.value_or(0));
   std::vector<HostTensor> args;
+  std::set<std::string> used;
   for (size_t i = 0; i < e.inputs.size(); ++i) {
     const TensorDesc &t = e.inputs[i];
     HostTensor like(t.dtype, t.shape);
     auto it = named.find(t.name);
-    if (it != named.end())
+    if (it != named.end()) {
       args.push_back(it->second);
-    else if (o.seed)
+      used.insert(t.name);
+    } else if (o.seed)
       args.push_back(randomTensor(like, o.intBound, rng));
     else
       return fail("no input named '" + t.name + "' (input #" +
                   std::to_string(i) +
                   "); give it in --inputs or use --random-inputs SEED");
+    if (std::optional<int64_t> k =
+            o.detectAnomaly ? firstNonFinite(args.back()) : std::nullopt)
+      return fail("input '" + t.name + "' (input #" + std::to_string(i) +
+                  ") is not finite: " + describeElement(args.back(), *k) +
+                  " (--detect-anomaly)");
     if (!inst->setInput(i, args.back(), error))
       return fail(error);
   }
+  warnUnusedInputs(named, used, "entry '" + entry + "'");
   if (!o.saveInputs.empty() &&
       !writeNamed(o.saveInputs, namesOf(e.inputs), args, error))
     return fail(error);
@@ -220,6 +229,13 @@ int runCuda(const RunOptions &o) {
     if (!inst->getOutput(i, results[i], error))
       return fail(error);
   std::vector<std::string> names = namesOf(e.outputs);
+  if (o.detectAnomaly)
+    for (size_t i = 0; i < results.size(); ++i)
+      if (std::optional<int64_t> k = firstNonFinite(results[i]))
+        return fail("output '" + names[i] +
+                    "' is not finite: " + describeElement(results[i], *k) +
+                    " (--detect-anomaly; the cuda backend cannot tell which "
+                    "kernel made it)");
   if (o.print)
     for (size_t i = 0; i < results.size(); ++i)
       printTensor(names[i], results[i], o.printLimit);

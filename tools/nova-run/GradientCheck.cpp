@@ -23,7 +23,7 @@ bool run::checkGradients(ModuleOp module, func::FuncOp fn, uint64_t seed,
   auto gradFn = copy->lookupSymbol<func::FuncOp>(fn.getSymName());
   if (failed(differentiateFunction(gradFn)))
     return false;
-  auto args = buildInputs(fn, {}, seed, /*intBoundFallback=*/16);
+  auto args = buildInputs(fn, {}, seed, /*intBoundFallback=*/16, SourceNames());
   if (failed(args))
     return false;
   InterpreterOptions f64;

@@ -6,6 +6,7 @@
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::nova;
@@ -51,40 +52,79 @@ int64_t run::integerBound(func::FuncOp fn, unsigned i, int64_t fallback) {
   return b > 0 ? b : fallback;
 }
 
+std::vector<std::string> run::inputNames(func::FuncOp fn, unsigned i,
+                                         const SourceNames &source) {
+  std::string fallback = argumentName(fn, i);
+  if (fn.getArgAttr(i, NovaDialect::getNameAttrName()))
+    return {fallback};
+  auto it = source.find(fn.getArgument(i));
+  if (it == source.end() || it->second == fallback)
+    return {fallback};
+  return {it->second, fallback};
+}
+
+LogicalResult run::checkArgumentSizes(func::FuncOp fn) {
+  for (BlockArgument arg : fn.getArguments())
+    if (std::optional<std::string> unfit = checkTensorSize(arg.getType()))
+      return emitError(arg.getLoc(), "argument #")
+             << arg.getArgNumber() << " of @" << fn.getSymName() << ": "
+             << *unfit;
+  return success();
+}
+
+LogicalResult run::checkFiniteInputs(func::FuncOp fn, ArrayRef<HostTensor> args,
+                                     const SourceNames &source) {
+  for (auto [i, t] : llvm::enumerate(args))
+    if (std::optional<int64_t> k = ::nova::run::firstNonFinite(t))
+      return emitError(fn.getArgument(i).getLoc(), "input '")
+             << inputNames(fn, i, source).front() << "' (argument #" << i
+             << ") is not finite: " << ::nova::run::describeElement(t, *k)
+             << " (--detect-anomaly)";
+  return success();
+}
+
 FailureOr<std::vector<HostTensor>>
 run::buildInputs(func::FuncOp fn, ArrayRef<std::string> files,
-                 std::optional<uint64_t> seed, int64_t intBoundFallback) {
+                 std::optional<uint64_t> seed, int64_t intBoundFallback,
+                 const SourceNames &source) {
+  if (failed(checkArgumentSizes(fn)))
+    return failure();
   std::map<std::string, HostTensor> named;
   std::string error;
   if (!::nova::run::loadNamed(
           std::vector<std::string>(files.begin(), files.end()), named, error))
     return fn.emitError(error);
+  std::map<std::string, unsigned> firstUser; // name -> argument that took it
   std::mt19937_64 rng(seed.value_or(0));
   std::vector<HostTensor> args;
   for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
-    std::string name = argumentName(fn, i);
-    std::optional<HostTensor> empty = emptyTensorOf(fn.getArgumentTypes()[i]);
-    if (!empty)
-      return fn.emitError("argument #")
-             << i << " has type " << fn.getArgumentTypes()[i]
-             << ", which the reference interpreter does not support";
-    HostTensor like = std::move(*empty);
-    auto it = named.find(name);
-    if (it != named.end()) {
-      if (it->second.shape != like.shape || it->second.dtype != like.dtype)
-        return fn.emitError("input '")
-               << name << "' is " << it->second.typeString() << " but @"
+    std::vector<std::string> names = inputNames(fn, i, source);
+    Location argLoc = fn.getArgument(i).getLoc();
+    HostTensor like = std::move(*emptyTensorOf(fn.getArgumentTypes()[i]));
+    auto it = llvm::find_if(names, [&](auto &n) { return named.count(n); });
+    if (it != names.end()) {
+      // Two arguments may answer to one name (a nova.name and an SSA name):
+      // the first takes the tensor, later ones copy it.
+      auto [user, first] = firstUser.emplace(*it, i);
+      HostTensor given = first ? std::move(named[*it]) : args[user->second];
+      if (given.shape != like.shape || given.dtype != like.dtype)
+        return emitError(argLoc, "input '")
+               << *it << "' is " << given.typeString() << " but @"
                << fn.getSymName() << " expects " << like.typeString();
-      args.push_back(std::move(it->second));
+      args.push_back(std::move(given));
       continue;
     }
     if (!seed)
-      return fn.emitError("no input named '")
-             << name << "' (argument #" << i
+      return emitError(argLoc, "no input named '")
+             << names.front() << "' (argument #" << i
              << "); give it in --inputs or use --random-inputs SEED";
     args.push_back(::nova::run::randomTensor(
         like, integerBound(fn, i, intBoundFallback), rng));
   }
+  std::set<std::string> used;
+  for (auto &[name, user] : firstUser)
+    used.insert(name);
+  ::nova::run::warnUnusedInputs(named, used, "@" + fn.getSymName().str());
   return args;
 }
 

@@ -2,6 +2,9 @@
 
 #include "Options.h"
 
+#include <charconv>
+#include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -12,133 +15,185 @@ namespace nova::run {
 const char *usage() {
   return R"(usage: nova-run MODEL [options]
 
-MODEL is a .mlir file (the reference interpreter, --backend=ref) or a .nvx
-executable (the CUDA runtime, --backend=cuda).
+Runs one function of a Nova program. MODEL is a .mlir file (the reference
+interpreter, --backend=ref) or a .nvx executable (the CUDA runtime,
+--backend=cuda). Exit status 0 on success, 1 on any error or mismatch.
 
-  --entry NAME              function or entry to run (default: the only one)
-  --backend ref|cuda        override the backend chosen from the file name
-  --inputs A,B,...          safetensors files holding inputs by name
-  --random-inputs SEED      random values for inputs not given in --inputs
-  --random-int-bound N      bound for random integers whose use implies none (16)
+  --entry NAME              function or entry to run (default: the only one
+                            with a body)
+  --backend ref|cuda        backend (default: cuda for .nvx, ref otherwise)
+  --inputs A,B,...          safetensors files holding inputs by name (nova.name,
+                            else the SSA name or argN); may be repeated, later
+                            files win (default: none)
+  --random-inputs SEED      random values for inputs not in --inputs: floats
+                            N(0,1), integers below the bound their use implies
+                            (default: off, a missing input is an error)
+  --random-int-bound N      bound for random integers whose use implies none
+                            (default 16)
   --save-inputs FILE        write the inputs used to a safetensors file
-  -o FILE                   write outputs to a safetensors file
-  --print [--print-limit N] print outputs (first N elements, 64)
-  --compare FILE            check outputs against FILE: |got-want| <= atol + rtol |want|
-  --rtol X --atol Y         tolerances of --compare (1e-5, 1e-6)
+                            (default: none)
+  -o FILE                   write the outputs to a safetensors file
+                            (default: none)
+  --print                   print the outputs (default off)
+  --print-limit N           elements printed per output (default 64)
+  --compare FILE            check the outputs against FILE: |got-want| <= atol
+                            + rtol |want|; NaN matches only NaN (default: off)
+  --rtol X, --atol Y        tolerances of --compare, >= 0 (default 1e-5, 1e-6)
+  --detect-anomaly          stop with an error at the first NaN or Inf: in an
+                            input (naming it and the element) or, on the ref
+                            backend, at the op that first produced one
+                            (default off: NaN and Inf are values)
+  --version                 print nova-run's version
+  -h, --help                print this help
 ref backend:
-  --f64                     keep every float in double
-  --check-gradients         nova-autodiff against finite differences in f64
-  --grad-rtol X --fd-step H bound and step of the check (1e-6, 1e-6)
-training (a train_step function or entry, nova-train-step):
-  --train --steps N --text FILE [--params FILE] [--save FILE] [--log-every N]
-                            (--tokens FILE is the same as --text FILE: bytes are tokens)
+  --f64                     keep every float in double (default: round each
+                            op's result to its element type)
+  --check-gradients         check nova-autodiff against central finite
+                            differences in f64 on random inputs (default off)
+  --grad-rtol X             bound on the normwise relative error (default 1e-6)
+  --fd-step H               finite-difference step (default 1e-6)
+training (a function made by nova-train-step):
+  --train                   run training steps on a byte-level text
+                            (default off)
+  --text FILE               the text (--tokens FILE is the same: bytes are
+                            tokens); required by --train
+  --steps N                 steps to run, >= 1 (default 100)
+  --params FILE             initial parameters by name; Adam moments start
+                            at 0 (default: none)
+  --save FILE               write the trained parameters here (default: none)
+  --log-every N             print the loss every N steps, >= 1 (default 1)
 cuda backend:
-  --iterations N [--warmup N]  time N runs after N warm-up runs (median, CUDA events)
-  --no-graphs               launch kernel by kernel instead of replaying a CUDA graph
-  --device N                CUDA device ordinal (0)
+  --iterations N            time N runs, >= 1 (median, CUDA events; default:
+                            no timing)
+  --warmup N                runs before timing (default 3)
+  --no-graphs               launch kernel by kernel instead of replaying a
+                            CUDA graph (default: graphs)
+  --device N                CUDA device ordinal (default 0)
 )";
 }
 
-bool parseArgs(int argc, char **argv, RunOptions &o, std::string &error) {
-  auto toInt = [](const std::string &v, auto &out) {
-    char *end = nullptr;
-    long long x = std::strtoll(v.c_str(), &end, 10);
-    if (v.empty() || *end)
-      return false;
-    out = decltype(+out)(x);
-    return true;
+const char *versionLine() { return "nova-run (Nova) " NOVA_VERSION; }
+
+namespace {
+
+/// Sets an option from its text; returns what was expected on a bad value.
+using Setter = std::function<std::optional<std::string>(const std::string &)>;
+
+/// The whole of `text` as a T (no sign for unsigned T, nothing after it).
+template <typename T> bool parseWhole(const std::string &text, T &out) {
+  const char *end = text.data() + text.size();
+  auto [stop, ec] = std::from_chars(text.data(), end, out);
+  return !text.empty() && ec == std::errc() && stop == end;
+}
+
+template <typename T> Setter integer(T &target, int64_t min, int64_t max) {
+  return
+      [&target, min, max](const std::string &v) -> std::optional<std::string> {
+        int64_t x = 0;
+        if (!parseWhole(v, x) || x < min || x > max)
+          return "an integer from " + std::to_string(min) + " to " +
+                 std::to_string(max);
+        target = T(x);
+        return std::nullopt;
+      };
+}
+
+Setter seedSetter(std::optional<uint64_t> &target) {
+  return [&target](const std::string &v) -> std::optional<std::string> {
+    uint64_t x = 0;
+    if (!parseWhole(v, x))
+      return std::string("an integer from 0 to 18446744073709551615");
+    target = x;
+    return std::nullopt;
   };
-  auto toDouble = [](const std::string &v, double &out) {
-    char *end = nullptr;
-    out = std::strtod(v.c_str(), &end);
-    return !v.empty() && !*end;
+}
+
+/// A finite number, >= 0 or (positive) > 0.
+Setter real(double &target, bool positive) {
+  return
+      [&target, positive](const std::string &v) -> std::optional<std::string> {
+        char *end = nullptr;
+        double x = std::strtod(v.c_str(), &end);
+        if (v.empty() || std::isspace((unsigned char)v[0]) || *end ||
+            !std::isfinite(x) || x < 0 || (positive && x == 0))
+          return std::string(positive ? "a finite number greater than 0"
+                                      : "a finite number, 0 or more");
+        target = x;
+        return std::nullopt;
+      };
+}
+
+Setter text(std::string &target) {
+  return [&target](const std::string &v) -> std::optional<std::string> {
+    if (v.empty())
+      return std::string("a non-empty value");
+    target = v;
+    return std::nullopt;
   };
-  using Setter = std::function<bool(const std::string &)>;
-  uint64_t seed = 0;
+}
+
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+} // namespace
+
+ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
+                       std::vector<std::string> &warnings) {
   std::map<std::string, Setter> valued = {
-      {"entry",
-       [&](auto &v) {
-         o.entry = v;
-         return true;
-       }},
-      {"backend",
-       [&](auto &v) {
-         o.backend = v;
-         return true;
-       }},
+      {"entry", text(o.entry)},
+      {"backend", text(o.backend)},
       {"inputs",
-       [&](auto &v) {
+       [&](const std::string &v) -> std::optional<std::string> {
          std::stringstream in(v);
-         std::string f;
-         while (std::getline(in, f, ','))
-           if (!f.empty())
-             o.inputs.push_back(f);
-         return true;
+         std::string file;
+         bool any = false;
+         while (std::getline(in, file, ','))
+           if (!file.empty()) {
+             o.inputs.push_back(file);
+             any = true;
+           }
+         if (!any)
+           return std::string("a comma-separated list of files");
+         return std::nullopt;
        }},
-      {"random-inputs",
-       [&](auto &v) { return toInt(v, seed) && (o.seed = seed, true); }},
-      {"random-int-bound", [&](auto &v) { return toInt(v, o.intBound); }},
-      {"save-inputs",
-       [&](auto &v) {
-         o.saveInputs = v;
-         return true;
-       }},
-      {"o",
-       [&](auto &v) {
-         o.output = v;
-         return true;
-       }},
-      {"print-limit", [&](auto &v) { return toInt(v, o.printLimit); }},
-      {"compare",
-       [&](auto &v) {
-         o.compare = v;
-         return true;
-       }},
-      {"rtol", [&](auto &v) { return toDouble(v, o.rtol); }},
-      {"atol", [&](auto &v) { return toDouble(v, o.atol); }},
-      {"grad-rtol", [&](auto &v) { return toDouble(v, o.gradRtol); }},
-      {"fd-step", [&](auto &v) { return toDouble(v, o.fdStep); }},
-      {"steps", [&](auto &v) { return toInt(v, o.steps); }},
-      {"text",
-       [&](auto &v) {
-         o.text = v;
-         return true;
-       }},
-      {"tokens",
-       [&](auto &v) {
-         o.text = v;
-         return true;
-       }},
-      {"params",
-       [&](auto &v) {
-         o.params = v;
-         return true;
-       }},
-      {"save",
-       [&](auto &v) {
-         o.save = v;
-         return true;
-       }},
-      {"log-every", [&](auto &v) { return toInt(v, o.logEvery); }},
-      {"iterations", [&](auto &v) { return toInt(v, o.iterations); }},
-      {"warmup", [&](auto &v) { return toInt(v, o.warmup); }},
-      {"device", [&](auto &v) { return toInt(v, o.device); }},
+      {"random-inputs", seedSetter(o.seed)},
+      {"random-int-bound", integer(o.intBound, 1, INT64_MAX)},
+      {"save-inputs", text(o.saveInputs)},
+      {"o", text(o.output)},
+      {"print-limit", integer(o.printLimit, 0, UINT32_MAX)},
+      {"compare", text(o.compare)},
+      {"rtol", real(o.rtol, false)},
+      {"atol", real(o.atol, false)},
+      {"grad-rtol", real(o.gradRtol, true)},
+      {"fd-step", real(o.fdStep, true)},
+      {"steps", integer(o.steps, 1, INT_MAX)},
+      {"text", text(o.text)},
+      {"params", text(o.params)},
+      {"save", text(o.save)},
+      {"log-every", integer(o.logEvery, 1, INT_MAX)},
+      {"iterations", integer(o.iterations, 1, INT_MAX)},
+      {"warmup", integer(o.warmup, 0, INT_MAX)},
+      {"device", integer(o.device, 0, INT_MAX)},
   };
+  bool noGraphs = false;
   std::map<std::string, bool *> flags = {{"print", &o.print},
                                          {"f64", &o.f64},
                                          {"check-gradients", &o.checkGradients},
-                                         {"train", &o.train}};
+                                         {"train", &o.train},
+                                         {"no-graphs", &noGraphs},
+                                         {"detect-anomaly", &o.detectAnomaly}};
+  auto fail = [&](std::string message) {
+    error = std::move(message);
+    return ParseOutcome::Error;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    if (arg == "-h" || arg == "--help") {
-      error = "";
-      return false;
-    }
     if (arg.size() < 2 || arg[0] != '-') {
-      if (!o.input.empty()) {
-        error = "more than one model file: '" + o.input + "' and '" + arg + "'";
-        return false;
-      }
+      if (!o.input.empty())
+        return fail("more than one model file: '" + o.input + "' and '" + arg +
+                    "'");
       o.input = arg;
       continue;
     }
@@ -149,41 +204,81 @@ bool parseArgs(int argc, char **argv, RunOptions &o, std::string &error) {
       name = name.substr(0, eq);
       hasValue = true;
     }
-    if (name == "no-graphs") {
-      o.graphs = false;
-      continue;
-    }
+    if (name == "h" || name == "help")
+      return ParseOutcome::Help;
+    if (name == "version")
+      return ParseOutcome::Version;
+    if (name == "tokens")
+      name = "text";
     if (auto f = flags.find(name); f != flags.end()) {
+      if (hasValue)
+        return fail("option '--" + name + "' takes no value");
       *f->second = true;
+      o.given.insert(name);
       continue;
     }
     auto v = valued.find(name);
-    if (v == valued.end()) {
-      error = "unknown option '" + arg + "'";
-      return false;
-    }
+    if (v == valued.end())
+      return fail("unknown option '" + arg + "' (see --help)");
     if (!hasValue) {
-      if (i + 1 >= argc) {
-        error = "option '" + arg + "' needs a value";
-        return false;
-      }
+      if (i + 1 >= argc)
+        return fail("option '" + arg + "' needs a value");
       value = argv[++i];
     }
-    if (!v->second(value)) {
-      error = "bad value '" + value + "' for option '--" + name + "'";
-      return false;
-    }
+    // --inputs accumulates; any other value given twice is a mistake.
+    if (name != "inputs" && !o.given.insert(name).second)
+      return fail("option '--" + name + "' is given more than once");
+    o.given.insert(name);
+    if (std::optional<std::string> expected = v->second(value))
+      return fail("bad value '" + value + "' for option '--" + name +
+                  "': expected " + *expected);
   }
-  if (o.input.empty()) {
-    error = "no model file given";
-    return false;
-  }
-  if (o.backend.empty()) {
-    size_t n = o.input.size();
-    o.backend =
-        n > 4 && o.input.compare(n - 4, 4, ".nvx") == 0 ? "cuda" : "ref";
-  }
-  return true;
+  o.graphs = !noGraphs;
+  if (o.input.empty())
+    return fail("no model file given (see --help)");
+  if (o.backend.empty())
+    o.backend = endsWith(o.input, ".nvx") ? "cuda" : "ref";
+  if (o.backend != "ref" && o.backend != "cuda")
+    return fail("unknown backend '" + o.backend +
+                "'; nova-run has 'ref' (the reference interpreter, .mlir) "
+                "and 'cuda' (.nvx)");
+  if (o.train && o.checkGradients)
+    return fail("--train and --check-gradients are two different runs; "
+                "choose one");
+  if (o.train && o.text.empty())
+    return fail("--train needs --text FILE (the training text)");
+
+  // Options that are valid but do nothing here.
+  auto given = [&](const char *n) { return o.given.count(n) != 0; };
+  auto ignoredWithout = [&](std::initializer_list<const char *> names,
+                            bool active, const char *what) {
+    if (active)
+      return;
+    for (const char *n : names)
+      if (given(n))
+        warnings.push_back("--" + std::string(n) + " has no effect without " +
+                           what);
+  };
+  ignoredWithout({"steps", "text", "params", "save", "log-every"}, o.train,
+                 "--train");
+  ignoredWithout({"grad-rtol", "fd-step"}, o.checkGradients,
+                 "--check-gradients");
+  ignoredWithout({"rtol", "atol"}, !o.compare.empty(), "--compare");
+  ignoredWithout({"print-limit"}, o.print, "--print");
+  ignoredWithout({"random-int-bound"}, o.seed.has_value(), "--random-inputs");
+  ignoredWithout({"warmup"}, o.iterations > 0, "--iterations");
+  if (o.backend == "ref")
+    for (const char *n : {"iterations", "warmup", "no-graphs", "device"})
+      if (given(n))
+        warnings.push_back("--" + std::string(n) +
+                           " applies to the cuda backend; the ref backend "
+                           "ignores it");
+  if (o.train || o.checkGradients)
+    for (const char *n : {"inputs", "save-inputs", "o", "print", "compare"})
+      if (given(n))
+        warnings.push_back("--" + std::string(n) + " has no effect with " +
+                           (o.train ? "--train" : "--check-gradients"));
+  return ParseOutcome::Run;
 }
 
 } // namespace nova::run

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,11 +37,22 @@ struct RunOptions {
   int iterations = 0, warmup = 3; // cuda timing
   bool graphs = true;             // cuda
   int device = 0;                 // cuda
+  bool detectAnomaly = false;     // stop at the first NaN / Inf
+  /// Every option given on the command line, by its long name ("steps").
+  std::set<std::string> given;
 };
 
-/// Parses argv; false with `error` on an unknown or malformed option.
-bool parseArgs(int argc, char **argv, RunOptions &options, std::string &error);
+enum class ParseOutcome { Run, Help, Version, Error };
+
+/// Parses argv. `Error` with `error` set on an unknown option, a malformed,
+/// out-of-range or repeated value, or a contradictory combination; options
+/// that are valid but have no effect in the chosen mode add a sentence to
+/// `warnings`.
+ParseOutcome parseArgs(int argc, char **argv, RunOptions &options,
+                       std::string &error, std::vector<std::string> &warnings);
 const char *usage();
+/// "nova-run (Nova) 0.1.0".
+const char *versionLine();
 
 } // namespace nova::run
 

@@ -5,6 +5,8 @@
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/InitAllDialects.h"
 
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
@@ -13,6 +15,52 @@
 
 using namespace mlir;
 using namespace mlir::nova;
+
+/// The SSA names of every function's arguments, as the parser saw them.
+static run::SourceNames sourceNames(const AsmParserState &state) {
+  run::SourceNames names;
+  for (const AsmParserState::BlockDefinition &def : state.getBlockDefs()) {
+    Block *block = def.block;
+    if (!block->isEntryBlock() || !isa<func::FuncOp>(block->getParentOp()))
+      continue;
+    for (auto [arg, d] : llvm::zip(block->getArguments(), def.arguments)) {
+      StringRef text(d.loc.Start.getPointer(),
+                     d.loc.End.getPointer() - d.loc.Start.getPointer());
+      if (text.consume_front("%") && !text.empty())
+        names[arg] = text.str();
+    }
+  }
+  return names;
+}
+
+/// The function to run: --entry, else the only function with a body.
+static func::FuncOp selectEntry(ModuleOp module,
+                                const ::nova::run::RunOptions &o) {
+  if (o.entry.empty()) {
+    auto defined = llvm::to_vector(llvm::make_filter_range(
+        module.getOps<func::FuncOp>(),
+        [](func::FuncOp f) { return !f.isExternal(); }));
+    if (defined.size() == 1)
+      return defined.front();
+    llvm::errs() << "error: " << o.input << " has " << defined.size()
+                 << " functions with a body"
+                 << (defined.empty() ? "; nothing to run\n"
+                                     : "; choose one with --entry\n");
+    return {};
+  }
+  auto fn = module.lookupSymbol<func::FuncOp>(o.entry);
+  if (!fn) {
+    llvm::errs() << "error: no function @" << o.entry << " in " << o.input
+                 << "\n";
+    return {};
+  }
+  if (fn.isExternal()) {
+    fn.emitError("@") << o.entry
+                      << " is a declaration without a body; nothing to run";
+    return {};
+  }
+  return fn;
+}
 
 int run::runReference(const ::nova::run::RunOptions &o) {
   DialectRegistry registry;
@@ -29,15 +77,25 @@ int run::runReference(const ::nova::run::RunOptions &o) {
     return 1;
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // Parsed with the parser's state to learn the arguments' SSA names.
+  Block parsed;
+  AsmParserState parserState;
+  if (failed(parseAsmSourceFile(sourceMgr, &parsed, ParserConfig(&context),
+                                &parserState)))
+    return 1;
+  OwningOpRef<ModuleOp> module =
+      detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+          &parsed, &context, FileLineColLoc::get(&context, o.input, 0, 0));
   if (!module)
     return 1;
+  SourceNames names = sourceNames(parserState);
 
   if (o.checkGradients && o.entry.empty()) {
     // Every function with parameters, each on its own random inputs.
     bool ok = true, any = false;
     for (auto fn : module->getOps<func::FuncOp>())
-      if (llvm::any_of(llvm::seq(fn.getNumArguments()),
+      if (!fn.isExternal() &&
+          llvm::any_of(llvm::seq(fn.getNumArguments()),
                        [&](unsigned i) { return isParameter(fn, i); })) {
         any = true;
         ok &= checkGradients(*module, fn, o.seed.value_or(0), o.gradRtol,
@@ -49,21 +107,9 @@ int run::runReference(const ::nova::run::RunOptions &o) {
     return ok && any ? 0 : 1;
   }
 
-  func::FuncOp fn;
-  if (o.entry.empty()) {
-    auto fns = llvm::to_vector(module->getOps<func::FuncOp>());
-    if (fns.size() != 1) {
-      llvm::errs() << "error: " << o.input << " has " << fns.size()
-                   << " functions; choose one with --entry\n";
-      return 1;
-    }
-    fn = fns.front();
-  } else if (!(fn = module->lookupSymbol<func::FuncOp>(o.entry))) {
-    llvm::errs() << "error: no function @" << o.entry << " in " << o.input
-                 << "\n";
+  func::FuncOp fn = selectEntry(*module, o);
+  if (!fn)
     return 1;
-  }
-
   if (o.checkGradients)
     return checkGradients(*module, fn, o.seed.value_or(0), o.gradRtol, o.fdStep)
                ? 0
@@ -71,8 +117,10 @@ int run::runReference(const ::nova::run::RunOptions &o) {
   if (o.train)
     return train(*module, fn, o) ? 0 : 1;
 
-  auto args = buildInputs(fn, o.inputs, o.seed, o.intBound);
+  auto args = buildInputs(fn, o.inputs, o.seed, o.intBound, names);
   if (failed(args))
+    return 1;
+  if (o.detectAnomaly && failed(checkFiniteInputs(fn, *args, names)))
     return 1;
   auto fail = [&](const std::string &e) {
     llvm::errs() << "error: " << e << "\n";
@@ -84,18 +132,23 @@ int run::runReference(const ::nova::run::RunOptions &o) {
   InterpreterOptions opts;
   opts.f64 = o.f64;
   Interpreter interp(*module, opts);
-  auto results = interp.run(fn, std::move(*args));
+  // --detect-anomaly needs the arguments again to find the op.
+  auto results = o.detectAnomaly ? interp.run(fn, *args)
+                                 : interp.run(fn, std::move(*args));
   if (failed(results))
     return 1;
-  std::vector<std::string> names = resultNames(fn);
+  if (o.detectAnomaly &&
+      failed(locateNonFinite(*module, fn, *args, *results, opts)))
+    return 1;
+  std::vector<std::string> resNames = resultNames(fn);
   if (o.print)
     for (size_t i = 0; i < results->size(); ++i)
-      ::nova::run::printTensor(names[i], (*results)[i], o.printLimit);
+      ::nova::run::printTensor(resNames[i], (*results)[i], o.printLimit);
   if (!o.output.empty() &&
-      !::nova::run::writeNamed(o.output, names, *results, error))
+      !::nova::run::writeNamed(o.output, resNames, *results, error))
     return fail(error);
   if (!o.compare.empty() &&
-      !::nova::run::compareNamed(names, *results, o.compare, o.rtol, o.atol))
+      !::nova::run::compareNamed(resNames, *results, o.compare, o.rtol, o.atol))
     return 1;
   return 0;
 }

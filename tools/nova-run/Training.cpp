@@ -47,6 +47,8 @@ bool run::train(ModuleOp module, func::FuncOp fn,
     return fail("--train needs arguments named 'step', 'tokens' and "
                 "'targets' (nova.name)");
 
+  if (failed(checkArgumentSizes(fn)))
+    return false;
   std::vector<HostTensor> args(numArgs);
   for (unsigned i = 0; i < numArgs; ++i) {
     std::optional<HostTensor> empty = emptyTensorOf(fn.getArgumentTypes()[i]);
@@ -81,6 +83,9 @@ bool run::train(ModuleOp module, func::FuncOp fn,
     args[i] = std::move(it->second);
   }
 
+  if (opts.detectAnomaly && failed(checkFiniteInputs(fn, args, SourceNames())))
+    return false;
+
   ::nova::run::TextBatches text;
   if (!text.open(opts.text, tok.shape[1], error))
     return fail(error);
@@ -104,6 +109,9 @@ bool run::train(ModuleOp module, func::FuncOp fn,
             .count();
     if (failed(results))
       return false;
+    if (opts.detectAnomaly &&
+        failed(locateNonFinite(module, fn, args, *results, interpOpts)))
+      return fail("at step " + Twine(s) + " (--detect-anomaly)");
     for (auto [r, i] : aliasOf)
       args[i] = std::move((*results)[r]);
     if (!log.step(s, results->front().get(0), seconds))

@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #ifdef NOVA_HAVE_REFERENCE_BACKEND
 #include "RunSupport.h"
@@ -20,29 +21,30 @@
 int main(int argc, char **argv) {
   nova::run::RunOptions options;
   std::string error;
-  if (!nova::run::parseArgs(argc, argv, options, error)) {
-    if (error.empty()) { // --help
-      std::fputs(nova::run::usage(), stdout);
-      return 0;
-    }
-    std::fprintf(stderr, "error: %s\n%s", error.c_str(), nova::run::usage());
+  std::vector<std::string> warnings;
+  switch (nova::run::parseArgs(argc, argv, options, error, warnings)) {
+  case nova::run::ParseOutcome::Help:
+    std::fputs(nova::run::usage(), stdout);
+    return 0;
+  case nova::run::ParseOutcome::Version:
+    std::printf("%s\n", nova::run::versionLine());
+    return 0;
+  case nova::run::ParseOutcome::Error:
+    std::fprintf(stderr, "nova-run: error: %s\n", error.c_str());
     return 1;
+  case nova::run::ParseOutcome::Run:
+    break;
   }
+  for (const std::string &w : warnings)
+    std::fprintf(stderr, "nova-run: warning: %s\n", w.c_str());
   if (options.backend == "cuda")
     return nova::run::runCuda(options);
-  if (options.backend == "ref") {
 #ifdef NOVA_HAVE_REFERENCE_BACKEND
-    return mlir::nova::run::runReference(options);
+  return mlir::nova::run::runReference(options);
 #else
-    std::fprintf(stderr, "error: this nova-run was built without the compiler "
-                         "(NOVA_ENABLE_COMPILER=OFF) and has no reference "
-                         "backend; run .nvx executables with --backend=cuda\n");
-    return 1;
-#endif
-  }
-  std::fprintf(stderr,
-               "error: unknown backend '%s'; nova-run has 'ref' (the "
-               "reference interpreter, .mlir) and 'cuda' (.nvx)\n",
-               options.backend.c_str());
+  std::fprintf(stderr, "error: this nova-run was built without the compiler "
+                       "(NOVA_ENABLE_COMPILER=OFF) and has no reference "
+                       "backend; run .nvx executables with --backend=cuda\n");
   return 1;
+#endif
 }

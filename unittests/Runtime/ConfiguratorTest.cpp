@@ -122,6 +122,41 @@ TEST_P(ConfiguratorOnEveryDevice, LargeProblemsFillTheMachine) {
   EXPECT_GE(c.grid[0] * c.grid[1], 2 * d.sms) << Configurator::explain(col, c);
 }
 
+// Problems whose tile grid exceeds CUDA's limits get a persistent grid that
+// still covers every tile, never a launch the driver refuses.
+TEST_P(ConfiguratorOnEveryDevice, HugeProblemsStayWithinGridLimits) {
+  DeviceDescriptor d = *DeviceDescriptor::lookup(GetParam());
+  Configurator conf(d);
+  const int64_t big = 2147483647;
+  for (KernelFamily f :
+       {KernelFamily::Matmul, KernelFamily::AttentionForward,
+        KernelFamily::AttentionBackward, KernelFamily::RowReduction,
+        KernelFamily::ColumnReduction, KernelFamily::Pointwise,
+        KernelFamily::Gather, KernelFamily::ScatterAdd}) {
+    Problem p;
+    p.family = f;
+    p.batch = 65536, p.m = big, p.n = big, p.k = 64;
+    Schedule s = conf.choose(p, true);
+    std::string what = Configurator::explain(p, s);
+    EXPECT_GE(s.grid[0], 1) << what;
+    EXPECT_LE(s.grid[0], 2147483647) << what;
+    EXPECT_LE(s.grid[1], 65535) << what;
+    EXPECT_LE(s.grid[2], 65535) << what;
+    EXPECT_GE(s.tilesPerBlock, 1) << what;
+  }
+  // The matmul's tile grid (2^31/tileN x 2^31/tileM x batch) is far past the
+  // y and z limits, so it must be persistent and loop over its tiles.
+  Problem mm;
+  mm.family = KernelFamily::Matmul;
+  mm.m = big, mm.n = big, mm.k = 1;
+  Schedule s = conf.choose(mm, true);
+  EXPECT_GT(s.tilesPerBlock, 1) << Configurator::explain(mm, s);
+  EXPECT_GE(double(s.grid[0]) * double(s.tilesPerBlock),
+            double((big + s.tileN - 1) / s.tileN) *
+                double((big + s.tileM - 1) / s.tileM))
+      << Configurator::explain(mm, s);
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, ConfiguratorOnEveryDevice,
                          ::testing::Values("h200", "h100", "a100", "rtx3060",
                                            "rtx6000ada"));

@@ -126,6 +126,11 @@ private:
   OpBuilder builder;
   OwningOpRef<ModuleOp> module;
   func::FuncOp fn;
+  /// Argument attributes, set on `fn` (with its type) once by finish():
+  /// updating the function per argument would create a new, uniqued
+  /// function type and attribute array each time, memory quadratic in the
+  /// number of arguments.
+  std::vector<DictionaryAttr> argAttrs;
   bool finished = false;
 };
 

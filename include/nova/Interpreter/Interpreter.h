@@ -17,6 +17,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace mlir::nova {
@@ -32,8 +33,22 @@ struct InterpreterOptions {
 
 /// The host dtype of a tensor element type, if the interpreter supports it.
 std::optional<::nova::DType> dtypeOf(Type elementType);
-/// The host dtype and shape a value of `type` must have.
+/// The host dtype and shape a value of `type` must have; nullopt when the
+/// interpreter does not support `type` or its element count overflows int64.
+/// Allocates the tensor: call checkTensorSize first for types from outside.
 std::optional<::nova::HostTensor> emptyTensorOf(Type type);
+
+/// Whether the interpreter can hold a value of `type`: a statically shaped
+/// tensor of a supported element type whose element count fits int64 and
+/// whose host storage (8 bytes per element) is at most
+/// `options.maxTensorBytes`. Returns nullopt when it can, else the reason as
+/// one sentence without location or "error:" prefix, e.g. "the reference
+/// interpreter would need 137438953472 bytes for 'tensor<65536x65536x4xf32>',
+/// more than its limit of 8589934592" or "'tensor<4294967296x4294967296xf32>'
+/// has more than 2^63 elements". Allocates nothing: call it before building
+/// an argument.
+std::optional<std::string>
+checkTensorSize(Type type, const InterpreterOptions &options = {});
 
 class Interpreter {
 public:

@@ -89,6 +89,11 @@ struct Schedule {
   int vectorWidth = 1; // elements per vector memory access
   int splitK = 1;      // matmul K split / column-reduction row split
   std::array<int64_t, 3> grid{1, 1, 1};
+  /// Tiles each block processes in turn. 1 unless the tile grid exceeds
+  /// CUDA's grid limits (x < 2^31, y and z <= 65535): then `grid` is a
+  /// persistent one-dimensional grid and block b handles the linear tiles
+  /// b, b + grid[0], ... of the original x-fastest tile order.
+  int64_t tilesPerBlock = 1;
   uint32_t sharedMemory = 0;
   int registersPerThread = 0;
   int blocksPerSM = 1;

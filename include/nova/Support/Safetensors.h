@@ -26,8 +26,9 @@ bool readSafetensors(const std::string &path, NamedTensors &out,
 /// Parses an in-memory file image (used by the reader and its fuzz test).
 bool parseSafetensors(const std::string &bytes, NamedTensors &out,
                       std::string &error);
-/// Writes tensors in the given order; on failure returns false and sets
-/// `error`.
+/// Writes tensors in the given order, whole or not at all (through
+/// `path`.partial, renamed when complete); on failure returns false and
+/// sets `error`.
 bool writeSafetensors(const std::string &path, const NamedTensors &tensors,
                       std::string &error);
 std::string serializeSafetensors(const NamedTensors &tensors);

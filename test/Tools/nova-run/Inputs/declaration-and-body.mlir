@@ -1,0 +1,6 @@
+func.func private @g(%x: tensor<4xf32>) -> tensor<4xf32>
+
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = nova.neg %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
