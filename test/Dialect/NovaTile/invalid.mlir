@@ -589,3 +589,23 @@ func.func @opt_transpose(%i0: tensor<8x8xf32>, %i1: tensor<8x8xf32>, %i2: tensor
   }
   return
 }
+
+// -----
+
+// An empty body is an error, not a crash.
+func.func @empty_body(%x: tensor<4xf32>) {
+  // expected-error @+1 {{empty block: expect at least a terminator}}
+  %y = nova_tile.fusion pointwise (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+  }
+  return
+}
+
+// -----
+
+// A kernel's inputs are static tensors.
+// expected-error @+1 {{'nova_tile.kernel' op body argument #0 must be a statically shaped tensor, got 'i32'}}
+nova_tile.kernel @k pointwise {
+^bb0(%i: i32, %a: tensor<4xf32>):
+  nova_tile.yield %a : tensor<4xf32>
+}

@@ -62,8 +62,26 @@ ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 // Ops
 //===----------------------------------------------------------------------===//
 
+/// The body's terminator is a yield of static tensors, and its block
+/// arguments are static tensors: what the contracts and the interpreter
+/// rely on. Region verifiers run after MLIR has checked that every block
+/// ends with a terminator.
+static LogicalResult verifyBody(Operation *op, Block &body) {
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return op->emitOpError("body must end with nova_tile.yield");
+  for (BlockArgument arg : body.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || !type.hasStaticShape())
+      return op->emitOpError("body argument #")
+             << arg.getArgNumber() << " must be a statically shaped tensor, got "
+             << arg.getType();
+  }
+  return success();
+}
+
 /// Block arguments against the inputs and yielded values against the
-/// outputs; shared by the inline and the outlined group.
+/// outputs.
 static LogicalResult verifySignature(Operation *op, TypeRange inputs,
                                      TypeRange outputs, Block &body) {
   if (body.getArgumentTypes() != inputs) {
@@ -73,12 +91,10 @@ static LogicalResult verifySignature(Operation *op, TypeRange inputs,
     llvm::interleaveComma(inputs, diag);
     return diag << ")";
   }
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
-  if (!yield)
-    return op->emitOpError("body must end with nova_tile.yield");
-  if (yield.getValues().getTypes() != outputs) {
-    auto diag = yield.emitOpError("yields (");
-    llvm::interleaveComma(yield.getValues().getTypes(), diag);
+  Operation *yield = body.getTerminator();
+  if (yield->getOperandTypes() != outputs) {
+    auto diag = yield->emitOpError("yields (");
+    llvm::interleaveComma(yield->getOperandTypes(), diag);
     diag << ") but the group's results are (";
     llvm::interleaveComma(outputs, diag);
     return diag << ")";
@@ -86,14 +102,12 @@ static LogicalResult verifySignature(Operation *op, TypeRange inputs,
   return success();
 }
 
-LogicalResult FusionOp::verify() {
-  if (getBody().empty())
-    return emitOpError("needs a body block");
-  return verifySignature(*this, getInputs().getTypes(), getResultTypes(),
-                         getBody().front());
-}
-
 LogicalResult FusionOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (failed(verifyBody(*this, body)) ||
+      failed(verifySignature(*this, getInputs().getTypes(), getResultTypes(),
+                             body)))
+    return failure();
   return computeContract(cast<FusionGroupOpInterface>(getOperation()));
 }
 
@@ -104,11 +118,8 @@ FunctionType KernelOp::getKernelType() {
 }
 
 LogicalResult KernelOp::verifyRegions() {
-  Block &body = getBody().front();
-  if (!isa<YieldOp>(body.getTerminator()))
-    return emitOpError("body must end with nova_tile.yield");
-  if (body.getTerminator()->getNumOperands() == 0)
-    return emitOpError("a kernel must produce at least one output");
+  if (failed(verifyBody(*this, getBody().front())))
+    return failure();
   return computeContract(cast<FusionGroupOpInterface>(getOperation()));
 }
 

@@ -118,7 +118,6 @@ def NovaTile_FusionOp : NovaTile_Op<"fusion", [IsolatedFromAbove,
     $family `(` $inputs `)` `:` functional-type($inputs, $results)
     (`schedule` $schedule^)? attr-dict-with-keyword $body
   }];
-  let hasVerifier = 1;
   let hasRegionVerifier = 1;
 }
 
