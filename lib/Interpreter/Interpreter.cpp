@@ -953,7 +953,8 @@ LogicalResult Evaluator::runGroup(nova_tile::FusionGroupOpInterface group,
 LogicalResult Evaluator::launch(nova_tile::LaunchOp op) {
   auto kernel = module.lookupSymbol<nova_tile::KernelOp>(op.getKernel());
   if (!kernel)
-    return op.emitError("kernel @") << op.getKernel() << " is not in the module";
+    return op.emitError("kernel @")
+           << op.getKernel() << " is not in the module";
   return runGroup(kernel, op.getInputs(), op.getResults());
 }
 

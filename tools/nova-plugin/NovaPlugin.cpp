@@ -18,11 +18,10 @@ using namespace mlir;
 
 extern "C" LLVM_ATTRIBUTE_WEAK DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
-  return {
-      MLIR_PLUGIN_API_VERSION, "NovaDialect", LLVM_VERSION_STRING,
-      [](DialectRegistry *registry) {
-        registry->insert<nova::NovaDialect, nova_tile::NovaTileDialect>();
-      }};
+  return {MLIR_PLUGIN_API_VERSION, "NovaDialect", LLVM_VERSION_STRING,
+          [](DialectRegistry *registry) {
+            registry->insert<nova::NovaDialect, nova_tile::NovaTileDialect>();
+          }};
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {

@@ -256,11 +256,11 @@ LogicalResult Checker::outputsHaveShape(ArrayRef<int64_t> space,
                                         StringRef what) {
   for (auto [i, v] : llvm::enumerate(outputs()))
     if (shapeOf(v) != space)
-      return fail(yield(), llvm::formatv("output #{0} has shape {1}, but every "
-                                         "output has the {2} shape {3}",
-                                         i, shapeStr(shapeOf(v)), what,
-                                         shapeStr(space))
-                               .str());
+      return fail(yield(),
+                  llvm::formatv("output #{0} has shape {1}, but every "
+                                "output has the {2} shape {3}",
+                                i, shapeStr(shapeOf(v)), what, shapeStr(space))
+                      .str());
   contract.results.assign(outputs().size(),
                           Access{AccessKind::Elementwise, {}, false});
   return success();
@@ -282,12 +282,11 @@ template <typename OpT> FailureOr<OpT> Checker::single(StringRef family) {
                             .str());
 }
 
-FailureOr<BlockArgument>
-Checker::prologueRoot(Value v, StringRef role, DenseSet<Operation *> &prologue,
-                      bool &transposed) {
+FailureOr<BlockArgument> Checker::prologueRoot(Value v, StringRef role,
+                                               DenseSet<Operation *> &prologue,
+                                               bool &transposed) {
   while (Operation *def = v.getDefiningOp()) {
-    if (!isa<nv::CastOp, nv::TransposeOp, nv::ReshapeOp, nv::BroadcastOp>(
-            def))
+    if (!isa<nv::CastOp, nv::TransposeOp, nv::ReshapeOp, nv::BroadcastOp>(def))
       return fail(def, "'" + def->getName().getStringRef() + "' computes the " +
                            role +
                            "; a prologue only casts, transposes, reshapes or "
@@ -350,9 +349,8 @@ static std::optional<AccessKind> reductionAccess(ArrayRef<int64_t> shape,
   if (product(shape) == 1)
     return AccessKind::Scalar;
   ArrayRef<int64_t> lead = full.drop_back();
-  if (shape == lead ||
-      (shape.size() == full.size() && shape.drop_back() == lead &&
-       shape.back() == 1))
+  if (shape == lead || (shape.size() == full.size() &&
+                        shape.drop_back() == lead && shape.back() == 1))
     return AccessKind::PerRow;
   if (auto access = shapeAccess(shape, full)) {
     // Broadcast along every dim but the last: one value per column.
@@ -412,7 +410,7 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
                                        "[{3}]",
                                        llvm::interleaved(dims), rank, family,
                                        llvm::interleaved(want))
-                               .str());
+                             .str());
       if (failed(reduces(&op, in)))
         return failure();
       continue;
@@ -439,18 +437,17 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
       continue;
   }
   if (full.empty())
-    return fail(group, llvm::formatv("a {0} holds at least one reduction {1}",
-                                     family,
-                                     rows ? "along the innermost dim"
-                                          : "over the rows")
-                           .str());
+    return fail(
+        group, llvm::formatv("a {0} holds at least one reduction {1}", family,
+                             rows ? "along the innermost dim" : "over the rows")
+                   .str());
   // Everything else: elementwise code over the reduced tensor's space, and
   // every value per element, per row, per column or scalar.
   for (Operation &op : body.without_terminator()) {
-    bool reduction = isa<nv::ReduceOp>(op) ||
-                     (rows && isa<nv::SoftmaxOp, nv::LogSoftmaxOp,
-                                  nv::LayerNormOp, nv::CrossEntropyOp,
-                                  nv::CheckLabelsOp>(op));
+    bool reduction =
+        isa<nv::ReduceOp>(op) ||
+        (rows && isa<nv::SoftmaxOp, nv::LogSoftmaxOp, nv::LayerNormOp,
+                     nv::CrossEntropyOp, nv::CheckLabelsOp>(op));
     if (!reduction && failed(checkElementwiseOrView(&op, allowed)))
       return failure();
     for (Value r : op.getResults())
@@ -698,11 +695,11 @@ LogicalResult Checker::optimizer() {
                            "they update (clipping, casts)");
   }
   for (BlockArgument arg : body.getArguments())
-    contract.inputs.push_back(
-        {product(shapeOf(arg)) == 1 ? AccessKind::Scalar
-                                    : AccessKind::Elementwise,
-         {},
-         false});
+    contract.inputs.push_back({product(shapeOf(arg)) == 1
+                                   ? AccessKind::Scalar
+                                   : AccessKind::Elementwise,
+                               {},
+                               false});
   contract.results.assign(outputs().size(),
                           Access{AccessKind::Elementwise, {}, false});
   return success();
@@ -749,8 +746,9 @@ FailureOr<Contract> Checker::run() {
   return contract;
 }
 
-FailureOr<Contract> mlir::nova_tile::computeContract(
-    FusionGroupOpInterface group, bool emitErrors) {
+FailureOr<Contract>
+mlir::nova_tile::computeContract(FusionGroupOpInterface group,
+                                 bool emitErrors) {
   return Checker(group, emitErrors).run();
 }
 
@@ -786,7 +784,8 @@ static ::nova::DType dtypeOf(Type t) {
     // Streamed operands: everything read or written once per element.
     int64_t streamed = 0;
     for (const Access &a : c.inputs)
-      streamed += a.kind != AccessKind::Scalar && a.kind != AccessKind::Broadcast;
+      streamed +=
+          a.kind != AccessKind::Scalar && a.kind != AccessKind::Broadcast;
     streamed += c.results.size();
     int64_t width = std::max<int64_t>(
         1, c.computeType ? c.computeType.getIntOrFloatBitWidth() / 8 : 4);

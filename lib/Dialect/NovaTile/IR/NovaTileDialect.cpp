@@ -31,10 +31,10 @@ void NovaTileDialect::initialize() {
       >();
 }
 
-LogicalResult
-ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     ArrayRef<int64_t> tile, int64_t threads, int64_t stages,
-                     int64_t vector, int64_t splitK) {
+LogicalResult ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   ArrayRef<int64_t> tile, int64_t threads,
+                                   int64_t stages, int64_t vector,
+                                   int64_t splitK) {
   if (tile.empty() || tile.size() > 3)
     return emitError() << "schedule tile has " << tile.size()
                        << " sizes; expected 1 to 3";
@@ -44,8 +44,7 @@ ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   auto positive = [&](StringRef name, int64_t v) -> LogicalResult {
     if (v > 0)
       return success();
-    return emitError() << "schedule " << name << " must be positive, got "
-                       << v;
+    return emitError() << "schedule " << name << " must be positive, got " << v;
   };
   if (failed(positive("threads", threads)) ||
       failed(positive("stages", stages)) ||
@@ -74,8 +73,8 @@ static LogicalResult verifyBody(Operation *op, Block &body) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !type.hasStaticShape())
       return op->emitOpError("body argument #")
-             << arg.getArgNumber() << " must be a statically shaped tensor, got "
-             << arg.getType();
+             << arg.getArgNumber()
+             << " must be a statically shaped tensor, got " << arg.getType();
   }
   return success();
 }
@@ -127,8 +126,8 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
   auto kernel =
       symbols.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
   if (!kernel)
-    return emitOpError("'") << getKernel()
-                            << "' does not name a nova_tile.kernel";
+    return emitOpError("'")
+           << getKernel() << "' does not name a nova_tile.kernel";
   FunctionType type = kernel.getKernelType();
   if (TypeRange(type.getInputs()) != getInputs().getTypes() ||
       TypeRange(type.getResults()) != getResultTypes())

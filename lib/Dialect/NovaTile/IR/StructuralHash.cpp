@@ -22,7 +22,8 @@ using namespace mlir::nova_tile;
 std::string KernelHash::str() const {
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << llvm::format_hex_no_prefix(hi, 16) << llvm::format_hex_no_prefix(lo, 16);
+  os << llvm::format_hex_no_prefix(hi, 16)
+     << llvm::format_hex_no_prefix(lo, 16);
   return s;
 }
 
@@ -104,8 +105,7 @@ KernelHash mlir::nova_tile::structuralHash(FusionGroupOpInterface group) {
   canonical.attribute(group.getScheduleAttr());
   os << ';';
   canonical.block(group.getBodyBlock());
-  llvm::XXH128_hash_t h = llvm::xxh3_128bits(
-      ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(text.data()),
-                        text.size()));
+  llvm::XXH128_hash_t h = llvm::xxh3_128bits(ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(text.data()), text.size()));
   return {h.low64, h.high64};
 }

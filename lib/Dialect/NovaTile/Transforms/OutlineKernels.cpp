@@ -1,4 +1,5 @@
-//===- OutlineKernels.cpp - nova-outline-kernels ---------------------------===//
+//===- OutlineKernels.cpp - nova-outline-kernels
+//---------------------------===//
 //
 // Outlining by structural hash is what makes identical kernels (the same
 // block repeated N times) compile once: the launch sites name one symbol.
@@ -41,19 +42,18 @@ struct OutlineKernelsPass
         std::string name = (stringifyFamily(group.getFamily()) + "_" +
                             StringRef(hash.str()).take_front(16))
                                .str();
-        auto kernel = KernelOp::create(builder, group.getLoc(), name,
-                                       group.getFamily(),
-                                       group.getScheduleAttr());
+        auto kernel =
+            KernelOp::create(builder, group.getLoc(), name, group.getFamily(),
+                             group.getScheduleAttr());
         kernel.getBody().takeBody(group.getBody());
         // Renames on a (vanishingly unlikely) prefix clash.
         symbols.insert(kernel);
         it->second = kernel;
       }
       OpBuilder builder(group);
-      auto launch = LaunchOp::create(builder, group.getLoc(),
-                                     group.getResultTypes(),
-                                     it->second.getSymName(),
-                                     group.getInputs());
+      auto launch =
+          LaunchOp::create(builder, group.getLoc(), group.getResultTypes(),
+                           it->second.getSymName(), group.getInputs());
       group.replaceAllUsesWith(launch.getResults());
       group.erase();
     }

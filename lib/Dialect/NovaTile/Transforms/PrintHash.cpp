@@ -1,4 +1,5 @@
-//===- PrintHash.cpp - nova-print-hash -------------------------------------===//
+//===- PrintHash.cpp - nova-print-hash
+//-------------------------------------===//
 
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/IR/StructuralHash.h"
