@@ -46,8 +46,8 @@ std::optional<HostTensor> mlir::nova::emptyTensorOf(Type type) {
   if (!tensor || !tensor.hasStaticShape())
     return std::nullopt;
   std::optional<DType> dtype = dtypeOf(tensor.getElementType());
-  if (!dtype || !::nova::checkedNumElements(tensor.getShape().data(),
-                                            tensor.getRank()))
+  if (!dtype ||
+      !::nova::checkedNumElements(tensor.getShape().data(), tensor.getRank()))
     return std::nullopt;
   return HostTensor(*dtype, std::vector<int64_t>(tensor.getShape().begin(),
                                                  tensor.getShape().end()));
@@ -88,13 +88,13 @@ mlir::nova::checkTensorSize(Type type, const InterpreterOptions &options) {
 
 namespace {
 
-/// Wraps an integer to the width of `t` (two's complement).
+/// The width `nova::scalar`'s integer functions take for an integer dtype.
+unsigned intBits(DType t) {
+  return t == DType::I1 ? 1 : t == DType::I32 ? 32 : 64;
+}
+
 int64_t wrapInt(DType t, int64_t v) {
-  if (t == DType::I32)
-    return int64_t(int32_t(uint32_t(uint64_t(v))));
-  if (t == DType::I1)
-    return v != 0;
-  return v;
+  return ::nova::scalar::wrapInt(v, intBits(t));
 }
 
 /// Walks `shape` in row-major order and returns, for each position, the
@@ -195,18 +195,22 @@ private:
     return set(op->getResult(0), std::move(r));
   }
 
+  /// `fi(x, bits)` computes an integer element of width `bits`.
   template <typename FF, typename FI>
   LogicalResult unaryNumeric(Operation *op, FF ff, FI fi) {
     const HostTensor &x = in(op->getOperand(0));
     if (x.isFloat())
       return unaryFloat(op, ff);
     HostTensor r = make(op->getResult(0));
+    unsigned bits = intBits(r.dtype);
     for (int64_t k = 0, n = r.numElements(); k < n; ++k)
-      r.i[k] = wrapInt(r.dtype, fi(x.i[k]));
+      r.i[k] = fi(x.i[k], bits);
     return set(op->getResult(0), std::move(r));
   }
 
-  /// Broadcasting binary op; `fi` may fail (integer division by zero).
+  /// Broadcasting binary op. `fi(a, b, bits)` computes an integer element of
+  /// width `bits`, nullopt for integer division by zero; nullptr for an op
+  /// the verifier allows on floats only.
   template <typename FF, typename FI>
   LogicalResult binary(Operation *op, FF ff, FI fi) {
     const HostTensor &a = in(op->getOperand(0)), &b = in(op->getOperand(1));
@@ -218,15 +222,14 @@ private:
       for (int64_t k = 0; k < n; ++k)
         r.f[k] = fin(r.dtype, ff(a.f[ia.empty() ? k : ia[k]],
                                  b.f[ib.empty() ? k : ib[k]]));
-    } else {
+    } else if constexpr (!std::is_same_v<FI, std::nullptr_t>) {
+      unsigned bits = intBits(r.dtype);
       for (int64_t k = 0; k < n; ++k) {
         std::optional<int64_t> v =
-            fi(a.i[ia.empty() ? k : ia[k]], b.i[ib.empty() ? k : ib[k]]);
+            fi(a.i[ia.empty() ? k : ia[k]], b.i[ib.empty() ? k : ib[k]], bits);
         if (!v)
-          return op->emitError("integer division by zero or overflow at "
-                               "element ")
-                 << k;
-        r.i[k] = wrapInt(r.dtype, *v);
+          return op->emitError("integer division by zero at element ") << k;
+        r.i[k] = *v;
       }
     }
     return set(op->getResult(0), std::move(r));
@@ -247,7 +250,10 @@ private:
   LogicalResult layerNorm(LayerNormOp op);
   LogicalResult crossEntropy(CrossEntropyOp op);
   LogicalResult checkLabels(CheckLabelsOp op);
-  LogicalResult attention(AttentionOp op);
+  /// Attention's output and, when `lse` is given, each row's log-sum-exp.
+  void attentionForward(Operation *op, double scale, bool causal,
+                        HostTensor &out, HostTensor *lse);
+  LogicalResult attentionBackward(AttentionBwdOp op);
   LogicalResult adamw(AdamWOp op);
   LogicalResult callOp(func::CallOp op);
   /// A kernel runs as its body of nova ops on its inputs.
@@ -258,21 +264,13 @@ private:
 
 } // namespace
 
-// Integer arithmetic wraps (computed in unsigned) instead of overflowing.
-static int64_t addWrap(int64_t a, int64_t b) {
-  return int64_t(uint64_t(a) + uint64_t(b));
-}
-static int64_t subWrap(int64_t a, int64_t b) {
-  return int64_t(uint64_t(a) - uint64_t(b));
-}
-static int64_t mulWrap(int64_t a, int64_t b) {
-  return int64_t(uint64_t(a) * uint64_t(b));
-}
-
 LogicalResult Evaluator::eval(Operation *op) {
-  auto always = [](auto f) {
-    return
-        [f](int64_t a, int64_t b) -> std::optional<int64_t> { return f(a, b); };
+  namespace scalar = ::nova::scalar;
+  // An integer rule that cannot fail, in the shape binary() takes.
+  auto always = [](int64_t (*f)(int64_t, int64_t, unsigned)) {
+    return [f](int64_t a, int64_t b, unsigned bits) -> std::optional<int64_t> {
+      return f(a, b, bits);
+    };
   };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<ConstantOp>([&](auto o) { return constant(o); })
@@ -291,18 +289,16 @@ LogicalResult Evaluator::eval(Operation *op) {
       })
       .Case<NegOp>([&](auto o) {
         return unaryNumeric(
-            o, [](double x) { return -x; },
-            [](int64_t x) { return subWrap(0, x); });
+            o, [](double x) { return -x; }, scalar::negInt);
       })
       .Case<AbsOp>([&](auto o) {
         return unaryNumeric(
-            o, [](double x) { return std::fabs(x); },
-            [](int64_t x) { return x < 0 ? subWrap(0, x) : x; });
+            o, [](double x) { return std::fabs(x); }, scalar::absInt);
       })
       .Case<ReluOp>([&](auto o) {
         return unaryNumeric(
             o, [](double x) { return x > 0 ? x : 0.0; },
-            [](int64_t x) { return x > 0 ? x : int64_t(0); });
+            [](int64_t x, unsigned) { return x > 0 ? x : int64_t(0); });
       })
       .Case<ExpOp>([&](auto o) {
         return unaryFloat(o, [](double x) { return std::exp(x); });
@@ -334,42 +330,38 @@ LogicalResult Evaluator::eval(Operation *op) {
       .Case<CastOp>([&](auto o) { return cast(o); })
       .Case<AddOp>([&](auto o) {
         return binary(
-            o, [](double a, double b) { return a + b; }, always(addWrap));
+            o, [](double a, double b) { return a + b; },
+            always(scalar::addInt));
       })
       .Case<SubOp>([&](auto o) {
         return binary(
-            o, [](double a, double b) { return a - b; }, always(subWrap));
+            o, [](double a, double b) { return a - b; },
+            always(scalar::subInt));
       })
       .Case<MulOp>([&](auto o) {
         return binary(
-            o, [](double a, double b) { return a * b; }, always(mulWrap));
+            o, [](double a, double b) { return a * b; },
+            always(scalar::mulInt));
       })
       .Case<DivOp>([&](auto o) {
         return binary(
-            o, [](double a, double b) { return a / b; },
-            [](int64_t a, int64_t b) -> std::optional<int64_t> {
-              if (b == 0 ||
-                  (a == std::numeric_limits<int64_t>::min() && b == -1))
-                return std::nullopt;
-              return a / b;
-            });
+            o, [](double a, double b) { return a / b; }, scalar::divInt);
       })
       .Case<MaxOp>([&](auto o) {
-        return binary(
-            o,
-            [](double a, double b) { return std::isnan(a) || a > b ? a : b; },
-            always([](int64_t a, int64_t b) { return std::max(a, b); }));
+        return binary(o, scalar::maxFloat,
+                      always([](int64_t a, int64_t b, unsigned) {
+                        return std::max(a, b);
+                      }));
       })
       .Case<MinOp>([&](auto o) {
-        return binary(
-            o,
-            [](double a, double b) { return std::isnan(a) || a < b ? a : b; },
-            always([](int64_t a, int64_t b) { return std::min(a, b); }));
+        return binary(o, scalar::minFloat,
+                      always([](int64_t a, int64_t b, unsigned) {
+                        return std::min(a, b);
+                      }));
       })
       .Case<PowOp>([&](auto o) {
         return binary(
-            o, [](double a, double b) { return std::pow(a, b); },
-            always([](int64_t a, int64_t) { return a; }));
+            o, [](double a, double b) { return std::pow(a, b); }, nullptr);
       })
       .Case<CmpOp>([&](auto o) { return cmp(o); })
       .Case<SelectOp>([&](auto o) { return select(o); })
@@ -398,7 +390,20 @@ LogicalResult Evaluator::eval(Operation *op) {
       .Case<LayerNormOp>([&](auto o) { return layerNorm(o); })
       .Case<CrossEntropyOp>([&](auto o) { return crossEntropy(o); })
       .Case<CheckLabelsOp>([&](auto o) { return checkLabels(o); })
-      .Case<AttentionOp>([&](auto o) { return attention(o); })
+      .Case<AttentionOp>([&](AttentionOp o) {
+        HostTensor out = make(o.getResult());
+        attentionForward(o, o.getScale().convertToDouble(), o.getCausal(), out,
+                         nullptr);
+        return set(o.getResult(), std::move(out));
+      })
+      .Case<AttentionFwdOp>([&](AttentionFwdOp o) {
+        HostTensor out = make(o.getOutput()), lse = make(o.getLse());
+        attentionForward(o, o.getScale().convertToDouble(), o.getCausal(), out,
+                         &lse);
+        (void)set(o.getOutput(), std::move(out));
+        return set(o.getLse(), std::move(lse));
+      })
+      .Case<AttentionBwdOp>([&](auto o) { return attentionBackward(o); })
       .Case<AdamWOp>([&](auto o) { return adamw(o); })
       .Case<func::CallOp>([&](auto o) { return callOp(o); })
       .Case<nova_tile::FusionOp>([&](nova_tile::FusionOp o) {
@@ -436,30 +441,17 @@ LogicalResult Evaluator::constant(ConstantOp op) {
 LogicalResult Evaluator::cast(CastOp op) {
   const HostTensor &x = in(op.getInput());
   HostTensor r = make(op.getResult());
+  unsigned floatBits = 8 * ::nova::byteWidth(r.dtype);
   for (int64_t k = 0, n = r.numElements(); k < n; ++k) {
-    if (r.isFloat()) {
-      r.f[k] = fin(r.dtype, x.get(k));
-      continue;
-    }
-    if (r.dtype == DType::I1) {
-      r.i[k] = x.get(k) != 0;
-      continue;
-    }
-    if (!x.isFloat()) {
-      r.i[k] = wrapInt(r.dtype, x.i[k]);
-      continue;
-    }
-    // Float to integer truncates toward zero; NaN gives 0 and values out of
-    // range saturate, where C++ would leave the result undefined.
-    double v = std::trunc(x.f[k]);
-    double lo = r.dtype == DType::I32 ? -2147483648.0 : -9223372036854775808.0;
-    double hi = r.dtype == DType::I32 ? 2147483647.0 : 9223372036854775807.0;
-    r.i[k] = std::isnan(v) ? 0
-             : v <= lo     ? int64_t(lo)
-             : v >= hi
-                 ? (r.dtype == DType::I32 ? int64_t(2147483647)
-                                          : std::numeric_limits<int64_t>::max())
-                 : int64_t(v);
+    if (r.isFloat())
+      r.f[k] =
+          fin(r.dtype, x.isFloat() ? x.f[k]
+                                   : ::nova::scalar::intToFloat(
+                                         x.i[k], options.f64 ? 64 : floatBits));
+    else if (x.isFloat())
+      r.i[k] = ::nova::scalar::floatToInt(x.f[k], intBits(r.dtype));
+    else
+      r.i[k] = ::nova::scalar::intToInt(x.i[k], intBits(r.dtype));
   }
   return set(op.getResult(), std::move(r));
 }
@@ -516,6 +508,7 @@ LogicalResult Evaluator::reduce(ReduceOp op) {
   }
   ReduceKind kind = op.getKind();
   int64_t n = r.numElements();
+  unsigned bits = x.isFloat() ? 0 : intBits(x.dtype);
   std::vector<double> accF;
   if (x.isFloat()) {
     double init = kind == ReduceKind::sum   ? 0.0
@@ -523,10 +516,10 @@ LogicalResult Evaluator::reduce(ReduceOp op) {
                                             : INFINITY;
     accF.assign(n, init);
   } else {
-    int64_t init = kind == ReduceKind::sum ? 0
-                   : kind == ReduceKind::max
-                       ? std::numeric_limits<int64_t>::min()
-                       : std::numeric_limits<int64_t>::max();
+    // Over an empty dimension: the identity of the reduction, as for floats.
+    int64_t init = kind == ReduceKind::sum   ? 0
+                   : kind == ReduceKind::max ? ::nova::scalar::minInt(bits)
+                                             : ::nova::scalar::maxInt(bits);
     r.i.assign(n, init);
   }
   // The result element each input element accumulates into.
@@ -536,11 +529,11 @@ LogicalResult Evaluator::reduce(ReduceOp op) {
     if (x.isFloat()) {
       double v = x.f[k], &acc = accF[o];
       acc = kind == ReduceKind::sum   ? acc + v
-            : kind == ReduceKind::max ? (std::isnan(v) || v > acc ? v : acc)
-                                      : (std::isnan(v) || v < acc ? v : acc);
+            : kind == ReduceKind::max ? ::nova::scalar::maxFloat(acc, v)
+                                      : ::nova::scalar::minFloat(acc, v);
     } else {
       int64_t v = x.i[k], &acc = r.i[o];
-      acc = kind == ReduceKind::sum   ? addWrap(acc, v)
+      acc = kind == ReduceKind::sum   ? ::nova::scalar::addInt(acc, v, bits)
             : kind == ReduceKind::max ? std::max(acc, v)
                                       : std::min(acc, v);
     }
@@ -548,9 +541,6 @@ LogicalResult Evaluator::reduce(ReduceOp op) {
   if (x.isFloat())
     for (int64_t k = 0; k < n; ++k)
       r.f[k] = fin(r.dtype, accF[k]);
-  else
-    for (int64_t k = 0; k < n; ++k)
-      r.i[k] = wrapInt(r.dtype, r.i[k]);
   return set(op.getResult(), std::move(r));
 }
 
@@ -655,13 +645,12 @@ LogicalResult Evaluator::scatterAdd(ScatterAddOp op) {
                           if (r.isFloat())
                             r.f[t] += updates.f[s];
                           else
-                            r.i[t] = addWrap(r.i[t], updates.i[s]);
+                            r.i[t] = ::nova::scalar::addInt(
+                                r.i[t], updates.i[s], intBits(r.dtype));
                         })))
     return failure();
   for (double &v : r.f)
     v = fin(r.dtype, v);
-  for (int64_t &v : r.i)
-    v = wrapInt(r.dtype, v);
   return set(op.getResult(), std::move(r));
 }
 
@@ -682,11 +671,11 @@ LogicalResult Evaluator::matmul(MatmulOp op) {
   std::vector<double> A(M * K), B(K * N);
   // Rows are split over the machine's threads once a product is big enough
   // to pay for starting them.
-  unsigned threads = M * N * K >= (1 << 18)
-                         ? std::max(1u, std::min<unsigned>(
-                                            std::thread::hardware_concurrency(),
+  unsigned threads =
+      M * N * K >= (1 << 18)
+          ? std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
                                             unsigned(M)))
-                         : 1;
+          : 1;
   for (int64_t bt = 0; bt < nb; ++bt) {
     const double *pa = a.f.data() + (ia.empty() ? bt : ia[bt]) * M * K;
     const double *pb = b.f.data() + (ib.empty() ? bt : ib[bt]) * K * N;
@@ -822,18 +811,34 @@ LogicalResult Evaluator::crossEntropy(CrossEntropyOp op) {
   return set(op.getResult(), std::move(r));
 }
 
-LogicalResult Evaluator::attention(AttentionOp op) {
-  const HostTensor &q = in(op.getQuery()), &k = in(op.getKey()),
-                   &v = in(op.getValue());
-  HostTensor r = make(op.getResult());
-  size_t rank = q.shape.size();
-  int64_t tq = q.shape[rank - 2], d = q.shape[rank - 1], tk = k.shape[rank - 2],
-          dv = v.shape[rank - 1];
-  int64_t nb = tq ? q.numElements() / (tq * d) : 0;
-  double scale = op.getScale().convertToDouble();
-  bool causal = op.getCausal();
+namespace {
+/// Sizes of an attention over operands q (..., tq, d), k (..., tk, d),
+/// v (..., tk, dv).
+struct AttentionSizes {
+  int64_t batches, tq, tk, d, dv;
+  AttentionSizes(const HostTensor &q, const HostTensor &k,
+                 const HostTensor &v) {
+    size_t rank = q.shape.size();
+    tq = q.shape[rank - 2];
+    d = q.shape[rank - 1];
+    tk = k.shape[rank - 2];
+    dv = v.shape[rank - 1];
+    // Counted from the batch dimensions: dividing the element count by
+    // tq * d fails when either is 0.
+    batches = ::nova::numElements(
+        std::vector<int64_t>(q.shape.begin(), q.shape.end() - 2));
+  }
+};
+} // namespace
+
+void Evaluator::attentionForward(Operation *op, double scale, bool causal,
+                                 HostTensor &out, HostTensor *lse) {
+  const HostTensor &q = in(op->getOperand(0)), &k = in(op->getOperand(1)),
+                   &v = in(op->getOperand(2));
+  AttentionSizes n(q, k, v);
+  int64_t tq = n.tq, tk = n.tk, d = n.d, dv = n.dv;
   std::vector<double> s(tk);
-  for (int64_t bt = 0; bt < nb; ++bt) {
+  for (int64_t bt = 0; bt < n.batches; ++bt) {
     const double *pq = q.f.data() + bt * tq * d, *pk = k.f.data() + bt * tk * d,
                  *pv = v.f.data() + bt * tk * dv;
     for (int64_t i = 0; i < tq; ++i) {
@@ -848,23 +853,81 @@ LogicalResult Evaluator::attention(AttentionOp op) {
       }
       for (int64_t j = 0; j < last; ++j)
         sum += (s[j] = std::exp(s[j] - mx));
-      double *out = r.f.data() + (bt * tq + i) * dv;
+      double *o = out.f.data() + (bt * tq + i) * dv;
       for (int64_t e = 0; e < dv; ++e) {
         double acc = 0;
         for (int64_t j = 0; j < last; ++j)
           acc += s[j] * pv[j * dv + e];
-        out[e] = fin(r.dtype, acc / sum);
+        // No keys (tk = 0): an empty weighted sum is 0, as softmax(q k^T) v
+        // gives in PyTorch.
+        o[e] = fin(out.dtype, last ? acc / sum : 0.0);
+      }
+      // log(0) = -inf for a row without keys.
+      if (lse)
+        lse->f[bt * tq + i] =
+            fin(lse->dtype, last ? mx + std::log(sum) : -INFINITY);
+    }
+  }
+}
+
+LogicalResult Evaluator::attentionBackward(AttentionBwdOp op) {
+  const HostTensor &q = in(op.getQuery()), &k = in(op.getKey()),
+                   &v = in(op.getValue()), &o = in(op.getOutput()),
+                   &lse = in(op.getLse()), &dout = in(op.getGradOutput());
+  AttentionSizes n(q, k, v);
+  int64_t tq = n.tq, tk = n.tk, d = n.d, dv = n.dv;
+  double scale = op.getScale().convertToDouble();
+  bool causal = op.getCausal();
+  HostTensor dq = make(op.getGradQuery()), dk = make(op.getGradKey()),
+             dvT = make(op.getGradValue());
+  // One row of probabilities at a time (O(tk) memory), recomputed from lse
+  // as a flash-attention backward does; gradients accumulate in double.
+  std::vector<double> p(tk);
+  for (int64_t bt = 0; bt < n.batches; ++bt) {
+    const double *pq = q.f.data() + bt * tq * d, *pk = k.f.data() + bt * tk * d,
+                 *pv = v.f.data() + bt * tk * dv;
+    double *gq = dq.f.data() + bt * tq * d, *gk = dk.f.data() + bt * tk * d,
+           *gv = dvT.f.data() + bt * tk * dv;
+    for (int64_t i = 0; i < tq; ++i) {
+      int64_t last = causal ? std::min(i + 1, tk) : tk;
+      const double *po = o.f.data() + (bt * tq + i) * dv,
+                   *pdo = dout.f.data() + (bt * tq + i) * dv;
+      double rowLse = lse.f[bt * tq + i], delta = 0;
+      for (int64_t e = 0; e < dv; ++e)
+        delta += pdo[e] * po[e];
+      for (int64_t j = 0; j < last; ++j) {
+        double dot = 0;
+        for (int64_t e = 0; e < d; ++e)
+          dot += pq[i * d + e] * pk[j * d + e];
+        p[j] = std::exp(scale * dot - rowLse);
+      }
+      for (int64_t j = 0; j < last; ++j) {
+        double dp = 0;
+        for (int64_t e = 0; e < dv; ++e) {
+          dp += pdo[e] * pv[j * dv + e];
+          gv[j * dv + e] += p[j] * pdo[e];
+        }
+        double ds = scale * p[j] * (dp - delta);
+        for (int64_t e = 0; e < d; ++e) {
+          gq[i * d + e] += ds * pk[j * d + e];
+          gk[j * d + e] += ds * pq[i * d + e];
+        }
       }
     }
   }
-  return set(op.getResult(), std::move(r));
+  for (HostTensor *t : {&dq, &dk, &dvT})
+    for (double &x : t->f)
+      x = fin(t->dtype, x);
+  (void)set(op.getGradQuery(), std::move(dq));
+  (void)set(op.getGradKey(), std::move(dk));
+  return set(op.getGradValue(), std::move(dvT));
 }
 
 LogicalResult Evaluator::adamw(AdamWOp op) {
   const HostTensor &p = in(op.getParam()), &g = in(op.getGrad()),
                    &m = in(op.getM()), &v = in(op.getV());
   double t = in(op.getStep()).get(0);
-  if (t < 1)
+  if (!(t >= 1)) // NaN too
     return op.emitError("adamw step must count from 1, got ") << t;
   double lr = op.getLr().convertToDouble(),
          b1 = op.getBeta1().convertToDouble(),

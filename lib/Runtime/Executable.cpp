@@ -63,13 +63,13 @@ bool checkTensor(Checker &c, const std::string &where, const TensorDesc &t,
                  uint64_t arena) {
   if (t.name.empty())
     return c.fail(where, "tensor without a name");
-  uint64_t count = 1;
-  for (int64_t d : t.shape) {
-    if (d < 0 || (d > 0 && count > (uint64_t(1) << 48) / uint64_t(d)))
-      return c.fail(where + " '" + t.name + "'", "bad shape");
-    count *= uint64_t(d);
-  }
-  uint64_t size = count * byteWidth(t.dtype);
+  std::optional<int64_t> count = checkedNumElements(t.shape);
+  std::optional<uint64_t> bytes =
+      count ? checkedBytes(*count, byteWidth(t.dtype)) : std::nullopt;
+  if (!bytes)
+    return c.fail(where + " '" + t.name + "'",
+                  "bad shape (a negative dimension or more than 2^64 bytes)");
+  uint64_t size = *bytes;
   if (t.offset > arena || size > arena - t.offset)
     return c.fail(where + " '" + t.name + "'",
                   "bytes [" + std::to_string(t.offset) + ", " +

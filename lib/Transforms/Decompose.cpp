@@ -100,6 +100,45 @@ struct DecomposeAttention : OpRewritePattern<AttentionOp> {
   }
 };
 
+/// The output as attention's decomposition computes it, with the row max m
+/// and the sum l of exp(s - m) kept for lse = m + log(l) (f32).
+struct DecomposeAttentionFwd : OpRewritePattern<AttentionFwdOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionFwdOp op,
+                                PatternRewriter &rewriter) const override {
+    NovaBuilder nb(rewriter, op.getLoc());
+    Value scores =
+        nb.attentionScores(op.getQuery(), op.getKey(),
+                           op.getScale().convertToDouble(), op.getCausal());
+    int64_t last = int64_t(shapeOf(scores).size()) - 1;
+    Value rowMax = nb.reduce(ReduceKind::max, scores, {last}, true);
+    Value e = nb.exp(nb.sub(scores, rowMax));
+    Value rowSum = nb.reduce(ReduceKind::sum, e, {last}, true);
+    Value output = nb.matmul(nb.div(e, rowSum), op.getValue());
+    Value lse =
+        nb.reshape(nb.add(rowMax, nb.log(rowSum)), shapeOf(op.getLse()));
+    if (elementTypeOf(lse) != elementTypeOf(op.getLse()))
+      lse = nb.cast(lse, elementTypeOf(op.getLse()));
+    rewriter.replaceOp(op, {output, lse});
+    return success();
+  }
+};
+
+struct DecomposeAttentionBwd : OpRewritePattern<AttentionBwdOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionBwdOp op,
+                                PatternRewriter &rewriter) const override {
+    NovaBuilder nb(rewriter, op.getLoc());
+    rewriter.replaceOp(
+        op,
+        nb.attentionGradients(op.getQuery(), op.getKey(), op.getValue(),
+                              op.getOutput(), op.getLse(), op.getGradOutput(),
+                              /*dlse=*/Value(), op.getScale().convertToDouble(),
+                              op.getCausal()));
+    return success();
+  }
+};
+
 struct DecomposeAdamW : OpRewritePattern<AdamWOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AdamWOp op,
@@ -136,14 +175,15 @@ struct NovaDecomposePass
   using NovaDecomposeBase::NovaDecomposeBase;
 
   void runOnOperation() override {
-    static constexpr StringRef known[] = {"softmax",    "log_softmax",
-                                          "layer_norm", "cross_entropy",
-                                          "attention",  "adamw"};
+    static constexpr StringRef known[] = {
+        "softmax",   "log_softmax",   "layer_norm",    "cross_entropy",
+        "attention", "attention_fwd", "attention_bwd", "adamw"};
     for (const std::string &name : keep)
       if (!llvm::is_contained(known, name)) {
         getOperation()->emitError("nova-decompose: 'keep' names '")
             << name << "', which is not a composite (softmax, log_softmax, "
-            << "layer_norm, cross_entropy, attention, adamw)";
+            << "layer_norm, cross_entropy, attention, attention_fwd, "
+            << "attention_bwd, adamw)";
         return signalPassFailure();
       }
     RewritePatternSet patterns(&getContext());
@@ -169,6 +209,10 @@ void mlir::nova::populateDecompositionPatterns(RewritePatternSet &patterns,
     patterns.add<DecomposeCrossEntropy>(ctx);
   if (wanted("attention"))
     patterns.add<DecomposeAttention>(ctx);
+  if (wanted("attention_fwd"))
+    patterns.add<DecomposeAttentionFwd>(ctx);
+  if (wanted("attention_bwd"))
+    patterns.add<DecomposeAttentionBwd>(ctx);
   if (wanted("adamw"))
     patterns.add<DecomposeAdamW>(ctx);
 }

@@ -383,6 +383,57 @@ func.func @attention_causal(%q: tensor<2x5x3xf32> {nova.param}, %k: tensor<2x5x3
   return %l : tensor<f32>
 }
 
+// nova.attention's rule is attention_fwd + attention_bwd (checked by the
+// two functions above); these differentiate attention_fwd itself, with the
+// log-sum-exp in the loss (its own rule) and without (attention_bwd), on
+// non-square scores and with a causal mask.
+// CHECK: ok   @attention_fwd_output 
+func.func @attention_fwd_output(%q: tensor<2x4x3xf32> {nova.param}, %k: tensor<2x6x3xf32> {nova.param}, %v: tensor<2x6x5xf32> {nova.param}, %c: tensor<2x4x5xf32>) -> tensor<f32> {
+  %o, %lse = nova.attention_fwd %q, %k, %v scale 0.7 : tensor<2x4x3xf32>, tensor<2x6x3xf32>, tensor<2x6x5xf32> -> tensor<2x4x5xf32>, tensor<2x4xf32>
+  %p = nova.mul %o, %c : tensor<2x4x5xf32>, tensor<2x4x5xf32>
+  %l = nova.reduce sum %p dims [0, 1, 2] : tensor<2x4x5xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// CHECK: ok   @attention_fwd_lse 
+func.func @attention_fwd_lse(%q: tensor<2x5x3xf32> {nova.param}, %k: tensor<2x5x3xf32> {nova.param}, %v: tensor<2x5x4xf32> {nova.param}, %c: tensor<2x5x4xf32>, %d: tensor<2x5xf32>) -> tensor<f32> {
+  %o, %lse = nova.attention_fwd %q, %k, %v scale 0.5 causal : tensor<2x5x3xf32>, tensor<2x5x3xf32>, tensor<2x5x4xf32> -> tensor<2x5x4xf32>, tensor<2x5xf32>
+  %p = nova.mul %o, %c : tensor<2x5x4xf32>, tensor<2x5x4xf32>
+  %lo = nova.reduce sum %p dims [0, 1, 2] : tensor<2x5x4xf32> -> tensor<f32>
+  %pl = nova.mul %lse, %d : tensor<2x5xf32>, tensor<2x5xf32>
+  %ll = nova.reduce sum %pl dims [0, 1] : tensor<2x5xf32> -> tensor<f32>
+  %l = nova.add %lo, %ll : tensor<f32>, tensor<f32>
+  return %l : tensor<f32>
+}
+
+// Only the statistic reaches the loss: no gradient flows into the output.
+// CHECK: ok   @attention_fwd_lse_only 
+func.func @attention_fwd_lse_only(%q: tensor<3x4xf32> {nova.param}, %k: tensor<6x4xf32> {nova.param}, %v: tensor<6x2xf32>, %d: tensor<3xf32>) -> tensor<f32> {
+  %o, %lse = nova.attention_fwd %q, %k, %v scale 0.3 : tensor<3x4xf32>, tensor<6x4xf32>, tensor<6x2xf32> -> tensor<3x2xf32>, tensor<3xf32>
+  %pl = nova.mul %lse, %d : tensor<3xf32>, tensor<3xf32>
+  %l = nova.reduce sum %pl dims [0] : tensor<3xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// Four heads of width 2 split from one width-8 projection: attention's
+// gradient flows back through reshape and transpose into the weight.
+// CHECK: ok   @attention_heads 
+func.func @attention_heads(%x: tensor<1x6x8xf32>, %w: tensor<8x24xf32> {nova.param}, %c: tensor<1x4x6x2xf32>) -> tensor<f32> {
+  %qkv = nova.matmul %x, %w : tensor<1x6x8xf32>, tensor<8x24xf32> -> tensor<1x6x24xf32>
+  %r = nova.reshape %qkv : tensor<1x6x24xf32> -> tensor<1x6x3x4x2xf32>
+  %t = nova.transpose %r [2, 0, 3, 1, 4] : tensor<1x6x3x4x2xf32> -> tensor<3x1x4x6x2xf32>
+  %q3 = nova.slice %t starts [0, 0, 0, 0, 0] limits [1, 1, 4, 6, 2] strides [1, 1, 1, 1, 1] : tensor<3x1x4x6x2xf32> -> tensor<1x1x4x6x2xf32>
+  %k3 = nova.slice %t starts [1, 0, 0, 0, 0] limits [2, 1, 4, 6, 2] strides [1, 1, 1, 1, 1] : tensor<3x1x4x6x2xf32> -> tensor<1x1x4x6x2xf32>
+  %v3 = nova.slice %t starts [2, 0, 0, 0, 0] limits [3, 1, 4, 6, 2] strides [1, 1, 1, 1, 1] : tensor<3x1x4x6x2xf32> -> tensor<1x1x4x6x2xf32>
+  %q = nova.reshape %q3 : tensor<1x1x4x6x2xf32> -> tensor<1x4x6x2xf32>
+  %k = nova.reshape %k3 : tensor<1x1x4x6x2xf32> -> tensor<1x4x6x2xf32>
+  %v = nova.reshape %v3 : tensor<1x1x4x6x2xf32> -> tensor<1x4x6x2xf32>
+  %y = nova.attention %q, %k, %v scale 0.7 causal : tensor<1x4x6x2xf32>, tensor<1x4x6x2xf32>, tensor<1x4x6x2xf32> -> tensor<1x4x6x2xf32>
+  %p = nova.mul %y, %c : tensor<1x4x6x2xf32>, tensor<1x4x6x2xf32>
+  %l = nova.reduce sum %p dims [0, 1, 2, 3] : tensor<1x4x6x2xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
 // CHECK: ok   @fan_out 
 func.func @fan_out(%x: tensor<3x4xf32> {nova.param}, %c: tensor<3x4xf32>) -> tensor<f32> {
   %a = nova.mul %x, %x : tensor<3x4xf32>, tensor<3x4xf32>

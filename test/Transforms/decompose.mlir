@@ -11,14 +11,14 @@
 // RUN:   --implicit-check-not=nova.softmax --implicit-check-not=nova.log_softmax \
 // RUN:   --implicit-check-not=nova.layer_norm --implicit-check-not=nova.cross_entropy \
 // RUN:   --implicit-check-not=nova.adamw
-// RUN: for f in softmax log_softmax layer_norm cross_entropy cross_entropy_ignore attention attention_causal adamw; do \
+// RUN: for f in softmax log_softmax layer_norm cross_entropy cross_entropy_ignore attention attention_causal attention_fwd attention_bwd adamw; do \
 // RUN:   nova-run %s --entry $f --random-inputs 5 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 2e-5 --atol 1e-6 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
 // RUN: not nova-opt %s --nova-decompose=keep=matmul 2>&1 | FileCheck %s --check-prefix=BADKEEP
 
 // KEEP-COUNT-2: nova.attention
-// SAME-COUNT-10: match
+// SAME-COUNT-15: match
 // BADKEEP: 'keep' names 'matmul', which is not a composite
 
 // CHECK-LABEL: func.func @softmax
@@ -61,6 +61,27 @@ func.func @attention(%q: tensor<2x3x6x4xf32>, %k: tensor<2x3x7x4xf32>, %v: tenso
 func.func @attention_causal(%q: tensor<2x6x4xf32>, %k: tensor<2x6x4xf32>, %v: tensor<2x6x4xf32>) -> tensor<2x6x4xf32> {
   %o = nova.attention %q, %k, %v scale 0.5 causal : tensor<2x6x4xf32>, tensor<2x6x4xf32>, tensor<2x6x4xf32> -> tensor<2x6x4xf32>
   return %o : tensor<2x6x4xf32>
+}
+
+// CHECK-LABEL: func.func @attention_fwd
+// CHECK: nova.reduce max
+// CHECK: nova.reduce sum
+// CHECK: nova.log
+func.func @attention_fwd(%q: tensor<2x6x4xf32>, %k: tensor<2x6x4xf32>, %v: tensor<2x6x3xf32>) -> (tensor<2x6x3xf32>, tensor<2x6xf32>) {
+  %o, %lse = nova.attention_fwd %q, %k, %v scale 0.5 causal : tensor<2x6x4xf32>, tensor<2x6x4xf32>, tensor<2x6x3xf32> -> tensor<2x6x3xf32>, tensor<2x6xf32>
+  return %o, %lse : tensor<2x6x3xf32>, tensor<2x6xf32>
+}
+
+// The backward reads the forward's own output and statistic (the interpreter
+// runs both composites in the original, their decompositions in %t.mlir).
+// CHECK-LABEL: func.func @attention_bwd
+// CHECK: nova.exp
+// CHECK: nova.matmul {{.*}} transpose_lhs
+func.func @attention_bwd(%q: tensor<3x5x4xf32>, %k: tensor<3x7x4xf32>, %v: tensor<3x7x2xf32>, %do: tensor<3x5x2xf32>)
+    -> (tensor<3x5x4xf32>, tensor<3x7x4xf32>, tensor<3x7x2xf32>) {
+  %o, %lse = nova.attention_fwd %q, %k, %v scale 0.6 : tensor<3x5x4xf32>, tensor<3x7x4xf32>, tensor<3x7x2xf32> -> tensor<3x5x2xf32>, tensor<3x5xf32>
+  %dq, %dk, %dv = nova.attention_bwd %q, %k, %v, %o, %lse, %do scale 0.6 : tensor<3x5x4xf32>, tensor<3x7x4xf32>, tensor<3x7x2xf32>, tensor<3x5x2xf32>, tensor<3x5xf32>, tensor<3x5x2xf32>
+  return %dq, %dk, %dv : tensor<3x5x4xf32>, tensor<3x7x4xf32>, tensor<3x7x2xf32>
 }
 
 // The second moment is made non-negative and the step starts at 1, as in

@@ -41,6 +41,8 @@ struct TensorDesc {
   std::vector<int64_t> shape;
   uint64_t offset = 0;
   int32_t alias = -1;
+  /// Size in bytes; only for a tensor of an executable that passed
+  /// checkExecutable, which checks that it fits the arena.
   uint64_t bytes() const;
 };
 

@@ -8,7 +8,9 @@
 #ifndef NOVA_SUPPORT_HOSTTENSOR_H
 #define NOVA_SUPPORT_HOSTTENSOR_H
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,9 +33,15 @@ uint16_t toF16Bits(float x);
 float fromF16Bits(uint16_t b);
 
 /// Rounds `x` to the nearest value representable in `t` (ties to even), the
-/// way a kernel that stores `t` would; F64 and integers are unchanged.
-/// Inline: the interpreter calls it once per element it computes.
+/// way a kernel that stores `t` would; F64 and integers are unchanged. A NaN
+/// becomes the positive quiet NaN: IEEE 754 leaves the sign and payload of a
+/// computed NaN open (x86 picks an operand's, in whichever order the compiler
+/// put them), so the folder and the interpreter agree bit for bit only if
+/// they settle it. Inline: the interpreter calls it once per element it
+/// computes.
 inline double roundTo(DType t, double x) {
+  if (t != DType::F64 && std::isnan(x))
+    return std::numeric_limits<double>::quiet_NaN();
   switch (t) {
   case DType::F32:
     return double(float(x));

@@ -41,7 +41,8 @@ def NovaAutodiff : Pass<"nova-autodiff", "::mlir::ModuleOp"> {
     `DifferentiableOpInterface`. Gradients of values used several times are
     summed; broadcasting ops reduce their gradient to the operand's shape;
     integer values (indices, labels, masks) get none; `gather` turns into
-    `scatter_add`; the gradients of data-movement ops are O(1) in IR size
+    `scatter_add`; a differentiated `attention` becomes `attention_fwd` and
+    its backward one `attention_bwd`, so no `Tq x Tk` tensor is built; the gradients of data-movement ops are O(1) in IR size
     (a slice's is its window joined with splat zero blocks). A parameter the
     loss does not depend on gets a zero gradient. Forward values the
     gradients do not need are erased.
@@ -74,7 +75,7 @@ def NovaDecompose : Pass<"nova-decompose"> {
   let summary = "Rewrite composite ops into primitives";
   let description = [{
     Replaces `softmax`, `log_softmax`, `layer_norm`, `cross_entropy`,
-    `attention` and `adamw` by the primitive ops that define them (reduce,
+    `attention`, `attention_fwd`, `attention_bwd` and `adamw` by the primitive ops that define them (reduce,
     exp, log, matmul, select, gather, ...). The result computes the same
     values; `nova-run` checks each decomposition against its composite.
     `cross_entropy` reads its labels through a `nova.check_labels`, so a
@@ -86,8 +87,61 @@ def NovaDecompose : Pass<"nova-decompose"> {
   let options = [
     ListOption<"keep", "keep", "std::string",
                "composite op names to leave alone (softmax, log_softmax, "
-               "layer_norm, cross_entropy, attention, adamw)">
+               "layer_norm, cross_entropy, attention, attention_fwd, "
+               "attention_bwd, adamw)">
   ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
+def NovaCollapseAttention : Pass<"nova-collapse-attention"> {
+  let summary = "Replace attention written from primitives by nova.attention";
+  let description = [{
+    Finds `softmax(scale * q k^T [+ causal mask]) v` written with primitive
+    ops and replaces it by one `nova.attention`, so the rest of the pipeline
+    (autodiff's attention_fwd/attention_bwd, the attention kernels) never
+    holds the `Tq x Tk` scores. Recognized:
+
+    - `q k^T` as `nova.matmul` with `transpose_rhs`, or of a key transposed
+      by `nova.transpose` (last two dimensions swapped), or of any other
+      right operand (a pre-transposed key is transposed back);
+    - the scale as a multiplication or division by a positive scalar
+      constant, after the product (before or after the mask) or on `q` or
+      `k` before it (several fold into one);
+    - the causal mask (key `j <= i`) as `nova.select` of the scores and a
+      `-inf` scalar on a comparison of two `nova.iota`s (`le`/`ge`, or
+      `gt`/`lt` with the operands swapped) or on an `i1` constant, or as the
+      addition of a constant that is 0 on and below the diagonal and `-inf`
+      above; no mask gives a non-causal attention;
+    - softmax over the last dimension: `nova.softmax` or its decomposition
+      `exp(s - reduce max s) / reduce sum` (keep_dims reductions);
+    - `P v` as `nova.matmul`; operands whose batch dimensions broadcast
+      (heads grouped by reshape or broadcast, a key shared by every head)
+      get a `nova.broadcast` to the product's batch dimensions.
+
+    Anything else is left as it is: another mask, a scale that is not a
+    positive scalar constant, a softmax over another dimension, or a score
+    tensor (or softmax intermediate) with a user outside the pattern, whose
+    `T x T` tensor would stay anyway. The program computes the same values
+    before and after.
+
+    ```mlir
+    %s = nova.matmul %q, %k transpose_rhs : tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x8xf32>
+    %c = nova.constant dense<0.25> : tensor<f32>
+    %ss = nova.mul %s, %c : tensor<2x8x8xf32>, tensor<f32>
+    %i = nova.iota dim 0 : tensor<8x8xi64>
+    %j = nova.iota dim 1 : tensor<8x8xi64>
+    %keep = nova.cmp le, %j, %i : tensor<8x8xi64>, tensor<8x8xi64>
+    %ninf = nova.constant dense<0xFF800000> : tensor<f32>
+    %m = nova.select %keep, %ss, %ninf : tensor<8x8xi1>, tensor<2x8x8xf32>, tensor<f32>
+    %p = nova.softmax %m dim 2 : tensor<2x8x8xf32>
+    %o = nova.matmul %p, %v : tensor<2x8x8xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+    ```
+    becomes
+    ```mlir
+    %o = nova.attention %q, %k, %v scale 2.500000e-01 causal
+        : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+    ```
+  }];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 

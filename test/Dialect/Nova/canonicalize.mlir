@@ -3,14 +3,22 @@
 // RUN: nova-opt %s -canonicalize -split-input-file | FileCheck %s
 // RUN: nova-opt %s -nova-canonicalize -split-input-file | FileCheck %s
 
+// x + -0 is x for every float x; x + +0 is not (it is +0 for x = -0), so
+// only integer zeros and -0.0 are identities of add.
 // CHECK-LABEL: func.func @add_zero
-// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
-// CHECK-NEXT: return %[[X]], %[[X]]
-func.func @add_zero(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
-  %z = nova.constant dense<0.0> : tensor<8xf32>
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[N:.*]]: tensor<4xi32>)
+// CHECK-NEXT: %[[PZ:.*]] = nova.constant dense<0.000000e+00> : tensor<8xf32>
+// CHECK-NEXT: %[[KEPT:.*]] = nova.add %[[X]], %[[PZ]]
+// CHECK-NEXT: return %[[X]], %[[X]], %[[N]], %[[KEPT]]
+func.func @add_zero(%x: tensor<4x8xf32>, %n: tensor<4xi32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xi32>, tensor<4x8xf32>) {
+  %z = nova.constant dense<-0.0> : tensor<8xf32>
   %0 = nova.add %x, %z : tensor<4x8xf32>, tensor<8xf32>
   %1 = nova.add %z, %x : tensor<8xf32>, tensor<4x8xf32>
-  return %0, %1 : tensor<4x8xf32>, tensor<4x8xf32>
+  %iz = nova.constant dense<0> : tensor<i32>
+  %2 = nova.add %n, %iz : tensor<4xi32>, tensor<i32>
+  %pz = nova.constant dense<0.0> : tensor<8xf32>
+  %3 = nova.add %x, %pz : tensor<4x8xf32>, tensor<8xf32>
+  return %0, %1, %2, %3 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xi32>, tensor<4x8xf32>
 }
 
 // -----

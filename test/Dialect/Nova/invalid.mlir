@@ -213,6 +213,32 @@ func.func @reshape_count(%x: tensor<4x6xf32>) {
 
 // -----
 
+// 2^32 x 2^32 elements wrap to 0 in 64-bit arithmetic; no nova op accepts a
+// tensor whose element count overflows.
+func.func @reshape_count_overflow(%x: tensor<4294967296x4294967296xf32>) {
+  // expected-error @+1 {{'nova.reshape' op operand #0 of type 'tensor<4294967296x4294967296xf32>' has more than 2^63 elements}}
+  %0 = nova.reshape %x : tensor<4294967296x4294967296xf32> -> tensor<0xf32>
+  return
+}
+
+// -----
+
+func.func @result_count_overflow(%x: tensor<2xf32>) {
+  // expected-error @+1 {{'nova.broadcast' op result #0 of type 'tensor<100000000000x100000000000x2xf32>' has more than 2^63 elements}}
+  %0 = nova.broadcast %x : tensor<2xf32> -> tensor<100000000000x100000000000x2xf32>
+  return
+}
+
+// -----
+
+func.func @constant_count_overflow() {
+  // expected-error @+1 {{'nova.constant' op result #0 of type 'tensor<3037000500x3037000500xf32>' has more than 2^63 elements}}
+  %0 = nova.constant dense<0.0> : tensor<3037000500x3037000500xf32>
+  return
+}
+
+// -----
+
 func.func @reshape_element_type(%x: tensor<4x6xf32>) {
   // expected-error @+1 {{must preserve the element type}}
   %0 = nova.reshape %x : tensor<4x6xf32> -> tensor<24xf16>
@@ -670,6 +696,65 @@ func.func @attention_scale(%q: tensor<2x8x16xf32>) {
 func.func @attention_element_type(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xbf16>) {
   // expected-error @+1 {{query, key and value must have one element type}}
   %0 = nova.attention %q, %k, %k scale 0.25 : tensor<2x8x16xf32>, tensor<2x8x16xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+// ===== attention_fwd and attention_bwd: attention's rules, plus their own
+
+func.func @attention_fwd_causal_square(%q: tensor<2x8x16xf32>, %k: tensor<2x6x16xf32>) {
+  // expected-error @+1 {{causal attention needs square scores, got 8x6}}
+  %0, %1 = nova.attention_fwd %q, %k, %k scale 0.25 causal : tensor<2x8x16xf32>, tensor<2x6x16xf32>, tensor<2x6x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_fwd_lse_type(%q: tensor<2x8x16xbf16>) {
+  // lse is f32 for any operand type.
+  // expected-error @+1 {{'nova.attention_fwd' op result #1 must be statically shaped tensor of 32-bit float values, but got 'tensor<2x8xbf16>'}}
+  %0, %1 = nova.attention_fwd %q, %q, %q scale 0.25 : tensor<2x8x16xbf16>, tensor<2x8x16xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x16xbf16>, tensor<2x8xbf16>
+  return
+}
+
+// -----
+
+func.func @attention_fwd_lse_shape(%q: tensor<2x8x16xf32>) {
+  // expected-error @+1 {{'nova.attention_fwd' op result type 'tensor<2x8x16xf32>', 'tensor<2x16xf32>' does not match 'tensor<2x8x16xf32>', 'tensor<2x8xf32>', the type its operands and attributes imply}}
+  %0, %1 = nova.attention_fwd %q, %q, %q scale 0.25 : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>, tensor<2x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_bwd_scale(%q: tensor<8x16xf32>, %lse: tensor<8xf32>) {
+  // expected-error @+1 {{scale must be positive and finite}}
+  %0, %1, %2 = nova.attention_bwd %q, %q, %q, %q, %lse, %q scale 0.0 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xf32>, tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_bwd_output(%q: tensor<8x16xf32>, %v: tensor<8x4xf32>, %lse: tensor<8xf32>) {
+  // expected-error @+1 {{output must have the attention result's type 'tensor<8x4xf32>', got 'tensor<8x16xf32>'}}
+  %0, %1, %2 = nova.attention_bwd %q, %q, %v, %q, %lse, %q scale 0.25 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x4xf32>, tensor<8x16xf32>, tensor<8xf32>, tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_bwd_grad_output(%q: tensor<8x16xf32>, %v: tensor<8x4xf32>, %o: tensor<8x4xf32>, %lse: tensor<8xf32>, %do: tensor<8x4xbf16>) {
+  // expected-error @+1 {{grad_output must have the attention result's type 'tensor<8x4xf32>', got 'tensor<8x4xbf16>'}}
+  %0, %1, %2 = nova.attention_bwd %q, %q, %v, %o, %lse, %do scale 0.25 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<8xf32>, tensor<8x4xbf16>
+  return
+}
+
+// -----
+
+func.func @attention_bwd_lse(%q: tensor<8x16xbf16>, %lse: tensor<8xbf16>) {
+  // expected-error @+1 {{lse must be 'tensor<8xf32>' (one f32 per query row), got 'tensor<8xbf16>'}}
+  %0, %1, %2 = nova.attention_bwd %q, %q, %q, %q, %lse, %q scale 0.25 : tensor<8x16xbf16>, tensor<8x16xbf16>, tensor<8x16xbf16>, tensor<8x16xbf16>, tensor<8xbf16>, tensor<8x16xbf16>
   return
 }
 

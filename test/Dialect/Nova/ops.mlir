@@ -154,6 +154,16 @@ func.func @composites(%x: tensor<2x8x32xf32>, %g: tensor<32xf32>, %labels: tenso
   %kk = nova.slice %k starts [0, 0, 0, 0] limits [2, 4, 4, 16] strides [1, 1, 1, 1] : tensor<2x4x8x16xf32> -> tensor<2x4x4x16xf32>
   %vv = nova.slice %v starts [0, 0, 0, 0] limits [2, 4, 4, 8] strides [1, 1, 1, 1] : tensor<2x4x8x16xf32> -> tensor<2x4x4x8xf32>
   %5 = nova.attention %q, %kk, %vv scale 1.0 : tensor<2x4x8x16xf32>, tensor<2x4x4x16xf32>, tensor<2x4x4x8xf32> -> tensor<2x4x8x8xf32>
+  // CHECK: nova.attention_fwd %{{.*}}, %{{.*}}, %{{.*}} scale 2.500000e-01 causal : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>, tensor<2x4x8xf32>
+  %o, %lse = nova.attention_fwd %q, %k, %v scale 0.25 causal : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>, tensor<2x4x8xf32>
+  // CHECK: nova.attention_bwd %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} scale 2.500000e-01 causal : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8xf32>, tensor<2x4x8x16xf32>
+  %dq, %dk, %dv = nova.attention_bwd %q, %k, %v, %o, %lse, %o scale 0.25 causal : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8xf32>, tensor<2x4x8x16xf32>
+  // The statistic stays f32 for bf16 operands.
+  // CHECK: nova.attention_fwd %{{.*}}, %{{.*}}, %{{.*}} scale 5.000000e-01 : tensor<3x4xbf16>, tensor<5x4xbf16>, tensor<5x2xbf16> -> tensor<3x2xbf16>, tensor<3xf32>
+  %qh = nova.constant dense<1.0> : tensor<3x4xbf16>
+  %kh = nova.constant dense<1.0> : tensor<5x4xbf16>
+  %vh = nova.constant dense<1.0> : tensor<5x2xbf16>
+  %oh, %lseh = nova.attention_fwd %qh, %kh, %vh scale 0.5 : tensor<3x4xbf16>, tensor<5x4xbf16>, tensor<5x2xbf16> -> tensor<3x2xbf16>, tensor<3xf32>
   // CHECK: nova.adamw %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} lr 3.000000e-04 beta1 9.000000e-01 beta2 0.94999999999999996 eps 1.000000e-08 weight_decay 1.000000e-01 : tensor<32xf32>, tensor<i64>
   %p, %m, %s = nova.adamw %g, %g, %g, %g, %step lr 3.0e-4 beta1 0.9 beta2 0.95 eps 1.0e-8 weight_decay 0.1 : tensor<32xf32>, tensor<i64>
   return

@@ -9,10 +9,10 @@
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Interpreter/Interpreter.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
@@ -24,9 +24,7 @@ namespace {
 
 class InterpreterSizeTest : public ::testing::Test {
 protected:
-  InterpreterSizeTest() {
-    ctx.loadDialect<NovaDialect, func::FuncDialect>();
-  }
+  InterpreterSizeTest() { ctx.loadDialect<NovaDialect, func::FuncDialect>(); }
 
   Type parse(StringRef text) { return parseType(text, &ctx); }
 

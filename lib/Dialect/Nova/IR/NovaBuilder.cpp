@@ -175,6 +175,37 @@ Value NovaBuilder::attentionScores(Value q, Value k, double scale,
   return select(allowed, s, scalar(s.getType(), -INFINITY));
 }
 
+SmallVector<Value, 3> NovaBuilder::attentionGradients(Value q, Value k, Value v,
+                                                      Value o, Value lse,
+                                                      Value dO, Value dlse,
+                                                      double scale,
+                                                      bool causal) {
+  Type e = elementTypeOf(q);
+  // A per-row f32 statistic as a column of q's element type.
+  auto column = [&](Value row) {
+    SmallVector<int64_t> shape(shapeOf(row));
+    shape.push_back(1);
+    Value c = reshape(row, shape);
+    return elementTypeOf(c) == e ? c : cast(c, e);
+  };
+  Value p = exp(sub(attentionScores(q, k, scale, causal), column(lse)));
+  Value dv, ds;
+  if (dO) {
+    dv = matmul(p, dO, /*transposeLhs=*/true, false);
+    Value delta = reduce(ReduceKind::sum, mul(dO, o),
+                         {int64_t(shapeOf(o).size()) - 1}, true);
+    Value inner = sub(matmul(dO, v, false, /*transposeRhs=*/true), delta);
+    if (dlse)
+      inner = add(inner, column(dlse));
+    ds = mul(p, inner);
+  } else {
+    dv = splat(llvm::cast<RankedTensorType>(v.getType()), 0.0);
+    ds = mul(p, column(dlse));
+  }
+  return {mul(matmul(ds, k), scale),
+          mul(matmul(ds, q, /*transposeLhs=*/true, false), scale), dv};
+}
+
 Value NovaBuilder::labelMask(Value logits, Value labels) {
   ArrayRef<int64_t> shape = shapeOf(logits);
   SmallVector<int64_t> column(shapeOf(labels));

@@ -1,14 +1,21 @@
 //===- NovaFolds.cpp - nova folders ---------------------------------------===//
 //
-// Constant folding of small constants (every result element computed here in
-// double or 64-bit integer arithmetic, then rounded to the result type as the
-// device would), algebraic identities (x + 0, x * 1, ...) and the structural
-// folds of data movement (reshape of reshape, transpose of transpose,
-// identity broadcast / reshape / transpose / slice / cast).
+// Constant folding of small constants (every result element computed with
+// nova::scalar, the functions the interpreter evaluates, and rounded to the
+// result type as the interpreter rounds it, so folding never changes what a
+// program computes), algebraic identities that are exact in IEEE arithmetic
+// (x + -0, x - 0, x * 1, ...) and the structural folds of data movement
+// (reshape of reshape, transpose of transpose, identity broadcast / reshape /
+// transpose / slice / cast).
+//
+// In a graph region an op may use its own result (`%0 = nova.reshape %0`).
+// Folds that return an operand or chase a producer refuse such an op: the
+// answer would be the op itself, a change the driver would retry forever.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nova/Dialect/Nova/IR/NovaOps.h"
+#include "nova/Support/HostTensor.h"
 #include "nova/Support/ScalarMath.h"
 
 #include <cmath>
@@ -36,8 +43,16 @@ static double toDouble(const APFloat &v) {
   return d.convertToDouble();
 }
 
+/// `v` rounded to the float type `elementType` exactly as the interpreter
+/// rounds a result (nova::roundTo: bf16 and f16 through f32), then stored.
 static APFloat fromDouble(double v, Type elementType) {
-  APFloat r(v);
+  if (elementType.isF32())
+    v = ::nova::roundTo(::nova::DType::F32, v);
+  else if (elementType.isBF16())
+    v = ::nova::roundTo(::nova::DType::BF16, v);
+  else if (elementType.isF16())
+    v = ::nova::roundTo(::nova::DType::F16, v);
+  APFloat r(v); // exact from here on: v is representable
   bool lost;
   r.convert(cast<FloatType>(elementType).getFloatSemantics(),
             APFloat::rmNearestTiesToEven, &lost);
@@ -84,7 +99,8 @@ static BroadcastOperand<T> broadcastOperand(DenseElementsAttr attr,
   return op;
 }
 
-/// Builds the result attribute from computed elements (doubles or integers).
+/// Builds the result attribute from computed elements (doubles or integers;
+/// integers already wrapped to the element type's width).
 template <typename T>
 static Attribute makeElements(RankedTensorType type, ArrayRef<T> values) {
   Type et = type.getElementType();
@@ -107,10 +123,11 @@ static Attribute makeElements(RankedTensorType type, ArrayRef<T> values) {
   return DenseElementsAttr::get(type, out);
 }
 
-/// Evaluates `fn` elementwise over broadcast constant operands. `fn` returns
-/// std::nullopt to refuse (e.g. integer division by zero). Non-splat results
-/// larger than kMaxFoldElements are not folded.
-template <typename T, typename Fn>
+/// Evaluates `fn` elementwise over broadcast constant operands read as `T`,
+/// giving elements of type `R`. `fn` returns std::nullopt to refuse (e.g.
+/// integer division by zero). Non-splat results larger than kMaxFoldElements
+/// are not folded.
+template <typename T, typename R = T, typename Fn>
 static Attribute foldElementwise(ArrayRef<Attribute> operands,
                                  RankedTensorType resultType, Fn fn) {
   SmallVector<DenseElementsAttr> dense;
@@ -129,7 +146,8 @@ static Attribute foldElementwise(ArrayRef<Attribute> operands,
   for (auto d : dense)
     ins.push_back(broadcastOperand<T>(d, shape));
 
-  SmallVector<T> results, args(ins.size());
+  SmallVector<R> results;
+  SmallVector<T> args(ins.size());
   SmallVector<int64_t> index(shape.size(), 0);
   for (int64_t linear = 0; linear < count; ++linear) {
     for (size_t i = 0; i < ins.size(); ++i) {
@@ -138,7 +156,7 @@ static Attribute foldElementwise(ArrayRef<Attribute> operands,
         offset += index[d] * ins[i].strides[d];
       args[i] = ins[i].values[offset];
     }
-    std::optional<T> r = fn(ArrayRef<T>(args));
+    std::optional<R> r = fn(ArrayRef<T>(args));
     if (!r)
       return {};
     results.push_back(*r);
@@ -149,7 +167,7 @@ static Attribute foldElementwise(ArrayRef<Attribute> operands,
     }
   }
   // One value for a splat result: DenseElementsAttr::get makes it a splat.
-  return makeElements<T>(resultType, results);
+  return makeElements<R>(resultType, results);
 }
 
 /// Folds an op whose operands all have the element type `operandElement`,
@@ -174,6 +192,19 @@ static Type elementOf(Value v) {
   return cast<ShapedType>(v.getType()).getElementType();
 }
 
+/// The width nova::scalar's integer functions take (0 for floats, which
+/// never reach an integer rule).
+static unsigned intBitsOf(Value v) {
+  Type t = elementOf(v);
+  return t.isInteger() ? t.getIntOrFloatBitWidth() : 0;
+}
+
+/// Whether `v` is a result of `op` itself (a self-reference in a graph
+/// region); see the file comment.
+static bool isOwnResult(Operation *op, Value v) {
+  return v.getDefiningOp() == op;
+}
+
 /// Float-only unary op: `fn(x)` per element.
 template <typename Fn>
 static Attribute foldFloatUnary(Attribute input, Type resultType, Fn fn) {
@@ -186,16 +217,25 @@ static Attribute foldFloatUnary(Attribute input, Type resultType, Fn fn) {
 // Splat identities
 //===----------------------------------------------------------------------===//
 
-/// True when `attr` is a constant whose every element equals `value`.
+/// True when `attr` is a constant whose every element equals `value`, the
+/// sign of a zero included.
 static bool isSplatOf(Attribute attr, double value) {
   auto d = dyn_cast_if_present<DenseElementsAttr>(attr);
-  return d && d.isSplat() && readElements<double>(d).front() == value;
+  if (!d || !d.isSplat())
+    return false;
+  double v = readElements<double>(d).front();
+  return v == value && std::signbit(v) == std::signbit(value);
 }
 
 /// `x op identity` folds to `x` when broadcasting does not grow `x`.
-static OpFoldResult foldIdentity(Value x, Attribute other, double identity,
-                                 Type resultType) {
-  if (x.getType() == resultType && isSplatOf(other, identity))
+/// `floatIdentity` is the one that is exact for every float x (x + -0 is x,
+/// x + +0 is +0 for x = -0); integers use its absolute value.
+static OpFoldResult foldIdentity(Operation *op, Value x, Attribute other,
+                                 double floatIdentity) {
+  double identity =
+      isa<FloatType>(elementOf(x)) ? floatIdentity : std::fabs(floatIdentity);
+  if (x.getType() == op->getResult(0).getType() && !isOwnResult(op, x) &&
+      isSplatOf(other, identity))
     return x;
   return {};
 }
@@ -211,18 +251,24 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 //===----------------------------------------------------------------------===//
 
 OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
-  return foldNumeric(adaptor.getOperands(), elementOf(getInput()), getType(),
-                     [](auto a) { return std::optional(-a[0]); });
+  unsigned bits = intBitsOf(getInput());
+  return foldNumeric(
+      adaptor.getOperands(), elementOf(getInput()), getType(),
+      [](ArrayRef<double> a) -> std::optional<double> { return -a[0]; },
+      [bits](ArrayRef<int64_t> a) -> std::optional<int64_t> {
+        return ::nova::scalar::negInt(a[0], bits);
+      });
 }
 
 OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  unsigned bits = intBitsOf(getInput());
   return foldNumeric(
       adaptor.getOperands(), elementOf(getInput()), getType(),
       [](ArrayRef<double> a) -> std::optional<double> {
         return std::fabs(a[0]);
       },
-      [](ArrayRef<int64_t> a) -> std::optional<int64_t> {
-        return a[0] < 0 ? -a[0] : a[0];
+      [bits](ArrayRef<int64_t> a) -> std::optional<int64_t> {
+        return ::nova::scalar::absInt(a[0], bits);
       });
 }
 
@@ -276,83 +322,105 @@ OpFoldResult GeluOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
-  if (getInput().getType() == getType())
+  if (getInput().getType() == getType() && !isOwnResult(*this, getInput()))
     return getInput();
   auto type = cast<RankedTensorType>(getType());
-  Type from = elementOf(getInput());
-  // Through double only when the source is a float (integers keep 64 bits).
-  if (isa<FloatType>(from))
-    return foldElementwise<double>(
+  Type to = type.getElementType();
+  bool fromFloat = isa<FloatType>(elementOf(getInput()));
+  // To a float: the value itself, rounded to the target by makeElements.
+  if (isa<FloatType>(to)) {
+    if (fromFloat)
+      return foldElementwise<double>(
+          adaptor.getOperands(), type,
+          [](ArrayRef<double> a) -> std::optional<double> { return a[0]; });
+    return foldElementwise<int64_t, double>(
         adaptor.getOperands(), type,
-        [&](ArrayRef<double> a) -> std::optional<double> {
-          Type to = type.getElementType();
-          if (isa<FloatType>(to))
-            return a[0]; // rounded to the target format by makeElements
-          if (to.isInteger(1))
-            return double(a[0] != 0.0);
-          if (!std::isfinite(a[0]))
-            return std::nullopt; // float -> int of inf/nan is undefined
-          return std::trunc(a[0]);
+        [bits = to.getIntOrFloatBitWidth()](
+            ArrayRef<int64_t> a) -> std::optional<double> {
+          return ::nova::scalar::intToFloat(a[0], bits);
+        });
+  }
+  unsigned bits = to.getIntOrFloatBitWidth();
+  if (fromFloat)
+    return foldElementwise<double, int64_t>(
+        adaptor.getOperands(), type,
+        [bits](ArrayRef<double> a) -> std::optional<int64_t> {
+          return ::nova::scalar::floatToInt(a[0], bits);
         });
   return foldElementwise<int64_t>(
       adaptor.getOperands(), type,
-      [](ArrayRef<int64_t> a) -> std::optional<int64_t> { return a[0]; });
+      [bits](ArrayRef<int64_t> a) -> std::optional<int64_t> {
+        return ::nova::scalar::intToInt(a[0], bits);
+      });
 }
 
 //===----------------------------------------------------------------------===//
 // Binary
 //===----------------------------------------------------------------------===//
 
+/// An integer rule of nova::scalar (add, sub, mul) as a fold rule.
+static auto intRule(int64_t (*f)(int64_t, int64_t, unsigned), unsigned bits) {
+  return [f, bits](ArrayRef<int64_t> a) -> std::optional<int64_t> {
+    return f(a[0], a[1], bits);
+  };
+}
+
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldIdentity(getLhs(), adaptor.getRhs(), 0.0, getType()))
+  if (auto r = foldIdentity(*this, getLhs(), adaptor.getRhs(), -0.0))
     return r;
-  if (auto r = foldIdentity(getRhs(), adaptor.getLhs(), 0.0, getType()))
-    return r;
-  return foldNumeric(adaptor.getOperands(), elementOf(getLhs()), getType(),
-                     [](auto a) { return std::optional(a[0] + a[1]); });
-}
-
-OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldIdentity(getLhs(), adaptor.getRhs(), 0.0, getType()))
-    return r;
-  return foldNumeric(adaptor.getOperands(), elementOf(getLhs()), getType(),
-                     [](auto a) { return std::optional(a[0] - a[1]); });
-}
-
-OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldIdentity(getLhs(), adaptor.getRhs(), 1.0, getType()))
-    return r;
-  if (auto r = foldIdentity(getRhs(), adaptor.getLhs(), 1.0, getType()))
-    return r;
-  return foldNumeric(adaptor.getOperands(), elementOf(getLhs()), getType(),
-                     [](auto a) { return std::optional(a[0] * a[1]); });
-}
-
-OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldIdentity(getLhs(), adaptor.getRhs(), 1.0, getType()))
+  if (auto r = foldIdentity(*this, getRhs(), adaptor.getLhs(), -0.0))
     return r;
   return foldNumeric(
       adaptor.getOperands(), elementOf(getLhs()), getType(),
+      [](ArrayRef<double> a) -> std::optional<double> { return a[0] + a[1]; },
+      intRule(::nova::scalar::addInt, intBitsOf(getLhs())));
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (auto r = foldIdentity(*this, getLhs(), adaptor.getRhs(), 0.0))
+    return r;
+  return foldNumeric(
+      adaptor.getOperands(), elementOf(getLhs()), getType(),
+      [](ArrayRef<double> a) -> std::optional<double> { return a[0] - a[1]; },
+      intRule(::nova::scalar::subInt, intBitsOf(getLhs())));
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (auto r = foldIdentity(*this, getLhs(), adaptor.getRhs(), 1.0))
+    return r;
+  if (auto r = foldIdentity(*this, getRhs(), adaptor.getLhs(), 1.0))
+    return r;
+  return foldNumeric(
+      adaptor.getOperands(), elementOf(getLhs()), getType(),
+      [](ArrayRef<double> a) -> std::optional<double> { return a[0] * a[1]; },
+      intRule(::nova::scalar::mulInt, intBitsOf(getLhs())));
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (auto r = foldIdentity(*this, getLhs(), adaptor.getRhs(), 1.0))
+    return r;
+  unsigned bits = intBitsOf(getLhs());
+  // Division by zero is left for the interpreter to report.
+  return foldNumeric(
+      adaptor.getOperands(), elementOf(getLhs()), getType(),
       [](ArrayRef<double> a) -> std::optional<double> { return a[0] / a[1]; },
-      [](ArrayRef<int64_t> a) -> std::optional<int64_t> {
-        if (a[1] == 0)
-          return std::nullopt;
-        return a[0] / a[1];
+      [bits](ArrayRef<int64_t> a) -> std::optional<int64_t> {
+        return ::nova::scalar::divInt(a[0], a[1], bits);
       });
 }
 
-/// max (IsMax) or min of two constants; a NaN operand gives NaN.
+/// max (IsMax) or min of two constants.
 template <bool IsMax>
 static Attribute foldExtremum(ArrayRef<Attribute> operands, Type element,
                               Type resultType) {
-  auto pick = [](auto a, auto b) { return (a > b) == IsMax ? a : b; };
   return foldNumeric(
       operands, element, resultType,
       [&](ArrayRef<double> a) -> std::optional<double> {
-        return std::isnan(a[0]) || std::isnan(a[1]) ? NAN : pick(a[0], a[1]);
+        return IsMax ? ::nova::scalar::maxFloat(a[0], a[1])
+                     : ::nova::scalar::minFloat(a[0], a[1]);
       },
       [&](ArrayRef<int64_t> a) -> std::optional<int64_t> {
-        return pick(a[0], a[1]);
+        return IsMax ? std::max(a[0], a[1]) : std::min(a[0], a[1]);
       });
 }
 
@@ -367,7 +435,7 @@ OpFoldResult MinOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult PowOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldIdentity(getLhs(), adaptor.getRhs(), 1.0, getType()))
+  if (auto r = foldIdentity(*this, getLhs(), adaptor.getRhs(), 1.0))
     return r;
   return foldElementwise<double>(
       adaptor.getOperands(), cast<RankedTensorType>(getType()),
@@ -389,20 +457,33 @@ OpFoldResult CmpOp::fold(FoldAdaptor adaptor) {
 OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
   // A uniform condition picks one side when that side already has the
   // result's shape.
-  if (isSplatOf(adaptor.getCondition(), 1.0) &&
-      getOnTrue().getType() == getType())
-    return getOnTrue();
-  if (isSplatOf(adaptor.getCondition(), 0.0) &&
-      getOnFalse().getType() == getType())
-    return getOnFalse();
-  if (getOnTrue() == getOnFalse() && getOnTrue().getType() == getType())
-    return getOnTrue();
+  auto pick = [&](Value side) -> OpFoldResult {
+    if (side.getType() == getType() && !isOwnResult(*this, side))
+      return side;
+    return {};
+  };
+  if (isSplatOf(adaptor.getCondition(), 1.0))
+    return pick(getOnTrue());
+  if (isSplatOf(adaptor.getCondition(), 0.0))
+    return pick(getOnFalse());
+  if (getOnTrue() == getOnFalse())
+    return pick(getOnTrue());
   return {};
 }
 
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
+
+/// The op of the same kind that defines `input`, when folding through it
+/// makes progress: not when it uses its own result, which would leave the
+/// input as it is and report a change forever.
+template <typename OpTy> static OpTy producerToChase(Value input) {
+  auto prev = input.getDefiningOp<OpTy>();
+  if (!prev || isOwnResult(prev, prev.getInput()))
+    return {};
+  return prev;
+}
 
 /// A splat constant input makes any shape-only op a splat of the result type.
 static Attribute foldSplatReshaped(Attribute input, Type resultType) {
@@ -413,9 +494,11 @@ static Attribute foldSplatReshaped(Attribute input, Type resultType) {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (isOwnResult(*this, getInput()))
+    return {};
   if (getInput().getType() == getType())
     return getInput();
-  if (auto prev = getInput().getDefiningOp<ReshapeOp>()) {
+  if (auto prev = producerToChase<ReshapeOp>(getInput())) {
     getInputMutable().assign(prev.getInput());
     return getResult();
   }
@@ -425,13 +508,15 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  if (isOwnResult(*this, getInput()))
+    return {};
   ArrayRef<int64_t> perm = getPermutation();
   bool identity = llvm::all_of(llvm::enumerate(perm), [](auto it) {
     return static_cast<int64_t>(it.index()) == it.value();
   });
   if (identity)
     return getInput();
-  if (auto prev = getInput().getDefiningOp<TransposeOp>()) {
+  if (auto prev = producerToChase<TransposeOp>(getInput())) {
     // result[i] = prev.input[inner[outer[i]]]
     ArrayRef<int64_t> inner = prev.getPermutation();
     SmallVector<int64_t> composed;
@@ -445,9 +530,11 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (isOwnResult(*this, getInput()))
+    return {};
   if (getInput().getType() == getType())
     return getInput();
-  if (auto prev = getInput().getDefiningOp<BroadcastOp>()) {
+  if (auto prev = producerToChase<BroadcastOp>(getInput())) {
     getInputMutable().assign(prev.getInput());
     return getResult();
   }
@@ -455,6 +542,8 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
+  if (isOwnResult(*this, getInput()))
+    return {};
   if (getInput().getType() == getType() &&
       llvm::all_of(getStrides(), [](int64_t s) { return s == 1; }))
     return getInput();
@@ -462,7 +551,7 @@ OpFoldResult SliceOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult ConcatOp::fold(FoldAdaptor) {
-  if (getInputs().size() == 1)
+  if (getInputs().size() == 1 && !isOwnResult(*this, getInputs().front()))
     return getInputs().front();
   return {};
 }

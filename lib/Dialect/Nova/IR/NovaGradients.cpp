@@ -429,17 +429,45 @@ NOVA_GRADIENT(CrossEntropyOp) {
   return success();
 }
 
+// The differentiated attention becomes an attention_fwd (same output, plus
+// the log-sum-exp) so the backward is one attention_bwd: no Tq x Tk tensor
+// is built. The rule replaces its own op's result; autodiff erases the
+// unused op afterwards.
 NOVA_GRADIENT(AttentionOp) {
   NOVA_GRADIENT_PROLOGUE
-  Value q = getQuery(), k = getKey(), v = getValue();
-  double scale = getScale().convertToDouble();
-  int64_t last = int64_t(shapeOf(q).size()) - 1;
-  Value p = nb.softmax(nb.attentionScores(q, k, scale, getCausal()), last);
-  operandGrads[2] = nb.matmul(p, g, true, false);
-  Value dp = nb.matmul(g, v, false, true);
-  Value ds = nb.mul(
-      p, nb.sub(dp, nb.reduce(ReduceKind::sum, nb.mul(dp, p), {last}, true)));
-  operandGrads[0] = nb.mul(nb.matmul(ds, k), scale);
-  operandGrads[1] = nb.mul(nb.matmul(ds, q, true, false), scale);
+  AttentionFwdOp fwd;
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfter(*this);
+    fwd = AttentionFwdOp::create(builder, getLoc(), getQuery(), getKey(),
+                                 getValue(), getScaleAttr(), getCausalAttr());
+  }
+  getResult().replaceAllUsesWith(fwd.getOutput());
+  auto bwd = AttentionBwdOp::create(builder, getLoc(), getQuery(), getKey(),
+                                    getValue(), fwd.getOutput(), fwd.getLse(),
+                                    g, getScaleAttr(), getCausalAttr());
+  llvm::copy(bwd.getResults(), operandGrads.begin());
+  return success();
+}
+
+// A gradient into lse (a program that reads the statistic) adds P * dlse to
+// dS, which attention_bwd does not take: that case is built from
+// primitives.
+NOVA_GRADIENT(AttentionFwdOp) {
+  NovaBuilder nb(builder, getLoc());
+  Value dO = resultGrads[0], dlse = resultGrads[1];
+  if (!dO && !dlse)
+    return success();
+  if (!dlse) {
+    auto bwd = AttentionBwdOp::create(builder, getLoc(), getQuery(), getKey(),
+                                      getValue(), getOutput(), getLse(), dO,
+                                      getScaleAttr(), getCausalAttr());
+    llvm::copy(bwd.getResults(), operandGrads.begin());
+    return success();
+  }
+  llvm::copy(nb.attentionGradients(getQuery(), getKey(), getValue(),
+                                   getOutput(), getLse(), dO, dlse,
+                                   getScale().convertToDouble(), getCausal()),
+             operandGrads.begin());
   return success();
 }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nova/Dialect/Nova/IR/NovaOps.h"
+#include "nova/Support/HostTensor.h"
 
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
@@ -34,6 +35,25 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
   llvm::interleaveComma(shape, os);
   os << "]";
   return s;
+}
+
+LogicalResult mlir::nova::OpTrait::verifyCountableShapes(Operation *op) {
+  auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasStaticShape() ||
+        ::nova::checkedNumElements(shaped.getShape().data(),
+                                   shaped.getShape().size()))
+      return success();
+    return op->emitOpError() << kind << " #" << index << " of type " << type
+                             << " has more than 2^63 elements";
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
 }
 
 FailureOr<SmallVector<int64_t>>
@@ -222,11 +242,15 @@ LogicalResult ReshapeOp::verify() {
   auto in = getInput().getType(), out = getType();
   if (in.getElementType() != out.getElementType())
     return emitOpError("must preserve the element type");
-  if (in.getNumElements() != out.getNumElements())
+  // Counted with overflow checks (CountableShapes has run first).
+  int64_t inCount = *::nova::checkedNumElements(in.getShape().data(),
+                                                in.getShape().size()),
+          outCount = *::nova::checkedNumElements(out.getShape().data(),
+                                                 out.getShape().size());
+  if (inCount != outCount)
     return emitOpError("must preserve the element count: ")
-           << shapeStr(in.getShape()) << " has " << in.getNumElements()
-           << " elements but " << shapeStr(out.getShape()) << " has "
-           << out.getNumElements();
+           << shapeStr(in.getShape()) << " has " << inCount << " elements but "
+           << shapeStr(out.getShape()) << " has " << outCount;
   return success();
 }
 
@@ -498,12 +522,12 @@ LogicalResult CheckLabelsOp::verify() {
   return success();
 }
 
-LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
-                                            std::optional<Location> loc,
-                                            Adaptor adaptor,
-                                            SmallVectorImpl<Type> &types) {
-  auto q = tensorOf(adaptor.getQuery()), k = tensorOf(adaptor.getKey()),
-       v = tensorOf(adaptor.getValue());
+/// The rules shared by attention, attention_fwd and attention_bwd; returns
+/// the type of the attention's output.
+static FailureOr<RankedTensorType>
+inferAttentionOutput(std::optional<Location> loc, Value query, Value key,
+                     Value value, FloatAttr scaleAttr, bool causal) {
+  auto q = tensorOf(query), k = tensorOf(key), v = tensorOf(value);
   if (!q || !k || !v)
     return emitOptionalError(loc, "operands must be ranked tensors");
   if (q.getRank() < 2 || q.getRank() != k.getRank() ||
@@ -528,15 +552,76 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   if (tk != v.getDimSize(r - 2))
     return emitOptionalError(loc, "key and value sequence lengths differ: ", tk,
                              " vs ", v.getDimSize(r - 2));
-  if (adaptor.getCausal() && tq != tk)
+  if (causal && tq != tk)
     return emitOptionalError(loc, "causal attention needs square scores, got ",
                              tq, "x", tk);
-  double scale = adaptor.getScale().convertToDouble();
+  double scale = scaleAttr.getValueAsDouble();
   if (!(scale > 0.0) || !std::isfinite(scale))
     return emitOptionalError(loc, "scale must be positive and finite");
   SmallVector<int64_t> shape(q.getShape().drop_back());
   shape.push_back(v.getDimSize(r - 1));
-  types.push_back(RankedTensorType::get(shape, q.getElementType()));
+  return RankedTensorType::get(shape, q.getElementType());
+}
+
+/// One f32 log-sum-exp per query row: the output's shape without its last
+/// dimension.
+static RankedTensorType lseTypeFor(RankedTensorType output) {
+  return RankedTensorType::get(output.getShape().drop_back(),
+                               Float32Type::get(output.getContext()));
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto output = inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
+                                     adaptor.getValue(), adaptor.getScaleAttr(),
+                                     adaptor.getCausal());
+  if (failed(output))
+    return failure();
+  types.push_back(*output);
+  return success();
+}
+
+LogicalResult AttentionFwdOp::inferReturnTypes(MLIRContext *,
+                                               std::optional<Location> loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
+  auto output = inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
+                                     adaptor.getValue(), adaptor.getScaleAttr(),
+                                     adaptor.getCausal());
+  if (failed(output))
+    return failure();
+  types.push_back(*output);
+  types.push_back(lseTypeFor(*output));
+  return success();
+}
+
+LogicalResult AttentionBwdOp::inferReturnTypes(MLIRContext *,
+                                               std::optional<Location> loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
+  auto output = inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
+                                     adaptor.getValue(), adaptor.getScaleAttr(),
+                                     adaptor.getCausal());
+  if (failed(output))
+    return failure();
+  Type o = adaptor.getOutput().getType(),
+       dO = adaptor.getGradOutput().getType(), lse = adaptor.getLse().getType();
+  if (o != *output)
+    return emitOptionalError(loc,
+                             "output must have the attention result's type ",
+                             *output, ", got ", o);
+  if (dO != *output)
+    return emitOptionalError(
+        loc, "grad_output must have the attention result's type ", *output,
+        ", got ", dO);
+  if (lse != lseTypeFor(*output))
+    return emitOptionalError(loc, "lse must be ", lseTypeFor(*output),
+                             " (one f32 per query row), got ", lse);
+  for (Value operand :
+       {adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()})
+    types.push_back(operand.getType());
   return success();
 }
 

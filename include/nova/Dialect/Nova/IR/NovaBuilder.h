@@ -67,6 +67,14 @@ public:
   /// Shared by a composite's decomposition and its gradient rule:
   /// `scale * q k^T`, with keys after the query masked to -inf if `causal`.
   Value attentionScores(Value q, Value k, double scale, bool causal);
+  /// Attention's dq, dk, dv from primitives, with P = exp(scores - lse)
+  /// (`lse` f32 of shape [..., Tq]) and
+  /// dS = P * (dO v^T - rowsum(dO * o) + dlse): `attention_bwd`'s
+  /// definition plus the gradient `dlse` of the log-sum-exp itself. `dO` or
+  /// `dlse` may be null (no gradient flows there).
+  SmallVector<Value, 3> attentionGradients(Value q, Value k, Value v, Value o,
+                                           Value lse, Value dO, Value dlse,
+                                           double scale, bool causal);
   /// Normalized input of layer_norm over the last dimension and the
   /// per-row reciprocal standard deviation (kept dimension).
   std::pair<Value, Value> layerNormStats(Value x, double epsilon);

@@ -18,6 +18,11 @@ def Nova_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
     broadcasts sums the gradient back to the operand's shape. A rule leaves
     `operandGrads[i]` null for operands that have no gradient (integers,
     conditions, indices).
+
+    A rule may also replace its own op's results by an equivalent op that
+    yields what the backward needs (`nova.attention` becomes
+    `nova.attention_fwd`, whose log-sum-exp `nova.attention_bwd` reads); it
+    touches no other op, and `nova-autodiff` erases the unused original.
   }];
   let methods = [
     InterfaceMethod<[{

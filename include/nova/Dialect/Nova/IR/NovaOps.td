@@ -27,8 +27,14 @@ def Nova_CheckedInference : NativeOpTrait<"CheckedInference"> {
 // malformed op (see NovaTraits.h).
 defvar Nova_InferredResult = [Nova_CheckedInference, InferTypeOpAdaptor];
 
+def Nova_CountableShapes : NativeOpTrait<"CountableShapes"> {
+  let cppNamespace = "::mlir::nova::OpTrait";
+}
+
+// Every nova op is pure, and its tensors' element counts fit int64_t (checked
+// before any other verifier multiplies dimensions).
 class Nova_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Nova_Dialect, mnemonic, !listconcat([Pure], traits)>;
+    : Op<Nova_Dialect, mnemonic, !listconcat([Pure, Nova_CountableShapes], traits)>;
 
 //===----------------------------------------------------------------------===//
 // Sources
@@ -493,6 +499,68 @@ def Nova_AttentionOp : Nova_Op<"attention", !listconcat([DeclareOpInterfaceMetho
   let assemblyFormat = "$query `,` $key `,` $value `scale` $scale "
                        "(`causal` $causal^)? attr-dict `:` type($query) `,` "
                        "type($key) `,` type($value) `->` type($result)";
+}
+
+def Nova_AttentionFwdOp : Nova_Op<"attention_fwd", !listconcat([DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>], Nova_InferredResult)> {
+  let summary = "attention that also returns each query row's log-sum-exp";
+  let description = [{
+    `output` is `nova.attention`'s result for the same operands and
+    attributes; `lse[..., i] = log(sum_j exp(scale * q_i . k_j))` over the
+    keys query `i` sees (all of them, or `j <= i` with `causal`), the
+    statistic a FlashAttention forward saves for its backward. `lse` is
+    always `f32`, also for `bf16`/`f16` operands; a row with no keys has
+    `lse = -inf` and output 0. `nova-autodiff` turns a differentiated
+    `nova.attention` into this op so its backward can be one
+    `nova.attention_bwd`, which never holds a `Tq x Tk` tensor.
+
+    ```mlir
+    %o, %lse = nova.attention_fwd %q, %k, %v scale 0.125 causal
+        : tensor<4x12x64x64xbf16>, tensor<4x12x64x64xbf16>, tensor<4x12x64x64xbf16>
+        -> tensor<4x12x64x64xbf16>, tensor<4x12x64xf32>
+    ```
+  }];
+  let arguments = (ins Nova_FloatTensor:$query, Nova_FloatTensor:$key,
+                       Nova_FloatTensor:$value, F64Attr:$scale,
+                       UnitAttr:$causal);
+  let results = (outs Nova_FloatTensor:$output, StaticShapeTensorOf<[F32]>:$lse);
+  let assemblyFormat = "$query `,` $key `,` $value `scale` $scale "
+                       "(`causal` $causal^)? attr-dict `:` type($query) `,` "
+                       "type($key) `,` type($value) `->` type($output) `,` "
+                       "type($lse)";
+}
+
+def Nova_AttentionBwdOp : Nova_Op<"attention_bwd", Nova_InferredResult> {
+  let summary = "gradients of attention from its output and log-sum-exp";
+  let description = [{
+    Given the operands of an attention, its `output` and `lse` (from
+    `nova.attention_fwd` with the same `scale` and `causal`) and the
+    gradient `grad_output` of the output, returns the gradients of query,
+    key and value. With `P = exp(scale q k^T - lse)` (masked entries 0),
+    `D = rowsum(grad_output * output)`, `dS = P * (grad_output v^T - D)`:
+    `dq = scale dS k`, `dk = scale dS^T q`, `dv = P^T grad_output`.
+    A compiled kernel recomputes `P` block by block, so no `Tq x Tk` tensor
+    is stored. `output` and `grad_output` have the attention result's type;
+    `lse` is `f32` of shape `[..., Tq]`. The results have the types of
+    query, key and value. It has no differentiation rule (no second
+    derivatives).
+
+    ```mlir
+    %dq, %dk, %dv = nova.attention_bwd %q, %k, %v, %o, %lse, %do scale 0.125 causal
+        : tensor<4x12x64x64xf32>, tensor<4x12x64x64xf32>, tensor<4x12x64x64xf32>,
+          tensor<4x12x64x64xf32>, tensor<4x12x64xf32>, tensor<4x12x64x64xf32>
+    ```
+  }];
+  let arguments = (ins Nova_FloatTensor:$query, Nova_FloatTensor:$key,
+                       Nova_FloatTensor:$value, Nova_FloatTensor:$output,
+                       Nova_FloatTensor:$lse, Nova_FloatTensor:$grad_output,
+                       F64Attr:$scale, UnitAttr:$causal);
+  let results = (outs Nova_FloatTensor:$grad_query, Nova_FloatTensor:$grad_key,
+                      Nova_FloatTensor:$grad_value);
+  let assemblyFormat = "$query `,` $key `,` $value `,` $output `,` $lse `,` "
+                       "$grad_output `scale` $scale (`causal` $causal^)? "
+                       "attr-dict `:` type($query) `,` type($key) `,` "
+                       "type($value) `,` type($output) `,` type($lse) `,` "
+                       "type($grad_output)";
 }
 
 def Nova_AdamWOp : Nova_Op<"adamw", [AllTypesMatch<["param", "grad", "m", "v",

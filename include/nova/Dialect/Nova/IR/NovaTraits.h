@@ -14,6 +14,20 @@ template <typename ConcreteType>
 class BroadcastingElementwise
     : public mlir::OpTrait::TraitBase<ConcreteType, BroadcastingElementwise> {};
 
+/// Rejects an op with an operand or result tensor whose element count does
+/// not fit int64_t: MLIR's getNumElements wraps (2^32 x 2^32 counts as 0),
+/// and every size computation downstream trusts a verified op.
+LogicalResult verifyCountableShapes(Operation *op);
+
+template <typename ConcreteType>
+class CountableShapes
+    : public mlir::OpTrait::TraitBase<ConcreteType, CountableShapes> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyCountableShapes(op);
+  }
+};
+
 /// Checks an op's result types against its `inferReturnTypes` (from
 /// InferTypeOpAdaptor) before InferTypeOpInterface's own check runs, so a
 /// malformed op gets exactly one diagnostic: the rule inference found broken,

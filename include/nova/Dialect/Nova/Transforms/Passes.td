@@ -28,8 +28,8 @@ def NovaCanonicalize : Pass<"nova-canonicalize"> {
   }];
   let options = [
     Option<"maxIterations", "max-iterations", "int64_t", "10",
-           "Largest number of sweeps over the ops before giving up on a "
-           "fixed point">,
+           "Folds and rewrites allowed per nova op (on average) before "
+           "giving up on a fixed point; must be at least 1">,
   ];
 }
 
