@@ -448,7 +448,7 @@ func.func @attn_epilogue(%i0: tensor<2x8x4xf32>, %i1: tensor<2x8x4xf32>, %i2: te
   %r = nova_tile.fusion attention_forward (%i0, %i1, %i2) : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8xf32> {
   ^bb0(%a0: tensor<2x8x4xf32>, %a1: tensor<2x8x4xf32>, %a2: tensor<2x8x4xf32>):
     %o = nova.attention %a0, %a1, %a2 scale 0.5 causal : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32> -> tensor<2x8x4xf32>
-    // expected-error @+1 {{attention_forward contract: 'nova.reduce' is not allowed here; an attention kernel holds one attention, a prologue on q, k, v and an elementwise epilogue on its output}}
+    // expected-error @+1 {{attention_forward contract: 'nova.reduce' is not allowed here; an attention kernel holds one attention op, a prologue on its operands and an elementwise epilogue on its results}}
     %s = nova.reduce sum %o dims [2] : tensor<2x8x4xf32> -> tensor<2x8xf32>
     nova_tile.yield %s : tensor<2x8xf32>
   }
@@ -471,12 +471,55 @@ func.func @attn_prologue(%i0: tensor<2x8x4xf32>, %i1: tensor<2x8x4xf32>, %i2: te
 
 // -----
 
-// Attention backward needs its composite.
-func.func @attn_bwd(%i0: tensor<2x8x4xf32>) {
-  // expected-error @+1 {{attention_backward contract: nova has no attention-backward op yet, so no body can meet this family's contract}}
+// Attention backward: exactly one attention_bwd.
+func.func @attn_bwd_none(%i0: tensor<2x8x4xf32>) {
+  // expected-error @+1 {{attention_backward contract: an attention kernel holds exactly one 'nova.attention_bwd', the body has none}}
   %r = nova_tile.fusion attention_backward (%i0) : (tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   ^bb0(%a0: tensor<2x8x4xf32>):
     nova_tile.yield %a0 : tensor<2x8x4xf32>
+  }
+  return
+}
+
+// -----
+
+// Attention forward: exactly one attention op.
+func.func @attn_two(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x4xf32>) {
+  %r = nova_tile.fusion attention_forward (%q, %k, %v) : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
+  ^bb0(%a0: tensor<2x8x4xf32>, %a1: tensor<2x8x4xf32>, %a2: tensor<2x8x4xf32>):
+    %o = nova.attention %a0, %a1, %a2 scale 0.5 : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32> -> tensor<2x8x4xf32>
+    // expected-error @+1 {{attention_forward contract: an attention kernel holds exactly one 'nova.attention' or 'nova.attention_fwd', this is the second}}
+    %o2, %l = nova.attention_fwd %o, %o, %o scale 0.5 : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32> -> tensor<2x8x4xf32>, tensor<2x8xf32>
+    nova_tile.yield %o2 : tensor<2x8x4xf32>
+  }
+  return
+}
+
+// -----
+
+// Attention forward: outputs are the output (through an epilogue) or the
+// log-sum-exp as it is.
+func.func @attn_lse_epilogue(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x4xf32>) {
+  %r:2 = nova_tile.fusion attention_forward (%q, %k, %v) : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x8xf32>) {
+  ^bb0(%a0: tensor<2x8x4xf32>, %a1: tensor<2x8x4xf32>, %a2: tensor<2x8x4xf32>):
+    %o, %l = nova.attention_fwd %a0, %a1, %a2 scale 0.5 causal : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32> -> tensor<2x8x4xf32>, tensor<2x8xf32>
+    %e = nova.exp %l : tensor<2x8xf32>
+    // expected-error @+1 {{attention_forward contract: output #1 of shape 2x8 is neither the attention output (through an elementwise epilogue, same shape) nor its log-sum-exp}}
+    nova_tile.yield %o, %e : tensor<2x8x4xf32>, tensor<2x8xf32>
+  }
+  return
+}
+
+// -----
+
+// Attention backward: the outputs are the gradients of q, k and v.
+func.func @attn_bwd_output(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x8x4xf32>, %o: tensor<2x8x4xf32>, %l: tensor<2x8xf32>, %d: tensor<2x8x4xf32>, %z: tensor<2x2x8x4xf32>) {
+  %r = nova_tile.fusion attention_backward (%q, %k, %v, %o, %l, %d, %z) : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8xf32>, tensor<2x8x4xf32>, tensor<2x2x8x4xf32>) -> tensor<2x2x8x4xf32> {
+  ^bb0(%a0: tensor<2x8x4xf32>, %a1: tensor<2x8x4xf32>, %a2: tensor<2x8x4xf32>, %a3: tensor<2x8x4xf32>, %a4: tensor<2x8xf32>, %a5: tensor<2x8x4xf32>, %a6: tensor<2x2x8x4xf32>):
+    %dq, %dk, %dv = nova.attention_bwd %a0, %a1, %a2, %a3, %a4, %a5 scale 0.5 causal : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8xf32>, tensor<2x8x4xf32>
+    %s = nova.add %dq, %a6 : tensor<2x8x4xf32>, tensor<2x2x8x4xf32>
+    // expected-error @+1 {{attention_backward contract: output #0 of shape 2x2x8x4 is not one of dQ, dK, dV (through an elementwise epilogue, same shape)}}
+    nova_tile.yield %s : tensor<2x2x8x4xf32>
   }
   return
 }

@@ -133,6 +133,29 @@ func.func @optimizer(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf3
   return %y#0, %y#1, %y#2, %y#3, %y#4, %y#5, %y#6 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }
 
+// The forward that also returns the row log-sum-exp, with a cast epilogue.
+// CONTRACT: fusion #9 attention_forward {{[0-9a-f]+}} space 6x8x8x4 in [query, key, value] out [elementwise, log-sum-exp]
+func.func @attention_fwd(%q: tensor<2x3x8x4xbf16>, %k: tensor<2x3x8x4xbf16>, %v: tensor<2x3x8x4xbf16>) -> (tensor<2x3x8x4xf32>, tensor<2x3x8xf32>) {
+  %y:2 = nova_tile.fusion attention_forward (%q, %k, %v) : (tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>) -> (tensor<2x3x8x4xf32>, tensor<2x3x8xf32>) {
+  ^bb0(%qa: tensor<2x3x8x4xbf16>, %ka: tensor<2x3x8x4xbf16>, %va: tensor<2x3x8x4xbf16>):
+    %o, %lse = nova.attention_fwd %qa, %ka, %va scale 0.5 causal : tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16> -> tensor<2x3x8x4xbf16>, tensor<2x3x8xf32>
+    %of = nova.cast %o : tensor<2x3x8x4xbf16> to tensor<2x3x8x4xf32>
+    nova_tile.yield %of, %lse : tensor<2x3x8x4xf32>, tensor<2x3x8xf32>
+  }
+  return %y#0, %y#1 : tensor<2x3x8x4xf32>, tensor<2x3x8xf32>
+}
+
+// CONTRACT: fusion #10 attention_backward {{[0-9a-f]+}} space 6x8x8x4 in [query, key, value, attention-output, log-sum-exp, grad-output] out [query, key, value]
+func.func @attention_bwd(%q: tensor<2x3x8x4xbf16>, %k: tensor<2x3x8x4xbf16>, %v: tensor<2x3x8x4xbf16>, %o: tensor<2x3x8x4xbf16>, %lse: tensor<2x3x8xf32>, %do: tensor<2x3x8x4xf32>) -> (tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>) {
+  %y:3 = nova_tile.fusion attention_backward (%q, %k, %v, %o, %lse, %do) : (tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8xf32>, tensor<2x3x8x4xf32>) -> (tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>) {
+  ^bb0(%qa: tensor<2x3x8x4xbf16>, %ka: tensor<2x3x8x4xbf16>, %va: tensor<2x3x8x4xbf16>, %oa: tensor<2x3x8x4xbf16>, %la: tensor<2x3x8xf32>, %da: tensor<2x3x8x4xf32>):
+    %dh = nova.cast %da : tensor<2x3x8x4xf32> to tensor<2x3x8x4xbf16>
+    %dq, %dk, %dv = nova.attention_bwd %qa, %ka, %va, %oa, %la, %dh scale 0.5 causal : tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8xf32>, tensor<2x3x8x4xbf16>
+    nova_tile.yield %dq, %dk, %dv : tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>
+  }
+  return %y#0, %y#1, %y#2 : tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>
+}
+
 // The outlined form: a kernel symbol and its launch.
 // CHECK-LABEL: func.func @launch
 // CHECK: nova_tile.launch @relu_kernel(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>

@@ -5,7 +5,7 @@ func.func @step(%tokens: tensor<2x4xi32> {nova.name = "tokens"}, %wte: tensor<16
                 %bias: tensor<16xf32> {nova.name = "bias"}, %labels: tensor<2x4xi32> {nova.name = "labels"},
                 %m: tensor<8x16xf32> {nova.name = "m"}, %v: tensor<8x16xf32> {nova.name = "v"})
     -> (tensor<f32>, tensor<2x4x8xf32>, tensor<16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>,
-        tensor<16x8xf32>, tensor<2x4x8xf32>) {
+        tensor<16x8xf32>, tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
   %h = nova_tile.fusion gather (%wte, %tokens, %wpe) : (tensor<16x8xf32>, tensor<2x4xi32>, tensor<4x8xf32>) -> tensor<2x4x8xf32> {
   ^bb0(%t: tensor<16x8xf32>, %i: tensor<2x4xi32>, %pos: tensor<4x8xf32>):
     %e = nova.gather %t[%i] axis 0 : tensor<16x8xf32>, tensor<2x4xi32> -> tensor<2x4x8xf32>
@@ -57,7 +57,17 @@ func.func @step(%tokens: tensor<2x4xi32> {nova.name = "tokens"}, %wte: tensor<16
     %o = nova.attention %q, %k, %vv scale 0.35 causal : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
     nova_tile.yield %o : tensor<2x4x8xf32>
   }
-  return %loss, %n, %colsum, %u#0, %u#1, %u#2, %scat, %att
+  %fw:2 = nova_tile.fusion attention_forward (%n, %h, %n) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4xf32>) {
+  ^bb0(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %vv: tensor<2x4x8xf32>):
+    %o, %l = nova.attention_fwd %q, %k, %vv scale 0.35 causal : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>, tensor<2x4xf32>
+    nova_tile.yield %o, %l : tensor<2x4x8xf32>, tensor<2x4xf32>
+  }
+  %bw:3 = nova_tile.fusion attention_backward (%n, %h, %n, %fw#0, %fw#1, %att) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
+  ^bb0(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %vv: tensor<2x4x8xf32>, %o: tensor<2x4x8xf32>, %l: tensor<2x4xf32>, %d: tensor<2x4x8xf32>):
+    %dq, %dk, %dv = nova.attention_bwd %q, %k, %vv, %o, %l, %d scale 0.35 causal : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4x8xf32>
+    nova_tile.yield %dq, %dk, %dv : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
+  }
+  return %loss, %n, %colsum, %u#0, %u#1, %u#2, %scat, %att, %fw#1, %bw#0, %bw#1, %bw#2
       : tensor<f32>, tensor<2x4x8xf32>, tensor<16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>,
-        tensor<16x8xf32>, tensor<2x4x8xf32>
+        tensor<16x8xf32>, tensor<2x4x8xf32>, tensor<2x4xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>
 }

@@ -46,6 +46,12 @@ const char *mlir::nova_tile::accessKindName(AccessKind kind) {
     return "key";
   case AccessKind::Value:
     return "value";
+  case AccessKind::AttentionOutput:
+    return "attention-output";
+  case AccessKind::LogSumExp:
+    return "log-sum-exp";
+  case AccessKind::GradOutput:
+    return "grad-output";
   case AccessKind::Table:
     return "table";
   case AccessKind::Indices:
@@ -125,6 +131,28 @@ static std::optional<Access> shapeAccess(ArrayRef<int64_t> shape,
   return access;
 }
 
+/// The results of `main` that `v` is computed from (sorted, once each).
+static SmallVector<unsigned> resultsReaching(Value v, Operation *main) {
+  SmallVector<unsigned> found;
+  SmallVector<Value> work{v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value cur = work.pop_back_val();
+    if (!seen.insert(cur).second)
+      continue;
+    Operation *def = cur.getDefiningOp();
+    if (!def)
+      continue;
+    if (def == main) {
+      found.push_back(cast<OpResult>(cur).getResultNumber());
+      continue;
+    }
+    llvm::append_range(work, def->getOperands());
+  }
+  llvm::sort(found);
+  return found;
+}
+
 namespace {
 /// The contract check of one group.
 class Checker {
@@ -150,7 +178,7 @@ private:
   LogicalResult pointwise();
   LogicalResult rowOrColumnReduction(bool rows);
   LogicalResult matmul();
-  LogicalResult attentionForward();
+  LogicalResult attention(bool backward);
   LogicalResult gather();
   LogicalResult scatterAdd();
   LogicalResult optimizer();
@@ -538,48 +566,88 @@ LogicalResult Checker::matmul() {
   return success();
 }
 
-LogicalResult Checker::attentionForward() {
-  auto attn = single<nv::AttentionOp>("attention_forward");
-  if (failed(attn))
-    return failure();
+LogicalResult Checker::attention(bool backward) {
+  StringRef allowed = backward ? "'nova.attention_bwd'"
+                               : "'nova.attention' or 'nova.attention_fwd'";
+  SmallVector<Operation *> mains;
+  for (Operation &op : body.without_terminator())
+    if (backward ? isa<nv::AttentionBwdOp>(op)
+                 : isa<nv::AttentionOp, nv::AttentionFwdOp>(op))
+      mains.push_back(&op);
+  if (mains.size() != 1)
+    return fail(
+        mains.empty() ? group.getOperation() : mains[1],
+        "an attention kernel holds exactly one " + allowed +
+            (mains.empty() ? ", the body has none" : ", this is the second"));
+  Operation *attn = mains.front();
+
+  // Operand i of the attention op is read as kinds[i].
+  const AccessKind kinds[] = {
+      AccessKind::Query,     AccessKind::Key,
+      AccessKind::Value,     AccessKind::AttentionOutput,
+      AccessKind::LogSumExp, AccessKind::GradOutput};
+  const StringRef roles[] = {"query",       "key",
+                             "value",       "attention output",
+                             "log-sum-exp", "output gradient"};
   DenseSet<Operation *> prologue;
-  bool unusedTransposed = false;
-  SmallVector<BlockArgument, 3> roots;
-  Value operands[] = {attn->getQuery(), attn->getKey(), attn->getValue()};
-  StringRef roles[] = {"query", "key", "value"};
-  for (auto [v, role] : llvm::zip_equal(operands, roles)) {
-    auto root = prologueRoot(v, role, prologue, unusedTransposed);
+  DenseMap<BlockArgument, AccessKind> roots;
+  for (auto [i, v] : llvm::enumerate(attn->getOperands())) {
+    bool unusedTransposed = false;
+    auto root = prologueRoot(v, roles[i], prologue, unusedTransposed);
     if (failed(root))
       return failure();
-    roots.push_back(*root);
+    roots[*root] = kinds[i];
   }
-  ArrayRef<int64_t> q = shapeOf(attn->getQuery());
-  ArrayRef<int64_t> kShape = shapeOf(attn->getKey());
-  ArrayRef<int64_t> out = shapeOf(attn->getResult());
-  contract.space = {product(q.drop_back(2)), q[q.size() - 2],
-                    kShape[kShape.size() - 2], q.back()};
-  contract.causal = attn->getCausal();
-  contract.computeType = getElementTypeOrSelf(attn->getQuery());
-  for (Operation &op : body.without_terminator()) {
-    if (&op == attn->getOperation() || prologue.contains(&op))
-      continue;
-    if (failed(checkElementwise(&op, out,
-                                "an attention kernel holds one attention, "
-                                "a prologue on q, k, v and an elementwise "
-                                "epilogue on its output")))
+  ArrayRef<int64_t> q = shapeOf(attn->getOperand(0));
+  ArrayRef<int64_t> k = shapeOf(attn->getOperand(1));
+  contract.space = {product(q.drop_back(2)), q[q.size() - 2], k[k.size() - 2],
+                    q.back()};
+  contract.causal = attn->hasAttr("causal");
+  contract.computeType = getElementTypeOrSelf(attn->getOperand(0));
+  for (Operation &op : body.without_terminator())
+    if (&op != attn && !prologue.contains(&op) &&
+        failed(checkElementwiseOrView(
+            &op, "an attention kernel holds one attention op, a prologue on "
+                 "its operands and an elementwise epilogue on its results")))
       return failure();
-  }
-  if (failed(outputsHaveShape(out, "attention output's")))
-    return failure();
-  for (BlockArgument arg : body.getArguments()) {
-    const AccessKind kinds[] = {AccessKind::Query, AccessKind::Key,
-                                AccessKind::Value};
-    auto *it = llvm::find(roots, arg);
-    if (it != roots.end()) {
-      contract.inputs.push_back({kinds[it - roots.begin()], {}, false});
+
+  // Forward: the output through an elementwise epilogue, or the log-sum-exp
+  // as it is. Backward: each output is dQ, dK or dV (through an epilogue),
+  // shaped like it.
+  ArrayRef<int64_t> out = shapeOf(attn->getResult(0));
+  for (auto [i, v] : llvm::enumerate(outputs())) {
+    SmallVector<unsigned> from = resultsReaching(v, attn);
+    ArrayRef<int64_t> shape = shapeOf(v);
+    if (!backward && v == attn->getResult(1)) {
+      contract.results.push_back({AccessKind::LogSumExp, {}, false});
       continue;
     }
-    auto access = elementwiseAccess(arg, out);
+    if (!backward && from == SmallVector<unsigned>{0} && shape == out) {
+      contract.results.push_back({AccessKind::Elementwise, {}, false});
+      continue;
+    }
+    if (backward && from.size() == 1 &&
+        shape == shapeOf(attn->getResult(from.front()))) {
+      contract.results.push_back({kinds[from.front()], {}, false});
+      continue;
+    }
+    return fail(yield(),
+                llvm::formatv("output #{0} of shape {1} is {2}", i,
+                              shapeStr(shape),
+                              backward ? "not one of dQ, dK, dV (through an "
+                                         "elementwise epilogue, same shape)"
+                                       : "neither the attention output "
+                                         "(through an elementwise epilogue, "
+                                         "same shape) nor its log-sum-exp")
+                    .str());
+  }
+  for (BlockArgument arg : body.getArguments()) {
+    auto it = roots.find(arg);
+    if (it != roots.end()) {
+      contract.inputs.push_back({it->second, {}, false});
+      continue;
+    }
+    auto access = elementwiseAccess(arg, backward ? q : out);
     if (failed(access))
       return failure();
     contract.inputs.push_back(*access);
@@ -723,13 +791,10 @@ FailureOr<Contract> Checker::run() {
     ok = matmul();
     break;
   case Family::attention_forward:
-    ok = attentionForward();
+    ok = attention(/*backward=*/false);
     break;
   case Family::attention_backward:
-    // Its body is the attention-backward composite (dQ, dK, dV from Q, K,
-    // V, dO and the row log-sum-exp), which nova does not define yet.
-    ok = fail(group, "nova has no attention-backward op yet, so no body can "
-                     "meet this family's contract");
+    ok = attention(/*backward=*/true);
     break;
   case Family::gather:
     ok = gather();

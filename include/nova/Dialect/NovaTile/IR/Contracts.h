@@ -31,12 +31,15 @@ enum class AccessKind {
   Scalar,      // one element for the whole kernel
   MatmulLhs,   // the GEMM's A operand (`transposed`: stored K x M)
   MatmulRhs,   // the GEMM's B operand (`transposed`: stored N x K)
-  Query,       // attention's Q, K and V (batch*heads x T x D tiles)
-  Key,
+  Query,       // attention's Q, K and V (batch*heads x T x D tiles); in
+  Key,         // attention_backward also the layouts of dQ, dK and dV
   Value,
-  Table,    // gather's table: whole rows read at data-dependent indices
-  Indices,  // the index vector of gather / scatter_add
-  Scattered // scatter_add's output: rows accumulated at the indices
+  AttentionOutput, // attention_backward's O and dO (batch*heads x T x D)
+  GradOutput,
+  LogSumExp, // one f32 per query row (attention_fwd's second result)
+  Table,     // gather's table: whole rows read at data-dependent indices
+  Indices,   // the index vector of gather / scatter_add
+  Scattered  // scatter_add's output: rows accumulated at the indices
 };
 
 const char *accessKindName(AccessKind kind);
