@@ -10,6 +10,8 @@
 #include "nova/Dialect/NovaTile/IR/StructuralHash.h"
 
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/xxhash.h"
@@ -62,6 +64,20 @@ private:
     flags.printLargeElementsAttrWithHex(-1);
     return flags;
   }
+  // A resource prints as its key, which names data per context; the bytes
+  // are what the kernel computes with.
+  void resourceContents(DenseResourceElementsAttr resource) {
+    os << "resource<";
+    type(resource.getType());
+    if (const AsmResourceBlob *blob = resource.getRawHandle().getBlob()) {
+      ArrayRef<char> data = blob->getData();
+      os << ',' << data.size() << ':';
+      os.write(data.data(), data.size());
+    } else {
+      os << ",missing";
+    }
+    os << '>';
+  }
   void define(Value v) { ids.try_emplace(v, ids.size()); }
   void type(Type t) { t.print(os, state); }
 
@@ -73,7 +89,16 @@ private:
       os << (it == ids.end() ? -1 : int64_t(it->second)) << ',';
     }
     os << ')';
-    attribute(op.getAttrDictionary());
+    os << '{';
+    for (NamedAttribute named : op.getAttrDictionary()) {
+      os << named.getName().getValue() << '=';
+      if (auto resource = dyn_cast<DenseResourceElementsAttr>(named.getValue()))
+        resourceContents(resource);
+      else
+        attribute(named.getValue());
+      os << ',';
+    }
+    os << '}';
     os << "->(";
     for (Value r : op.getResults()) {
       define(r);
