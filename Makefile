@@ -1,5 +1,6 @@
-# Thin wrapper over CMake + ninja. `make check` and `make demo` install the
-# Debian packages they need first (scripts/install-deps.sh).
+# Thin wrapper over CMake + ninja. `make`, `make check` and `make demo` install
+# the Debian packages they need first (scripts/install-deps.sh); `make install`
+# only installs what `make` built.
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 CMAKE_FLAGS ?=
@@ -31,7 +32,16 @@ docs: configure
 	ninja -C $(BUILD_DIR) mlir-doc
 	@echo "Generated reference: $(BUILD_DIR)/docs/Dialects, $(BUILD_DIR)/docs/Passes"
 
-install: build
+# Installs an existing, up-to-date build and nothing else: no package
+# installation, no compiling (so `sudo make install` after `make` leaves no
+# root-owned files in the build tree and never runs apt behind your back).
+install:
+	@if [ ! -f $(BUILD_DIR)/build.ninja ]; then \
+	  echo "make install: no build in $(BUILD_DIR)/: run 'make' first" >&2; exit 1; \
+	fi
+	@if ! ninja -C $(BUILD_DIR) -n | grep -q '^ninja: no work to do'; then \
+	  echo "make install: $(BUILD_DIR)/ is out of date: run 'make' first" >&2; exit 1; \
+	fi
 	cmake --install $(BUILD_DIR) --prefix $(or $(PREFIX),/usr/local)
 
 clean:

@@ -9,7 +9,7 @@ install(TARGETS ${nova_libs} EXPORT NovaTargets
   LIBRARY DESTINATION lib
   INCLUDES DESTINATION include)
 if(TARGET nova-opt)
-  install(TARGETS nova-opt RUNTIME DESTINATION bin)
+  install(TARGETS nova-opt nova-gpt2 RUNTIME DESTINATION bin)
   install(TARGETS nova-plugin nova-tile-plugin LIBRARY DESTINATION lib)
 endif()
 install(DIRECTORY ${NOVA_SOURCE_DIR}/include/nova DESTINATION include

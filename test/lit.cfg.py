@@ -25,6 +25,7 @@ config.substitutions.extend(
     [
         ("%shlibext", ".so"),
         ("%nova_libs", config.nova_libs_dir),
+        ("%nova_tools", config.nova_tools_dir),
         ("%nova_src", config.nova_src_root),
         ("%nova_obj", config.nova_obj_root),
         ("%mlir_dir", config.mlir_dir),

@@ -130,15 +130,29 @@ bool compareNamed(const std::vector<std::string> &names,
     }
     double maxAbs = 0, maxRel = 0;
     int64_t bad = 0, firstBad = -1, bothNaN = 0;
+    // Integers are compared exactly as integers: through double, values
+    // near 2^63 that differ would compare equal.
+    bool integers = !got.isFloat() && !want.isFloat();
     for (int64_t k = 0, n = got.numElements(); k < n; ++k) {
-      double a = got.get(k), w = want.get(k);
-      if (std::isnan(a) && std::isnan(w)) {
+      double a = got.get(k), w = want.get(k), d;
+      bool close;
+      if (integers) {
+        uint64_t gi = uint64_t(got.i[k]), wi = uint64_t(want.i[k]);
+        d = got.i[k] >= want.i[k] ? double(gi - wi) : double(wi - gi);
+        close = gi == wi || d <= atol + rtol * std::fabs(w);
+      } else if (std::isnan(a) && std::isnan(w)) {
         ++bothNaN;
         continue;
+      } else if (std::isinf(a) || std::isinf(w)) {
+        // Only the same infinity matches: no tolerance reaches infinity,
+        // and rtol * inf must not let a finite value match one.
+        d = a == w ? 0.0 : INFINITY;
+        close = a == w;
+      } else {
+        // A NaN on one side makes d NaN: a mismatch.
+        d = std::fabs(a - w);
+        close = d <= atol + rtol * std::fabs(w);
       }
-      // Equal infinities match; a NaN on one side makes d NaN: a mismatch.
-      double d = a == w ? 0.0 : std::fabs(a - w);
-      bool close = d <= atol + rtol * std::fabs(w);
       if (!close && firstBad < 0)
         firstBad = k;
       bad += !close;
@@ -150,7 +164,13 @@ bool compareNamed(const std::vector<std::string> &names,
                 bad ? "MISMATCH" : "match   ", name.c_str(), maxAbs, maxRel);
     if (bothNaN)
       std::printf(", %lld elements NaN in both (equal)", (long long)bothNaN);
-    if (bad)
+    if (bad && integers)
+      std::printf(", %lld of %lld elements outside rtol %g atol %g (first at "
+                  "%lld: got %lld, expected %lld)",
+                  (long long)bad, (long long)got.numElements(), rtol, atol,
+                  (long long)firstBad, (long long)got.i[firstBad],
+                  (long long)want.i[firstBad]);
+    else if (bad)
       std::printf(", %lld of %lld elements outside rtol %g atol %g (first at "
                   "%lld: got %g, expected %g)",
                   (long long)bad, (long long)got.numElements(), rtol, atol,

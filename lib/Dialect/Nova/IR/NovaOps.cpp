@@ -563,6 +563,16 @@ inferAttentionOutput(std::optional<Location> loc, Value query, Value key,
   return RankedTensorType::get(shape, q.getElementType());
 }
 
+/// Same, reading the operands and attributes from any of the three ops'
+/// adaptors (they share the names).
+template <typename Adaptor>
+static FailureOr<RankedTensorType>
+inferAttentionOutput(std::optional<Location> loc, Adaptor adaptor) {
+  return inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
+                              adaptor.getValue(), adaptor.getScaleAttr(),
+                              adaptor.getCausal());
+}
+
 /// One f32 log-sum-exp per query row: the output's shape without its last
 /// dimension.
 static RankedTensorType lseTypeFor(RankedTensorType output) {
@@ -574,9 +584,7 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
-  auto output = inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
-                                     adaptor.getValue(), adaptor.getScaleAttr(),
-                                     adaptor.getCausal());
+  auto output = inferAttentionOutput(loc, adaptor);
   if (failed(output))
     return failure();
   types.push_back(*output);
@@ -587,9 +595,7 @@ LogicalResult AttentionFwdOp::inferReturnTypes(MLIRContext *,
                                                std::optional<Location> loc,
                                                Adaptor adaptor,
                                                SmallVectorImpl<Type> &types) {
-  auto output = inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
-                                     adaptor.getValue(), adaptor.getScaleAttr(),
-                                     adaptor.getCausal());
+  auto output = inferAttentionOutput(loc, adaptor);
   if (failed(output))
     return failure();
   types.push_back(*output);
@@ -601,9 +607,7 @@ LogicalResult AttentionBwdOp::inferReturnTypes(MLIRContext *,
                                                std::optional<Location> loc,
                                                Adaptor adaptor,
                                                SmallVectorImpl<Type> &types) {
-  auto output = inferAttentionOutput(loc, adaptor.getQuery(), adaptor.getKey(),
-                                     adaptor.getValue(), adaptor.getScaleAttr(),
-                                     adaptor.getCausal());
+  auto output = inferAttentionOutput(loc, adaptor);
   if (failed(output))
     return failure();
   Type o = adaptor.getOutput().getType(),
