@@ -156,6 +156,19 @@ func.func @attention_bwd(%q: tensor<2x3x8x4xbf16>, %k: tensor<2x3x8x4xbf16>, %v:
   return %y#0, %y#1, %y#2 : tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>
 }
 
+// Inputs read through a reshape (same linear order) and a strided slice.
+// CONTRACT: fusion #11 pointwise {{[0-9a-f]+}} space 4x8 in [reshaped, sliced(0,0,4,16,1,2)] out [elementwise]
+func.func @views(%x: tensor<32xf32>, %y: tensor<4x16xf32>) -> tensor<4x8xf32> {
+  %r = nova_tile.fusion pointwise (%x, %y) : (tensor<32xf32>, tensor<4x16xf32>) -> tensor<4x8xf32> {
+  ^bb0(%xa: tensor<32xf32>, %ya: tensor<4x16xf32>):
+    %xr = nova.reshape %xa : tensor<32xf32> -> tensor<4x8xf32>
+    %ys = nova.slice %ya starts [0, 0] limits [4, 16] strides [1, 2] : tensor<4x16xf32> -> tensor<4x8xf32>
+    %s = nova.sub %xr, %ys : tensor<4x8xf32>, tensor<4x8xf32>
+    nova_tile.yield %s : tensor<4x8xf32>
+  }
+  return %r : tensor<4x8xf32>
+}
+
 // The outlined form: a kernel symbol and its launch.
 // CHECK-LABEL: func.func @launch
 // CHECK: nova_tile.launch @relu_kernel(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>

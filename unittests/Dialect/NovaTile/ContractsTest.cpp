@@ -118,20 +118,21 @@ func.func @f(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
 }
 
 TEST_F(ContractsTest, PointwiseCountsStreamedBytesNotBroadcasts) {
-  // x (f32, streamed) + b (broadcast, cached) -> y (f32): 4 + 4 bytes.
+  // x (f32, streamed) + b (broadcast, cached) -> y (bf16): 4 + 2 bytes.
   ::nova::Problem p = problem(R"mlir(
-func.func @f(%x: tensor<64x32xf32>, %b: tensor<32xf32>) -> tensor<64x32xf32> {
-  %y = nova_tile.fusion pointwise (%x, %b) : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<64x32xf32> {
+func.func @f(%x: tensor<64x32xf32>, %b: tensor<32xf32>) -> tensor<64x32xbf16> {
+  %y = nova_tile.fusion pointwise (%x, %b) : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<64x32xbf16> {
   ^bb0(%xa: tensor<64x32xf32>, %ba: tensor<32xf32>):
     %s = nova.add %xa, %ba : tensor<64x32xf32>, tensor<32xf32>
-    nova_tile.yield %s : tensor<64x32xf32>
+    %h = nova.cast %s : tensor<64x32xf32> to tensor<64x32xbf16>
+    nova_tile.yield %h : tensor<64x32xbf16>
   }
-  return %y : tensor<64x32xf32>
+  return %y : tensor<64x32xbf16>
 }
 )mlir");
   EXPECT_EQ(p.family, ::nova::KernelFamily::Pointwise);
   EXPECT_EQ(p.m, 64 * 32);
-  EXPECT_EQ(p.bytesPerElement, 8);
+  EXPECT_EQ(p.bytesPerElement, 6);
 }
 
 TEST_F(ContractsTest, AttentionIsBatchHeadsByTByTByD) {
@@ -151,6 +152,62 @@ func.func @f(%q: tensor<2x3x16x8xbf16>) -> tensor<2x3x16x8xbf16> {
   EXPECT_EQ(p.m, 16);
   EXPECT_EQ(p.n, 16);
   EXPECT_EQ(p.k, 8);
+}
+
+TEST_F(ContractsTest, ColumnReductionIsRowsByCols) {
+  ::nova::Problem p = problem(R"mlir(
+func.func @f(%d: tensor<2x3x8xf32>) -> tensor<8xf32> {
+  %y = nova_tile.fusion column_reduction (%d) : (tensor<2x3x8xf32>) -> tensor<8xf32> {
+  ^bb0(%a: tensor<2x3x8xf32>):
+    %s = nova.reduce sum %a dims [0, 1] : tensor<2x3x8xf32> -> tensor<8xf32>
+    nova_tile.yield %s : tensor<8xf32>
+  }
+  return %y : tensor<8xf32>
+}
+)mlir");
+  EXPECT_EQ(p.family, ::nova::KernelFamily::ColumnReduction);
+  EXPECT_EQ(p.m, 6);
+  EXPECT_EQ(p.n, 8);
+}
+
+TEST_F(ContractsTest, OptimizerIsOnePointwiseProblemOverEveryElement) {
+  // Two tensors of 12 and 4 elements, f32: each element's param, grad, m
+  // and v are read and its new param written, 5 x 4 bytes.
+  ::nova::Problem p = problem(R"mlir(
+func.func @f(%p: tensor<3x4xf32>, %q: tensor<4xf32>, %s: tensor<i64>) -> (tensor<3x4xf32>, tensor<4xf32>) {
+  %y:2 = nova_tile.fusion optimizer (%p, %p, %p, %p, %q, %q, %q, %q, %s)
+      : (tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
+      -> (tensor<3x4xf32>, tensor<4xf32>) {
+  ^bb0(%a: tensor<3x4xf32>, %b: tensor<3x4xf32>, %c: tensor<3x4xf32>, %d: tensor<3x4xf32>,
+       %e: tensor<4xf32>, %f: tensor<4xf32>, %g: tensor<4xf32>, %h: tensor<4xf32>, %t: tensor<i64>):
+    %u:3 = nova.adamw %a, %b, %c, %d, %t lr 1.0e-3 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<3x4xf32>, tensor<i64>
+    %w:3 = nova.adamw %e, %f, %g, %h, %t lr 1.0e-3 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<4xf32>, tensor<i64>
+    nova_tile.yield %u#0, %w#0 : tensor<3x4xf32>, tensor<4xf32>
+  }
+  return %y#0, %y#1 : tensor<3x4xf32>, tensor<4xf32>
+}
+)mlir");
+  EXPECT_EQ(p.family, ::nova::KernelFamily::Pointwise);
+  EXPECT_EQ(p.m, 16);
+  EXPECT_EQ(p.bytesPerElement, 5 * 4);
+}
+
+TEST_F(ContractsTest, GatherIsIndicesByWidthOfATable) {
+  ::nova::Problem p = problem(R"mlir(
+func.func @f(%t: tensor<50x16xbf16>, %i: tensor<2x4xi32>) -> tensor<2x4x16xbf16> {
+  %y = nova_tile.fusion gather (%t, %i) : (tensor<50x16xbf16>, tensor<2x4xi32>) -> tensor<2x4x16xbf16> {
+  ^bb0(%a: tensor<50x16xbf16>, %b: tensor<2x4xi32>):
+    %g = nova.gather %a[%b] axis 0 : tensor<50x16xbf16>, tensor<2x4xi32> -> tensor<2x4x16xbf16>
+    nova_tile.yield %g : tensor<2x4x16xbf16>
+  }
+  return %y : tensor<2x4x16xbf16>
+}
+)mlir");
+  EXPECT_EQ(p.family, ::nova::KernelFamily::Gather);
+  EXPECT_EQ(p.dtype, ::nova::DType::BF16);
+  EXPECT_EQ(p.m, 8);
+  EXPECT_EQ(p.n, 16);
+  EXPECT_EQ(p.k, 50);
 }
 
 TEST_F(ContractsTest, HashDoesNotDependOnTheContext) {

@@ -808,6 +808,17 @@ FailureOr<Contract> Checker::run() {
   }
   if (failed(ok))
     return failure();
+  auto bytes = [](Value v) {
+    auto type = cast<ShapedType>(v.getType());
+    return type.getNumElements() *
+           std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  };
+  for (auto [arg, access] : llvm::zip(body.getArguments(), contract.inputs))
+    if (access.kind != AccessKind::Broadcast &&
+        access.kind != AccessKind::Scalar)
+      contract.streamedBytes += bytes(arg);
+  for (Value v : outputs())
+    contract.streamedBytes += bytes(v);
   return contract;
 }
 
@@ -846,15 +857,7 @@ static ::nova::DType dtypeOf(Type t) {
   case Family::optimizer: {
     p.family = ::nova::KernelFamily::Pointwise;
     p.m = product(c.space);
-    // Streamed operands: everything read or written once per element.
-    int64_t streamed = 0;
-    for (const Access &a : c.inputs)
-      streamed +=
-          a.kind != AccessKind::Scalar && a.kind != AccessKind::Broadcast;
-    streamed += c.results.size();
-    int64_t width = std::max<int64_t>(
-        1, c.computeType ? c.computeType.getIntOrFloatBitWidth() / 8 : 4);
-    p.bytesPerElement = streamed * width;
+    p.bytesPerElement = p.m ? (c.streamedBytes + p.m - 1) / p.m : 0;
     break;
   }
   case Family::row_reduction:

@@ -64,6 +64,9 @@ struct Contract {
   /// reduced tensor, the first output otherwise).
   Type computeType;
   bool causal = false;
+  /// Bytes read from streamed inputs (not broadcast, not scalar) plus bytes
+  /// written, each at its own element type.
+  int64_t streamedBytes = 0;
 };
 
 /// Checks `group`'s body against its family's contract and describes it.
