@@ -412,11 +412,9 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
     if (ArrayRef<int64_t>(full) == shape)
       return success();
     return fail(op, llvm::formatv("reduces a {0} tensor, but the kernel's "
-                                  "{1} space is {2} (from its first "
+                                  "rows x cols space is {1} (from its first "
                                   "reduction); all reductions share it",
-                                  shapeStr(shape),
-                                  rows ? "rows x cols" : "rows x cols",
-                                  shapeStr(full))
+                                  shapeStr(shape), shapeStr(full))
                         .str());
   };
   for (Operation &op : body.without_terminator()) {
