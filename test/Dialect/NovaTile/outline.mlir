@@ -13,6 +13,8 @@
 // CHECK: return %[[W]]
 // CHECK-LABEL: func.func @block1
 // CHECK: nova_tile.launch @[[K]](
+// CHECK: module @inner
+// CHECK: nova_tile.fusion pointwise
 // CHECK: nova_tile.kernel @[[K]] pointwise {
 // CHECK: nova.gelu tanh
 // CHECK: nova_tile.kernel @[[K2]] pointwise {
@@ -52,4 +54,17 @@ func.func @block1(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
     nova_tile.yield %g : tensor<4x8xf32>
   }
   return %y : tensor<4x8xf32>
+}
+
+// A group in a nested module stays inline: a launch there could not name a
+// kernel of the outer module.
+module @inner {
+  func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %y = nova_tile.fusion pointwise (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>):
+      %n = nova.neg %a : tensor<4xf32>
+      nova_tile.yield %n : tensor<4xf32>
+    }
+    return %y : tensor<4xf32>
+  }
 }

@@ -33,7 +33,12 @@ struct OutlineKernelsPass
       kernels.try_emplace(structuralHash(kernel), kernel);
 
     SmallVector<FusionOp> groups;
-    module.walk([&](FusionOp group) { groups.push_back(group); });
+    // Groups of nested modules stay inline: their launches could not see
+    // this module's symbols.
+    module.walk([&](FusionOp group) {
+      if (group->getParentOfType<ModuleOp>() == module)
+        groups.push_back(group);
+    });
     for (FusionOp group : groups) {
       KernelHash hash = structuralHash(group);
       auto [it, isNew] = kernels.try_emplace(hash, nullptr);

@@ -32,7 +32,8 @@ def NovaOutlineKernels : Pass<"nova-outline-kernels", "ModuleOp"> {
     `nova_tile.kernel` holding its body, placed at the end of the module.
     Groups with equal structural hashes (identical transformer blocks, say)
     share one kernel, named `@<family>_<first 16 hex digits of the hash>`;
-    kernels already in the module are reused the same way.
+    kernels already in the module are reused the same way. Groups inside
+    nested modules are left inline.
   }];
   let dependentDialects = ["::mlir::nova_tile::NovaTileDialect"];
 }
