@@ -4,7 +4,8 @@
 Generates bad and borderline inputs for
   opt    nova-opt: mutants of the test IR through the training pipeline
          (--nova-decompose --nova-autodiff --nova-train-step),
-         --nova-canonicalize, --canonicalize and --nova-explicit-broadcast,
+         --nova-canonicalize, --canonicalize, --nova-explicit-broadcast and
+         nova_tile's --nova-print-hash --nova-outline-kernels,
          with random pass options;
   run    nova-run, ref backend: mutated programs with --random-inputs;
   st     nova-run with mutated or garbage safetensors inputs;
@@ -319,6 +320,7 @@ class Campaign:
             ["--nova-autodiff"], ["--nova-decompose"],
             ["--nova-canonicalize", "--nova-explicit-broadcast", "--verify-each"],
             ["--nova-decompose", "--nova-autodiff", "--canonicalize", "--cse"],
+            ["--nova-print-hash", "--nova-outline-kernels", "--verify-each"],
         ]
         args = list(rng.choice(pipelines))
         if rng.random() < 0.3:  # a pass option, sometimes absurd

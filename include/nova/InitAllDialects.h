@@ -17,12 +17,14 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
+#include "nova/Dialect/NovaTile/IR/NovaTile.h"
 
 namespace mlir::nova {
 inline void registerAllDialects(DialectRegistry &registry) {
   // clang-format off
   registry.insert<
       NovaDialect,
+      nova_tile::NovaTileDialect,
       arith::ArithDialect,
       func::FuncDialect,
       math::MathDialect,

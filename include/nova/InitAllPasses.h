@@ -6,12 +6,14 @@
 
 #include "mlir/Transforms/Passes.h"
 #include "nova/Dialect/Nova/Transforms/Passes.h"
+#include "nova/Dialect/NovaTile/Transforms/Passes.h"
 #include "nova/Transforms/Passes.h"
 
 namespace mlir::nova {
 /// Nova's own passes only: what the plugin registers inside mlir-opt.
 inline void registerNovaPasses() {
   registerNovaDialectPasses();
+  nova_tile::registerNovaTilePasses();
   registerNovaTransformsPasses();
 }
 

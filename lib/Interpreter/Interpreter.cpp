@@ -8,6 +8,7 @@
 
 #include "nova/Interpreter/Interpreter.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
+#include "nova/Dialect/NovaTile/IR/NovaTile.h"
 #include "nova/Support/ScalarMath.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -161,8 +162,10 @@ public:
                 call)
       : options(options), module(module), call(call) {}
 
-  FailureOr<std::vector<HostTensor>> runBody(func::FuncOp fn,
-                                             std::vector<HostTensor> args);
+  /// Runs a function body or a fusion group's body on `args`; the values
+  /// its terminator returns.
+  FailureOr<std::vector<HostTensor>> runBlock(Block &body,
+                                              std::vector<HostTensor> args);
 
 private:
   InterpreterOptions options;
@@ -255,6 +258,10 @@ private:
   LogicalResult attentionBackward(AttentionBwdOp op);
   LogicalResult adamw(AdamWOp op);
   LogicalResult callOp(func::CallOp op);
+  /// A kernel runs as its body of nova ops on its inputs.
+  LogicalResult runGroup(nova_tile::FusionGroupOpInterface group,
+                         ValueRange inputs, ValueRange results);
+  LogicalResult launch(nova_tile::LaunchOp op);
 };
 
 } // namespace
@@ -403,6 +410,10 @@ LogicalResult Evaluator::eval(Operation *op) {
       .Case<AttentionBwdOp>([&](auto o) { return attentionBackward(o); })
       .Case<AdamWOp>([&](auto o) { return adamw(o); })
       .Case<func::CallOp>([&](auto o) { return callOp(o); })
+      .Case<nova_tile::FusionOp>([&](nova_tile::FusionOp o) {
+        return runGroup(o, o.getInputs(), o.getResults());
+      })
+      .Case<nova_tile::LaunchOp>([&](auto o) { return launch(o); })
       .Default([&](Operation *o) {
         return o->emitError("the reference interpreter does not support '")
                << o->getName() << "'";
@@ -1006,20 +1017,22 @@ LogicalResult Evaluator::callOp(func::CallOp op) {
 }
 
 FailureOr<std::vector<HostTensor>>
-Evaluator::runBody(func::FuncOp fn, std::vector<HostTensor> args) {
-  Block &body = fn.getBody().front();
+Evaluator::runBlock(Block &body, std::vector<HostTensor> args) {
   for (auto [arg, t] : llvm::zip(body.getArguments(), args))
     env[arg] = std::move(t);
-  // Free each value after its last use (ops here have no regions).
+  // Free each value after its last use. Ops with a body (fusion groups) are
+  // isolated from above, so every use of a value is in its own block.
   DenseMap<Value, Operation *> lastUse;
   for (Operation &op : body)
     for (Value v : op.getOperands())
       lastUse[v] = &op;
   for (Operation &op : body) {
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    if (op.hasTrait<mlir::OpTrait::IsTerminator>()) {
       std::vector<HostTensor> results;
-      for (Value v : ret.getOperands())
+      for (Value v : op.getOperands())
         results.push_back(in(v));
+      for (Value v : op.getOperands())
+        env.erase(v);
       return results;
     }
     for (Value v : op.getResults())
@@ -1032,7 +1045,29 @@ Evaluator::runBody(func::FuncOp fn, std::vector<HostTensor> args) {
       if (lastUse.lookup(v) == &op)
         env.erase(v);
   }
-  return fn.emitError("function has no terminator");
+  return body.getParentOp()->emitError("body has no terminator");
+}
+
+LogicalResult Evaluator::runGroup(nova_tile::FusionGroupOpInterface group,
+                                  ValueRange inputs, ValueRange results) {
+  std::vector<HostTensor> args;
+  for (Value v : inputs)
+    args.push_back(in(v));
+  FailureOr<std::vector<HostTensor>> outputs =
+      runBlock(group.getBodyBlock(), std::move(args));
+  if (failed(outputs))
+    return failure();
+  for (auto [v, t] : llvm::zip(results, *outputs))
+    (void)set(v, std::move(t));
+  return success();
+}
+
+LogicalResult Evaluator::launch(nova_tile::LaunchOp op) {
+  auto kernel = module.lookupSymbol<nova_tile::KernelOp>(op.getKernel());
+  if (!kernel)
+    return op.emitError("kernel @")
+           << op.getKernel() << " is not in the module";
+  return runGroup(kernel, op.getInputs(), op.getResults());
 }
 
 FailureOr<std::vector<HostTensor>>
@@ -1069,7 +1104,7 @@ Interpreter::run(func::FuncOp fn, std::vector<HostTensor> args) {
     return run(f, std::move(a));
   };
   Evaluator evaluator(options, module, callee);
-  auto result = evaluator.runBody(fn, std::move(args));
+  auto result = evaluator.runBlock(fn.getBody().front(), std::move(args));
   --depth;
   return result;
 }

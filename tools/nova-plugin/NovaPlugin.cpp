@@ -9,6 +9,7 @@
 #include "mlir/Tools/Plugins/DialectPlugin.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
+#include "nova/Dialect/NovaTile/IR/NovaTile.h"
 #include "nova/InitAllPasses.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -17,9 +18,10 @@ using namespace mlir;
 
 extern "C" LLVM_ATTRIBUTE_WEAK DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
-  return {
-      MLIR_PLUGIN_API_VERSION, "NovaDialect", LLVM_VERSION_STRING,
-      [](DialectRegistry *registry) { registry->insert<nova::NovaDialect>(); }};
+  return {MLIR_PLUGIN_API_VERSION, "NovaDialect", LLVM_VERSION_STRING,
+          [](DialectRegistry *registry) {
+            registry->insert<nova::NovaDialect, nova_tile::NovaTileDialect>();
+          }};
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {

@@ -4,6 +4,7 @@
 #include "RunSupport.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
+#include "nova/Dialect/NovaTile/IR/NovaTile.h"
 
 #include <map>
 #include <set>
@@ -36,7 +37,18 @@ static int64_t boundFromUses(Value v, unsigned depth = 0) {
       tighten(c.getClasses());
     else if (isa<ReshapeOp, TransposeOp, BroadcastOp, SliceOp, ConcatOp>(user))
       tighten(boundFromUses(user->getResult(0), depth + 1));
-    else if (auto call = dyn_cast<func::CallOp>(user)) {
+    else if (auto group = dyn_cast<nova_tile::FusionGroupOpInterface>(user))
+      // An inline group: the body reads the operand as its block argument.
+      tighten(boundFromUses(
+          group.getBodyBlock().getArgument(use.getOperandNumber()), depth + 1));
+    else if (auto launch = dyn_cast<nova_tile::LaunchOp>(user)) {
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<nova_tile::KernelOp>(
+          launch, launch.getKernelAttr());
+      if (kernel)
+        tighten(boundFromUses(
+            kernel.getBody().front().getArgument(use.getOperandNumber()),
+            depth + 1));
+    } else if (auto call = dyn_cast<func::CallOp>(user)) {
       auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
           call, call.getCalleeAttr());
       if (callee && !callee.isExternal())
