@@ -6,6 +6,7 @@ Generates bad and borderline inputs for
          (--nova-decompose --nova-autodiff --nova-train-step),
          --nova-canonicalize, --canonicalize, --nova-explicit-broadcast and
          nova_tile's --nova-print-hash --nova-outline-kernels,
+         --nova-autocast and --nova-collapse-attention,
          with random pass options;
   run    nova-run, ref backend: mutated programs with --random-inputs;
   st     nova-run with mutated or garbage safetensors inputs;
@@ -321,6 +322,9 @@ class Campaign:
             ["--nova-canonicalize", "--nova-explicit-broadcast", "--verify-each"],
             ["--nova-decompose", "--nova-autodiff", "--canonicalize", "--cse"],
             ["--nova-print-hash", "--nova-outline-kernels", "--verify-each"],
+            ["--nova-decompose", "--nova-autodiff", "--nova-train-step", "--nova-autocast"],
+            ["--nova-collapse-attention", "--nova-decompose=keep=attention", "--nova-autodiff"],
+            ["--nova-autocast=compute=tf32", "--verify-each"],
         ]
         args = list(rng.choice(pipelines))
         if rng.random() < 0.3:  # a pass option, sometimes absurd
@@ -331,6 +335,8 @@ class Campaign:
                 f"--nova-train-step=function={pick(rng, ['', 'nope', 'loss', 'f'])}",
                 f"--nova-autodiff=function={pick(rng, ['', 'nope', 'loss', 'f'])}",
                 f"--nova-decompose=keep={pick(rng, ['', 'attention', 'softmax,adamw', 'nope'])}",
+                f"--nova-autocast=compute={pick(rng, ['bf16', 'tf32', 'f32', 'fp8', ''])}",
+                f"--nova-autocast=working-copies={pick(rng, ['1', '0', 'x'])}",
             ]))
         return "nova-opt", [self.tool("nova-opt"), src] + args + ["-o", os.path.join(d, "out.mlir")]
 

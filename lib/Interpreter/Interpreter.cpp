@@ -661,7 +661,7 @@ LogicalResult Evaluator::scatterAdd(ScatterAddOp op) {
 /// Whether `op` asks for TF32 products (`nova.precision = "tf32"`, written
 /// by nova-autocast compute=tf32); any other precision is an error.
 static FailureOr<bool> requestsTF32(Operation *op) {
-  Attribute precision = op->getAttr("nova.precision");
+  Attribute precision = op->getAttr(NovaDialect::getPrecisionAttrName());
   if (!precision)
     return false;
   auto name = dyn_cast<StringAttr>(precision);

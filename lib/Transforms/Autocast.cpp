@@ -27,7 +27,7 @@ using namespace mlir::nova;
 namespace {
 
 /// Discardable attribute asking for TF32 products; the interpreter honours it.
-constexpr StringLiteral kPrecisionAttr = "nova.precision";
+constexpr StringLiteral kPrecisionAttr = NovaDialect::getPrecisionAttrName();
 
 enum class Policy {
   /// Matrix products: bf16 operands and result.

@@ -12,7 +12,7 @@
 // RUN: nova-run %s --entry attention_pair --print | FileCheck %s --check-prefix=F32-PAIR
 // RUN: nova-run %s --entry product --print | FileCheck %s --check-prefix=F32
 // RUN: nova-opt %t.mlir --nova-autocast=compute=tf32 | diff - %t.mlir
-// An unknown precision is an error at the op when it runs.
+// An unknown precision is a verifier error at the op.
 // RUN: sed 's/"tf32"/"fp8"/' %t.mlir > %t.bad.mlir
 // RUN: not nova-run %t.bad.mlir --entry product 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -29,7 +29,7 @@
 // TF32-PAIR: result1 = tensor<1x1x1xf32> [1]{{$}}
 // F32-PAIR: result0 = tensor<1x1x1xf32> [1.00146]
 // F32-PAIR: result1 = tensor<1x1x1xf32> [1.00024]
-// BAD: autocast-tf32.mlir.tmp.bad.mlir:{{[0-9]+}}:{{[0-9]+}}: error: unsupported nova.precision "fp8"; the interpreter knows "tf32"
+// BAD: autocast-tf32.mlir.tmp.bad.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'nova.precision' must be "tf32", got "fp8"
 
 func.func @product() -> tensor<3x1xf32> {
   %x = nova.constant dense<[[1.00048828125], [1.00146484375], [1.000244140625]]> : tensor<3x1xf32>

@@ -896,3 +896,35 @@ func.func @alias_not_integer(%x: tensor<8xf32>) -> (tensor<8xf32> {nova.alias = 
 func.func @unknown_result_attr(%x: tensor<8xf32>) -> (tensor<8xf32> {nova.gradient = 0}) {
   return %x : tensor<8xf32>
 }
+
+// -----
+
+func.func @precision_not_tf32(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'nova.precision' must be "tf32", got "fp8"}}
+  %c = nova.matmul %a, %b {nova.precision = "fp8"} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+  return %c : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @precision_on_add(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'nova.precision' belongs on a matmul or attention op, not on 'nova.add'}}
+  %c = nova.add %a, %a {nova.precision = "tf32"} : tensor<4xf32>, tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+func.func @precision_bf16(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>) -> tensor<4x2xbf16> {
+  // expected-error @+1 {{'nova.precision' = "tf32" needs f32 operands}}
+  %c = nova.matmul %a, %b {nova.precision = "tf32"} : tensor<4x8xbf16>, tensor<8x2xbf16> -> tensor<4x2xbf16>
+  return %c : tensor<4x2xbf16>
+}
+
+// -----
+
+func.func @unknown_op_attr(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown nova attribute 'nova.fast'}}
+  %c = nova.neg %a {nova.fast} : tensor<4xf32>
+  return %c : tensor<4xf32>
+}

@@ -78,6 +78,26 @@ static LogicalResult verifyTensorName(Operation *op, NamedAttribute attr,
   return success();
 }
 
+LogicalResult NovaDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != getPrecisionAttrName())
+    return op->emitError("unknown nova attribute '")
+           << attr.getName().getValue() << "'";
+  // The precision of a product's multiplications; f32 operands only, since
+  // bf16 and f16 products say their precision with their types.
+  if (!isa<MatmulOp, AttentionOp, AttentionFwdOp, AttentionBwdOp>(op))
+    return op->emitError("'nova.precision' belongs on a matmul or attention "
+                         "op, not on '")
+           << op->getName() << "'";
+  auto value = dyn_cast<StringAttr>(attr.getValue());
+  if (!value || value.getValue() != "tf32")
+    return op->emitError("'nova.precision' must be \"tf32\", got ")
+           << attr.getValue();
+  if (!cast<ShapedType>(op->getOperand(0).getType()).getElementType().isF32())
+    return op->emitError("'nova.precision' = \"tf32\" needs f32 operands");
+  return success();
+}
+
 LogicalResult NovaDialect::verifyRegionArgAttribute(Operation *op,
                                                     unsigned /*regionIndex*/,
                                                     unsigned argIndex,

@@ -53,6 +53,8 @@ def Nova_Dialect : Dialect {
   // `nova.param` on a function argument marks a trainable parameter.
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
+  // `nova.precision` on a product (written by nova-autocast).
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     static constexpr ::llvm::StringLiteral getParamAttrName() {
       return ::llvm::StringLiteral("nova.param");
@@ -65,6 +67,9 @@ def Nova_Dialect : Dialect {
     }
     static constexpr ::llvm::StringLiteral getAliasAttrName() {
       return ::llvm::StringLiteral("nova.alias");
+    }
+    static constexpr ::llvm::StringLiteral getPrecisionAttrName() {
+      return ::llvm::StringLiteral("nova.precision");
     }
   }];
 }
