@@ -10,6 +10,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <cmath>
+
 namespace mlir::nova {
 #define GEN_PASS_DEF_NOVATRAINSTEP
 #include "nova/Transforms/Passes.h.inc"
@@ -154,10 +156,15 @@ mlir::nova::buildTrainStep(func::FuncOp grad, StringRef name,
   if (!opts.evalName.empty() && taken(opts.evalName))
     return grad.emitError("nova-train-step: @")
            << opts.evalName << " (the eval entry) already exists";
-  if (opts.accumulate < 1)
-    return grad.emitError("nova-train-step: accumulate must be >= 1");
-  if (!(opts.clipNorm >= 0.0))
-    return grad.emitError("nova-train-step: clip-norm must be >= 0");
+  // The step holds one copy of the differentiated body per micro-batch.
+  constexpr unsigned maxAccumulate = 256;
+  if (opts.accumulate < 1 || opts.accumulate > maxAccumulate)
+    return grad.emitError("nova-train-step: accumulate must be from 1 to ")
+           << maxAccumulate << ", got " << opts.accumulate;
+  if (!std::isfinite(opts.clipNorm) || opts.clipNorm < 0.0)
+    return grad.emitError("nova-train-step: clip-norm must be a finite "
+                          "number >= 0 (0: off), got ")
+           << opts.clipNorm;
   FailureOr<GradSignature> sig = readGradSignature(grad);
   if (failed(sig))
     return failure();

@@ -5,6 +5,10 @@
 // RUN: nova-opt %s --nova-autodiff --nova-train-step="clip-norm=0.5 accumulate=2 eval=false" \
 // RUN:   | FileCheck %s --check-prefix=OPTS --implicit-check-not=@eval
 // RUN: not nova-opt %s --nova-autodiff --nova-train-step=accumulate=0 2>&1 | FileCheck %s --check-prefix=ACC0
+// RUN: not nova-opt %s --nova-autodiff --nova-train-step=accumulate=100000 2>&1 | FileCheck %s --check-prefix=ACCBIG
+// RUN: not nova-opt %s --nova-autodiff --nova-train-step=clip-norm=-1 2>&1 | FileCheck %s --check-prefix=CLIPNEG
+// RUN: not nova-opt %s --nova-autodiff --nova-train-step=clip-norm=nan 2>&1 | FileCheck %s --check-prefix=CLIPNAN
+// RUN: not nova-opt %s --nova-autodiff --nova-train-step=clip-norm=inf 2>&1 | FileCheck %s --check-prefix=CLIPINF
 // RUN: not nova-opt %s --nova-autodiff --nova-train-step=name=eval 2>&1 | FileCheck %s --check-prefix=CLASH
 // RUN: nova-opt %s --nova-autodiff --nova-train-step="name=eval eval=false" | FileCheck %s --check-prefix=RENAMED
 
@@ -31,7 +35,11 @@
 // OPTS: nova.adamw
 // OPTS: return {{.*}}, %[[NORM]] :
 
-// ACC0: train-step.mlir:[[@LINE+4]]:1: error: nova-train-step: accumulate must be >= 1
+// ACC0: train-step.mlir:[[@LINE+8]]:1: error: nova-train-step: accumulate must be from 1 to 256, got 0
+// ACCBIG: train-step.mlir:[[@LINE+7]]:1: error: nova-train-step: accumulate must be from 1 to 256, got 100000
+// CLIPNEG: train-step.mlir:[[@LINE+6]]:1: error: nova-train-step: clip-norm must be a finite number >= 0 (0: off), got -1
+// CLIPNAN: train-step.mlir:[[@LINE+5]]:1: error: nova-train-step: clip-norm must be a finite number >= 0 (0: off), got nan
+// CLIPINF: train-step.mlir:[[@LINE+4]]:1: error: nova-train-step: clip-norm must be a finite number >= 0 (0: off), got INF
 // CLASH: train-step.mlir:[[@LINE+3]]:1: error: nova-train-step: the step and the eval entry would both be @eval; choose another name= or eval=false
 // RENAMED: func.func @eval(
 // RENAMED-SAME: nova.name = "lr"
