@@ -270,12 +270,12 @@ void TextBatches::next(std::mt19937_64 &rng, HostTensor &tokens,
   }
 }
 
-bool TrainingLog::step(int s, double loss, double stepSeconds) {
+bool TrainingLog::step(int s, double loss, double lr, double stepSeconds) {
   losses.push_back(loss);
   seconds += stepSeconds;
   if (s % every == 0 || s == 1 || s == steps)
-    std::printf("step %4d/%d  loss %.4f  %8.0f tok/s\n", s, steps, loss,
-                double(tokensPerStep) / stepSeconds);
+    std::printf("step %4d/%d  loss %.4f  lr %.3g  %8.0f tok/s\n", s, steps,
+                loss, lr, double(tokensPerStep) / stepSeconds);
   std::fflush(stdout);
   if (!std::isfinite(loss)) {
     std::fprintf(stderr, "error: loss became %g at step %d\n", loss, s);

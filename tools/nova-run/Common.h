@@ -93,8 +93,9 @@ public:
   TrainingLog(int steps, int64_t tokensPerStep, int every, std::string backend)
       : steps(steps), tokensPerStep(tokensPerStep), every(every),
         backend(std::move(backend)) {}
-  /// Records a step; false (with a message) when the loss is not finite.
-  bool step(int s, double loss, double seconds);
+  /// Records a step run with learning rate `lr`; false (with a message)
+  /// when the loss is not finite.
+  bool step(int s, double loss, double lr, double seconds);
   void summary() const;
 
 private:

@@ -85,7 +85,7 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
   const EntryDesc &e = inst.entry();
   std::string error;
   TrainingInputs inputs = findTrainingInputs(namesOf(e.inputs));
-  const int step = inputs.step, lr = inputs.lr, tokens = inputs.tokens,
+  const int step = inputs.step, lrInput = inputs.lr, tokens = inputs.tokens,
             targets = inputs.targets;
   int loss = -1;
   for (size_t i = 0; i < e.outputs.size(); ++i)
@@ -125,24 +125,26 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
     return fail(error);
   std::mt19937_64 rng(o.seed.value_or(0));
   HostTensor stepT(e.inputs[step].dtype, e.inputs[step].shape),
-      lrT(e.inputs[lr].dtype, e.inputs[lr].shape), lossT;
+      lrT(e.inputs[lrInput].dtype, e.inputs[lrInput].shape), lossT;
   TrainingLog log(o.steps, tok.numElements(), o.logEvery,
                   "cuda on " + device.name());
   for (int s = 1; s <= o.steps; ++s) {
     text.next(rng, tok, tgt);
     setScalar(stepT, s);
-    setScalar(
-        lrT, scheduledLearningRate(o.lr, o.lrSchedule, o.lrWarmup, o.steps, s));
+    double lr =
+        scheduledLearningRate(o.lr, o.lrSchedule, o.lrWarmup, o.steps, s);
+    setScalar(lrT, lr);
     auto begin = std::chrono::steady_clock::now();
     if (!inst.setInput(tokens, tok, error) ||
         !inst.setInput(targets, tgt, error) ||
-        !inst.setInput(step, stepT, error) || !inst.setInput(lr, lrT, error) ||
-        !inst.run(error) || !inst.getOutput(loss, lossT, error))
+        !inst.setInput(step, stepT, error) ||
+        !inst.setInput(lrInput, lrT, error) || !inst.run(error) ||
+        !inst.getOutput(loss, lossT, error))
       return fail(error);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
             .count();
-    if (!log.step(s, lossT.get(0), seconds))
+    if (!log.step(s, lossT.get(0), lr, seconds))
       return 1;
   }
   log.summary();

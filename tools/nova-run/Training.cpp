@@ -97,10 +97,10 @@ bool run::train(ModuleOp module, func::FuncOp fn,
                                "reference interpreter");
   for (int s = 1; s <= opts.steps; ++s) {
     text.next(rng, args[tokensArg], args[targetsArg]);
+    double lr = ::nova::run::scheduledLearningRate(
+        opts.lr, opts.lrSchedule, opts.lrWarmup, opts.steps, s);
     ::nova::run::setScalar(args[stepArg], s);
-    ::nova::run::setScalar(args[lrArg], ::nova::run::scheduledLearningRate(
-                                            opts.lr, opts.lrSchedule,
-                                            opts.lrWarmup, opts.steps, s));
+    ::nova::run::setScalar(args[lrArg], lr);
     auto begin = std::chrono::steady_clock::now();
     auto results = interp.run(fn, args);
     double seconds =
@@ -113,7 +113,7 @@ bool run::train(ModuleOp module, func::FuncOp fn,
       return fail("at step " + Twine(s) + " (--detect-anomaly)");
     for (auto [r, i] : aliasOf)
       args[i] = std::move((*results)[r]);
-    if (!log.step(s, results->front().get(0), seconds))
+    if (!log.step(s, results->front().get(0), lr, seconds))
       return false;
   }
   log.summary();
