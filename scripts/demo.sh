@@ -29,7 +29,7 @@ start=$(date +%s.%N)
 "$BIN/nova-opt" "$OUT/gpt.mlir" --nova-decompose=keep=attention --nova-autodiff \
   --nova-train-step="beta2=0.99 weight-decay=0.0" -o "$OUT/train.mlir"
 end=$(date +%s.%N)
-printf '%s: one function, forward + backward + optimizer, %d ops (%.2f s)\n' \
+printf '%s: @train_step (forward + backward + optimizer) and @eval (forward), %d ops (%.2f s)\n' \
   "$OUT/train.mlir" "$(grep -c ' = nova\.' "$OUT/train.mlir")" \
   "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')"
 grep -m1 -o 'func.func @train_step([^)]\{0,160\}' "$OUT/train.mlir" | sed 's/$/ .../'
