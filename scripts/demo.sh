@@ -27,15 +27,15 @@ grep -o '= nova\.[a-z_]*' "$OUT/gpt.mlir" | sed 's/= //' | sort | uniq -c | sort
 step "2. nova-opt --nova-decompose=keep=attention --nova-autodiff --nova-train-step (AdamW)"
 start=$(date +%s.%N)
 "$BIN/nova-opt" "$OUT/gpt.mlir" --nova-decompose=keep=attention --nova-autodiff \
-  --nova-train-step="lr=3e-3 beta2=0.99 weight-decay=0.0" -o "$OUT/train.mlir"
+  --nova-train-step="beta2=0.99 weight-decay=0.0" -o "$OUT/train.mlir"
 end=$(date +%s.%N)
-printf '%s: one function, forward + backward + optimizer, %d ops (%.2f s)\n' \
+printf '%s: @train_step (forward + backward + optimizer) and @eval (forward), %d ops (%.2f s)\n' \
   "$OUT/train.mlir" "$(grep -c ' = nova\.' "$OUT/train.mlir")" \
   "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')"
 grep -m1 -o 'func.func @train_step([^)]\{0,160\}' "$OUT/train.mlir" | sed 's/$/ .../'
 
 step "3. Train $STEPS steps on the reference interpreter ($TEXT)"
-"$BIN/nova-run" "$OUT/train.mlir" --train --steps "$STEPS" --text "$TEXT" \
+"$BIN/nova-run" "$OUT/train.mlir" --train --steps "$STEPS" --text "$TEXT" --lr 3e-3 \
   --params "$OUT/init.safetensors" --save "$OUT/trained.safetensors" \
   --log-every 1 | tee "$OUT/train.log"
 

@@ -6,7 +6,14 @@ loads those parameters into a PyTorch implementation of the same
 architecture and compares
   1. the loss and every parameter gradient after one forward/backward
      (nova-opt --nova-decompose --nova-autodiff, run by nova-run --backend=ref),
-  2. the losses of 10 AdamW steps (nova-train-step) on 10 fresh batches.
+  2. the losses of 10 AdamW steps (nova-train-step) on 10 fresh batches, the
+     learning rate fed at run time with a warm-up (so it changes per step),
+     optionally with gradient clipping (--clip-norm: the step's grad_norm
+     against torch.nn.utils.clip_grad_norm_'s) and gradient accumulation
+     (--accumulate N: N micro-batches per update, whose mean loss PyTorch
+     computes over the whole batch; the first update also against Nova's own
+     step over the whole batch without accumulation, rel 1e-5),
+  3. the eval entry's loss with the trained parameters.
 Exit status 0 when everything is within tolerance. Needs only torch (Debian's
 python3-torch) and the Nova tools on PATH.
 """
@@ -117,6 +124,33 @@ def rel(a, b):
     return ((a - b).norm() / max(b.norm(), a.norm(), 1e-30)).item()
 
 
+def same_as_whole_batch(cfg, w, options, state, batch, scalars, loss,
+                        updated):
+    """Nova's step over the whole batch (no accumulation) from `state`: its
+    loss and updated state must match the accumulated step's within 1e-5."""
+    whole_batch = ["--batch", str(cfg.batch * cfg.accumulate)]
+    shape = ["--layers", str(cfg.layers), "--heads", str(cfg.heads),
+             "--embd", str(cfg.embd), "--vocab", str(cfg.vocab),
+             "--seq", str(cfg.seq)]
+    run("nova-gpt2", *shape, *whole_batch, "-o", w("whole.mlir"))
+    run("nova-opt", w("whole.mlir"), "--nova-decompose", "--nova-autodiff",
+        "--nova-train-step=%s clip-norm=%g" % (options, cfg.clip_norm),
+        "-o", w("whole-step.mlir"))
+    write_safetensors(w("whole-batch.safetensors"),
+                      dict({n: t.reshape(-1, cfg.seq)
+                            for n, t in batch.items()}, **scalars))
+    run("nova-run", w("whole-step.mlir"), "--entry", "train_step", "--inputs",
+        w("state.safetensors") + "," + w("whole-batch.safetensors"),
+        "-o", w("whole-out.safetensors"))
+    ref = read_safetensors(w("whole-out.safetensors"))
+    ref.pop("grad_norm", None)
+    worst = max([rel(loss, ref.pop("loss"))] +
+                [rel(updated[n], t) for n, t in ref.items()])
+    print("accumulate=%d vs one step over the whole batch: worst rel %.2e"
+          % (cfg.accumulate, worst))
+    return worst < 1e-5
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--workdir", required=True)
@@ -136,6 +170,8 @@ def main():
                    "bf16(param)")
     p.add_argument("--keep", default="",
                    help="composites nova-decompose keeps (its keep= option)")
+    p.add_argument("--clip-norm", type=float, default=0.0)
+    p.add_argument("--accumulate", type=int, default=1)
     cfg = p.parse_args()
     os.makedirs(cfg.workdir, exist_ok=True)
     w = lambda name: os.path.join(cfg.workdir, name)
@@ -147,9 +183,11 @@ def main():
     init = read_safetensors(w("init.safetensors"))
 
     gen = torch.Generator().manual_seed(0)
-    batches = [{n: torch.randint(0, cfg.vocab, (cfg.batch, cfg.seq),
+    micro = (cfg.accumulate,) if cfg.accumulate > 1 else ()
+    batches = [{n: torch.randint(0, cfg.vocab, micro + (cfg.batch, cfg.seq),
                                  generator=gen, dtype=torch.int32)
                 for n in ("tokens", "targets")} for _ in range(cfg.steps)]
+    whole = lambda t: t.reshape(-1, cfg.seq)
     ok = True
 
     # 1. Loss and gradients after one forward/backward.
@@ -159,14 +197,15 @@ def main():
     autocast = ["--nova-autocast=compute=" + cfg.autocast]
     run("nova-opt", w("model.mlir"), decompose, "--nova-autodiff",
         *autocast, "-o", w("grad.mlir"))
-    write_safetensors(w("batch0.safetensors"), batches[0])
+    write_safetensors(w("batch0.safetensors"),
+                      {n: t[0] if micro else t for n, t in batches[0].items()})
     run("nova-run", w("grad.mlir"), "--inputs",
         w("init.safetensors") + "," + w("batch0.safetensors"),
         "-o", w("grads.safetensors"))
     nova = read_safetensors(w("grads.safetensors"))
     P = {n: t.clone().requires_grad_(True) for n, t in init.items()}
-    loss = gpt2_loss(P, batches[0]["tokens"], batches[0]["targets"], cfg,
-                     cfg.autocast)
+    first = read_safetensors(w("batch0.safetensors"))
+    loss = gpt2_loss(P, first["tokens"], first["targets"], cfg, cfg.autocast)
     loss.backward()
     e = rel(nova["loss"], loss.detach())
     print("loss: nova %.7f torch %.7f rel %.2e" % (nova["loss"].item(),
@@ -186,8 +225,7 @@ def main():
         # gradients to be nearer the cast model than the f32 model is, by
         # a margin (an f32 Nova would tie with the f32 model).
         P32 = {n: t.clone().requires_grad_(True) for n, t in init.items()}
-        gpt2_loss(P32, batches[0]["tokens"], batches[0]["targets"],
-                  cfg).backward()
+        gpt2_loss(P32, first["tokens"], first["targets"], cfg).backward()
         flat = lambda grads: torch.cat([g.flatten() for g in grads])
         want = flat(t.grad for t in P.values())
         nova_gap = rel(flat(nova[n + ".grad"] for n in P), want)
@@ -200,12 +238,16 @@ def main():
             ok = False
 
     # 2. Losses over AdamW steps.
-    hyper = dict(lr=1e-2, beta1=0.9, beta2=0.95, eps=1e-8, weight_decay=0.1)
+    hyper = dict(beta1=0.9, beta2=0.95, eps=1e-8, weight_decay=0.1)
+    options = ("beta1=%g beta2=%g eps=%g weight-decay=%g"
+               % tuple(hyper.values()))
     run("nova-opt", w("model.mlir"), decompose, "--nova-autodiff",
-        "--nova-train-step=lr=%g beta1=%g beta2=%g eps=%g weight-decay=%g"
-        % tuple(hyper.values()),
+        "--nova-train-step=%s clip-norm=%g accumulate=%d"
+        % (options, cfg.clip_norm, cfg.accumulate),
         autocast[0] + (" working-copies=1" if cfg.working_copies else ""),
         "-o", w("step.mlir"))
+    # A runtime input: warm up over 3 steps to a peak of 1e-2.
+    lr_at = lambda step: 1e-2 * min(1.0, step / 3)
     state = dict(init)
     for n, t in init.items():
         state[n + ".adam_m"] = torch.zeros_like(t)
@@ -217,25 +259,39 @@ def main():
     if cfg.working_copies:
         print("working copies: %d parameters" % len(set(carried)))
     P = {n: t.clone().requires_grad_(True) for n, t in init.items()}
-    opt = torch.optim.AdamW(list(P.values()), lr=hyper["lr"],
+    opt = torch.optim.AdamW(list(P.values()), lr=lr_at(1),
                             betas=(hyper["beta1"], hyper["beta2"]),
                             eps=hyper["eps"],
                             weight_decay=hyper["weight_decay"])
     worst = 0.0
     for step, batch in enumerate(batches, start=1):
         write_safetensors(w("state.safetensors"), state)
-        write_safetensors(w("batch.safetensors"),
-                          dict(batch, step=torch.tensor(step, dtype=torch.int64)))
-        run("nova-run", w("step.mlir"), "--inputs",
+        scalars = dict(step=torch.tensor(step, dtype=torch.int64),
+                       lr=torch.tensor(lr_at(step), dtype=torch.float32))
+        write_safetensors(w("batch.safetensors"), dict(batch, **scalars))
+        run("nova-run", w("step.mlir"), "--entry", "train_step", "--inputs",
             w("state.safetensors") + "," + w("batch.safetensors"),
             "-o", w("out.safetensors"))
         out = read_safetensors(w("out.safetensors"))
         nova_loss = out.pop("loss")
+        nova_norm = out.pop("grad_norm", None)
+        if micro and step == 1:
+            ok &= same_as_whole_batch(cfg, w, options, state, batch, scalars,
+                                      nova_loss, out)
         state = out
         opt.zero_grad()
-        loss = gpt2_loss(P, batch["tokens"], batch["targets"], cfg,
-                         cfg.autocast)
+        loss = gpt2_loss(P, whole(batch["tokens"]), whole(batch["targets"]),
+                         cfg, cfg.autocast)
         loss.backward()
+        if cfg.clip_norm > 0:
+            norm = torch.nn.utils.clip_grad_norm_(list(P.values()),
+                                                  cfg.clip_norm)
+            e = rel(nova_norm, norm)
+            print("step %2d: grad_norm nova %.7f torch %.7f rel %.2e"
+                  % (step, nova_norm.item(), norm.item(), e))
+            ok &= e < cfg.loss_rtol
+        for group in opt.param_groups:
+            group["lr"] = lr_at(step)
         opt.step()
         e = rel(nova_loss, loss.detach())
         worst = max(worst, e)
@@ -244,6 +300,21 @@ def main():
         ok &= e < cfg.loss_rtol
     print("AdamW losses: %d steps, worst rel %.2e (bound %.0e)"
           % (cfg.steps, worst, cfg.loss_rtol))
+
+    # 3. The eval entry, fed the trained parameters by the same names.
+    params = {n: t for n, t in state.items() if n in init}
+    write_safetensors(w("trained.safetensors"), params)
+    run("nova-run", w("step.mlir"), "--entry", "eval", "--inputs",
+        w("trained.safetensors") + "," + w("batch0.safetensors"),
+        "-o", w("eval.safetensors"))
+    nova_eval = read_safetensors(w("eval.safetensors"))["loss"]
+    with torch.no_grad():
+        torch_eval = gpt2_loss(P, first["tokens"], first["targets"], cfg,
+                               cfg.autocast)
+    e = rel(nova_eval, torch_eval)
+    print("eval: nova %.7f torch %.7f rel %.2e"
+          % (nova_eval.item(), torch_eval.item(), e))
+    ok &= e < cfg.loss_rtol
     print("PARITY OK" if ok else "PARITY FAILED")
     return 0 if ok else 1
 

@@ -978,8 +978,10 @@ LogicalResult Evaluator::adamw(AdamWOp op) {
   double t = in(op.getStep()).get(0);
   if (!(t >= 1)) // NaN too
     return op.emitError("adamw step must count from 1, got ") << t;
-  double lr = op.getLr().convertToDouble(),
-         b1 = op.getBeta1().convertToDouble(),
+  double lr = in(op.getLr()).get(0);
+  if (!(lr >= 0)) // NaN too
+    return op.emitError("adamw learning rate must be >= 0, got ") << lr;
+  double b1 = op.getBeta1().convertToDouble(),
          b2 = op.getBeta2().convertToDouble(),
          eps = op.getEpsilon().convertToDouble(),
          wd = op.getWeightDecay().convertToDouble();

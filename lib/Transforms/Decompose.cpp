@@ -164,7 +164,8 @@ struct DecomposeAdamW : OpRewritePattern<AdamWOp> {
                nb.add(nb.sqrt(vhat),
                       nb.scalar(like, op.getEpsilon().convertToDouble()))),
         nb.mul(p, op.getWeightDecay().convertToDouble()));
-    Value newP = nb.sub(p, nb.mul(update, op.getLr().convertToDouble()));
+    Value lr = nb.cast(op.getLr(), elementTypeOf(p));
+    Value newP = nb.sub(p, nb.mul(update, lr));
     rewriter.replaceOp(op, {newP, m, v});
     return success();
   }

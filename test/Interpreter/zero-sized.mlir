@@ -173,6 +173,7 @@ func.func @attention(%q: tensor<1x2x0xf32>, %q0: tensor<1x0x4xf32>, %k0: tensor<
 // ADAMW: result1 = tensor<0x3xf32> []
 // ADAMW: result2 = tensor<0x3xf32> []
 func.func @adamw(%p: tensor<0x3xf32>, %t: tensor<i64>) -> (tensor<0x3xf32>, tensor<0x3xf32>, tensor<0x3xf32>) {
-  %a, %b, %c = nova.adamw %p, %p, %p, %p, %t lr 1.0e-03 beta1 0.9 beta2 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<0x3xf32>, tensor<i64>
+  %lr = nova.constant dense<1.0e-03> : tensor<f32>
+  %a, %b, %c = nova.adamw %p, %p, %p, %p, %t, %lr beta1 0.9 beta2 0.999 eps 1.0e-08 weight_decay 0.0 : tensor<0x3xf32>, tensor<i64>
   return %a, %b, %c : tensor<0x3xf32>, tensor<0x3xf32>, tensor<0x3xf32>
 }

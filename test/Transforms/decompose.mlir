@@ -91,6 +91,7 @@ func.func @adamw(%p: tensor<5x3xf32>, %g: tensor<5x3xf32>, %m: tensor<5x3xf32>, 
   %v = nova.abs %v0 : tensor<5x3xf32>
   %one = nova.constant dense<1> : tensor<i64>
   %t = nova.add %t0, %one : tensor<i64>, tensor<i64>
-  %p2, %m2, %v2 = nova.adamw %p, %g, %m, %v, %t lr 1.0e-02 beta1 0.9 beta2 0.95 eps 1.0e-08 weight_decay 0.1 : tensor<5x3xf32>, tensor<i64>
+  %lr = nova.constant dense<1.0e-02> : tensor<f32>
+  %p2, %m2, %v2 = nova.adamw %p, %g, %m, %v, %t, %lr beta1 0.9 beta2 0.95 eps 1.0e-08 weight_decay 0.1 : tensor<5x3xf32>, tensor<i64>
   return %p2, %m2, %v2 : tensor<5x3xf32>, tensor<5x3xf32>, tensor<5x3xf32>
 }

@@ -204,12 +204,31 @@ TrainingInputs findTrainingInputs(const std::vector<std::string> &names) {
   for (size_t i = 0; i < names.size(); ++i) {
     if (names[i] == "step")
       in.step = int(i);
+    else if (names[i] == "lr")
+      in.lr = int(i);
     else if (names[i] == "tokens")
       in.tokens = int(i);
     else if (names[i] == "targets")
       in.targets = int(i);
   }
   return in;
+}
+
+double scheduledLearningRate(double peak, const std::string &schedule,
+                             int warmup, int steps, int step) {
+  if (step <= warmup)
+    return peak * step / warmup;
+  if (schedule != "cosine")
+    return peak;
+  double progress = double(step - warmup - 1) / double(steps - warmup);
+  return peak * 0.5 * (1.0 + std::cos(M_PI * progress));
+}
+
+void setScalar(HostTensor &t, double value) {
+  if (t.isFloat())
+    t.f[0] = value;
+  else
+    t.i[0] = int64_t(value);
 }
 
 bool isOptimizerMoment(const std::string &name) {
@@ -237,7 +256,9 @@ bool TextBatches::open(const std::string &path, int64_t seq,
 
 void TextBatches::next(std::mt19937_64 &rng, HostTensor &tokens,
                        HostTensor &targets) {
-  int64_t batch = tokens.shape[0], seq = tokens.shape[1];
+  // Every leading dim (micro-batches, batch) holds independent windows.
+  int64_t seq = tokens.shape.back(),
+          batch = seq ? tokens.numElements() / seq : 0;
   std::uniform_int_distribution<int64_t> start(0,
                                                int64_t(bytes.size()) - seq - 1);
   for (int64_t b = 0; b < batch; ++b) {
@@ -249,12 +270,12 @@ void TextBatches::next(std::mt19937_64 &rng, HostTensor &tokens,
   }
 }
 
-bool TrainingLog::step(int s, double loss, double stepSeconds) {
+bool TrainingLog::step(int s, double loss, double lr, double stepSeconds) {
   losses.push_back(loss);
   seconds += stepSeconds;
   if (s % every == 0 || s == 1 || s == steps)
-    std::printf("step %4d/%d  loss %.4f  %8.0f tok/s\n", s, steps, loss,
-                double(tokensPerStep) / stepSeconds);
+    std::printf("step %4d/%d  loss %.4f  lr %.3g  %8.0f tok/s\n", s, steps,
+                loss, lr, double(tokensPerStep) / stepSeconds);
   std::fflush(stdout);
   if (!std::isfinite(loss)) {
     std::fprintf(stderr, "error: loss became %g at step %d\n", loss, s);

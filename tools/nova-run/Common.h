@@ -53,13 +53,24 @@ bool compareNamed(const std::vector<std::string> &names,
 void printTensor(const std::string &name, const HostTensor &t, unsigned limit);
 
 /// Where a training step (nova-train-step's naming) takes its per-step
-/// inputs: the positions of `step`, `tokens` and `targets` among `names`,
-/// -1 where absent.
+/// inputs: the positions of `step`, `lr`, `tokens` and `targets` among
+/// `names`, -1 where absent.
 struct TrainingInputs {
-  int step = -1, tokens = -1, targets = -1;
-  bool complete() const { return step >= 0 && tokens >= 0 && targets >= 0; }
+  int step = -1, lr = -1, tokens = -1, targets = -1;
+  bool complete() const {
+    return step >= 0 && lr >= 0 && tokens >= 0 && targets >= 0;
+  }
 };
 TrainingInputs findTrainingInputs(const std::vector<std::string> &names);
+
+/// The learning rate of step `step` (from 1) of `steps`: a linear warm-up
+/// from 0 over `warmup` steps, then `peak` ("constant") or a cosine from
+/// `peak` to 0 one step after the last ("cosine").
+double scheduledLearningRate(double peak, const std::string &schedule,
+                             int warmup, int steps, int step);
+
+/// Writes `value` into the scalar `t` of whatever element type it has.
+void setScalar(HostTensor &t, double value);
 
 /// Whether state named `name` is an Adam moment (`<param>.adam_m` or
 /// `.adam_v`), which starts at zero instead of coming from --params.
@@ -82,8 +93,9 @@ public:
   TrainingLog(int steps, int64_t tokensPerStep, int every, std::string backend)
       : steps(steps), tokensPerStep(tokensPerStep), every(every),
         backend(std::move(backend)) {}
-  /// Records a step; false (with a message) when the loss is not finite.
-  bool step(int s, double loss, double seconds);
+  /// Records a step run with learning rate `lr`; false (with a message)
+  /// when the loss is not finite.
+  bool step(int s, double loss, double lr, double seconds);
   void summary() const;
 
 private:

@@ -85,19 +85,20 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
   const EntryDesc &e = inst.entry();
   std::string error;
   TrainingInputs inputs = findTrainingInputs(namesOf(e.inputs));
-  const int step = inputs.step, tokens = inputs.tokens,
+  const int step = inputs.step, lrInput = inputs.lr, tokens = inputs.tokens,
             targets = inputs.targets;
   int loss = -1;
   for (size_t i = 0; i < e.outputs.size(); ++i)
     if (e.outputs[i].name == "loss")
       loss = int(i);
   if (!inputs.complete() || loss < 0)
-    return fail("--train needs inputs named 'step', 'tokens', 'targets' and "
-                "an output named 'loss'");
+    return fail("--train needs inputs named 'step', 'lr', 'tokens', "
+                "'targets' and an output named 'loss'");
   HostTensor tok(e.inputs[tokens].dtype, e.inputs[tokens].shape),
       tgt(e.inputs[targets].dtype, e.inputs[targets].shape);
-  if (tok.shape.size() != 2 || tok.isFloat())
-    return fail("'tokens' must be an integer batch x sequence tensor");
+  if (tok.shape.size() < 2 || tok.isFloat())
+    return fail("'tokens' must be an integer [micro-batches x] batch x "
+                "sequence tensor");
 
   // State: every input an output aliases. Parameters from --params, Adam
   // moments zero (the arena starts zeroed). It stays on the device.
@@ -120,28 +121,30 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
     params.push_back(out.alias);
   }
   TextBatches text;
-  if (!text.open(o.text, tok.shape[1], error))
+  if (!text.open(o.text, tok.shape.back(), error))
     return fail(error);
   std::mt19937_64 rng(o.seed.value_or(0));
-  HostTensor stepT(e.inputs[step].dtype, e.inputs[step].shape), lossT;
+  HostTensor stepT(e.inputs[step].dtype, e.inputs[step].shape),
+      lrT(e.inputs[lrInput].dtype, e.inputs[lrInput].shape), lossT;
   TrainingLog log(o.steps, tok.numElements(), o.logEvery,
                   "cuda on " + device.name());
   for (int s = 1; s <= o.steps; ++s) {
     text.next(rng, tok, tgt);
-    if (stepT.isFloat())
-      stepT.f[0] = s;
-    else
-      stepT.i[0] = s;
+    setScalar(stepT, s);
+    double lr =
+        scheduledLearningRate(o.lr, o.lrSchedule, o.lrWarmup, o.steps, s);
+    setScalar(lrT, lr);
     auto begin = std::chrono::steady_clock::now();
     if (!inst.setInput(tokens, tok, error) ||
         !inst.setInput(targets, tgt, error) ||
-        !inst.setInput(step, stepT, error) || !inst.run(error) ||
+        !inst.setInput(step, stepT, error) ||
+        !inst.setInput(lrInput, lrT, error) || !inst.run(error) ||
         !inst.getOutput(loss, lossT, error))
       return fail(error);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
             .count();
-    if (!log.step(s, lossT.get(0), seconds))
+    if (!log.step(s, lossT.get(0), lr, seconds))
       return 1;
   }
   log.summary();

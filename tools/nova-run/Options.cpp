@@ -20,7 +20,7 @@ interpreter, --backend=ref) or a .nvx executable (the CUDA runtime,
 --backend=cuda). Exit status 0 on success, 1 on any error or mismatch.
 
   --entry NAME              function or entry to run (default: the only one
-                            with a body)
+                            with a body; train_step with --train)
   --backend ref|cuda        backend (default: cuda for .nvx, ref otherwise)
   --inputs A,B,...          safetensors files holding inputs by name (nova.name,
                             else the SSA name or argN); may be repeated, later
@@ -58,6 +58,13 @@ training (a function made by nova-train-step):
   --text FILE               the text (--tokens FILE is the same: bytes are
                             tokens); required by --train
   --steps N                 steps to run, >= 1 (default 100)
+  --lr X                    peak learning rate, fed to the step's 'lr' input,
+                            >= 0 (default 1e-3)
+  --lr-schedule S           constant, or cosine: from --lr after the warm-up
+                            down to 0 one step after the last (default
+                            constant)
+  --lr-warmup N             linear warm-up from 0 over the first N steps
+                            (default 0)
   --params FILE             initial parameters by name; Adam moments start
                             at 0 (default: none)
   --save FILE               write the trained parameters here (default: none)
@@ -169,6 +176,15 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
       {"grad-rtol", real(o.gradRtol, true)},
       {"fd-step", real(o.fdStep, true)},
       {"steps", integer(o.steps, 1, INT_MAX)},
+      {"lr", real(o.lr, false)},
+      {"lr-schedule",
+       [&](const std::string &v) -> std::optional<std::string> {
+         if (v != "constant" && v != "cosine")
+           return std::string("constant or cosine");
+         o.lrSchedule = v;
+         return std::nullopt;
+       }},
+      {"lr-warmup", integer(o.lrWarmup, 0, INT_MAX)},
       {"text", text(o.text)},
       {"params", text(o.params)},
       {"save", text(o.save)},
@@ -247,6 +263,9 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
                 "choose one");
   if (o.train && o.text.empty())
     return fail("--train needs --text FILE (the training text)");
+  // nova-train-step's module also holds @eval; --train means the step.
+  if (o.train && o.entry.empty())
+    o.entry = "train_step";
 
   // Options that are valid but do nothing here.
   auto given = [&](const char *n) { return o.given.count(n) != 0; };
@@ -259,8 +278,9 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
         warnings.push_back("--" + std::string(n) + " has no effect without " +
                            what);
   };
-  ignoredWithout({"steps", "text", "params", "save", "log-every"}, o.train,
-                 "--train");
+  ignoredWithout({"steps", "text", "params", "save", "log-every", "lr",
+                  "lr-schedule", "lr-warmup"},
+                 o.train, "--train");
   ignoredWithout({"grad-rtol", "fd-step"}, o.checkGradients,
                  "--check-gradients");
   ignoredWithout({"rtol", "atol"}, !o.compare.empty(), "--compare");

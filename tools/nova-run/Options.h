@@ -32,6 +32,9 @@ struct RunOptions {
   double gradRtol = 1e-6, fdStep = 1e-6;
   bool train = false;
   int steps = 100;
+  double lr = 1e-3;                    // peak learning rate
+  std::string lrSchedule = "constant"; // or "cosine"
+  int lrWarmup = 0;                    // linear warm-up steps
   std::string text, params, save;
   int logEvery = 1;
   int iterations = 0, warmup = 3; // cuda timing

@@ -2,8 +2,8 @@
 //
 // Drives a function made by nova-train-step: state arguments (those a result
 // aliases) stay in memory between steps and are replaced by their updated
-// values; `step` counts from 1; `tokens` and `targets` are windows of the
-// text, targets shifted by one byte.
+// values; `step` counts from 1; `lr` follows --lr / --lr-schedule; `tokens`
+// and `targets` are windows of the text, targets shifted by one byte.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,10 +41,10 @@ bool run::train(ModuleOp module, func::FuncOp fn,
                 "nova-train-step");
   ::nova::run::TrainingInputs inputs =
       ::nova::run::findTrainingInputs(argNames(fn));
-  const int stepArg = inputs.step, tokensArg = inputs.tokens,
+  const int stepArg = inputs.step, lrArg = inputs.lr, tokensArg = inputs.tokens,
             targetsArg = inputs.targets;
   if (!inputs.complete())
-    return fail("--train needs arguments named 'step', 'tokens' and "
+    return fail("--train needs arguments named 'step', 'lr', 'tokens' and "
                 "'targets' (nova.name)");
 
   if (failed(checkArgumentSizes(fn)))
@@ -58,10 +58,10 @@ bool run::train(ModuleOp module, func::FuncOp fn,
     args[i] = std::move(*empty);
   }
   const HostTensor &tok = args[tokensArg];
-  if (tok.shape.size() != 2 || tok.isFloat() ||
+  if (tok.shape.size() < 2 || tok.isFloat() ||
       args[targetsArg].shape != tok.shape)
     return fail("'tokens' and 'targets' must be integer tensors of one shape "
-                "(batch x sequence)");
+                "([micro-batches x] batch x sequence)");
 
   // Initial state: parameters by name from --params, moments at zero.
   std::map<std::string, HostTensor> init;
@@ -87,7 +87,7 @@ bool run::train(ModuleOp module, func::FuncOp fn,
     return false;
 
   ::nova::run::TextBatches text;
-  if (!text.open(opts.text, tok.shape[1], error))
+  if (!text.open(opts.text, tok.shape.back(), error))
     return fail(error);
   std::mt19937_64 rng(opts.seed.value_or(0));
   InterpreterOptions interpOpts;
@@ -97,11 +97,10 @@ bool run::train(ModuleOp module, func::FuncOp fn,
                                "reference interpreter");
   for (int s = 1; s <= opts.steps; ++s) {
     text.next(rng, args[tokensArg], args[targetsArg]);
-    HostTensor &stepT = args[stepArg];
-    if (stepT.isFloat())
-      stepT.f[0] = s;
-    else
-      stepT.i[0] = s;
+    double lr = ::nova::run::scheduledLearningRate(
+        opts.lr, opts.lrSchedule, opts.lrWarmup, opts.steps, s);
+    ::nova::run::setScalar(args[stepArg], s);
+    ::nova::run::setScalar(args[lrArg], lr);
     auto begin = std::chrono::steady_clock::now();
     auto results = interp.run(fn, args);
     double seconds =
@@ -114,7 +113,7 @@ bool run::train(ModuleOp module, func::FuncOp fn,
       return fail("at step " + Twine(s) + " (--detect-anomaly)");
     for (auto [r, i] : aliasOf)
       args[i] = std::move((*results)[r]);
-    if (!log.step(s, results->front().get(0), seconds))
+    if (!log.step(s, results->front().get(0), lr, seconds))
       return false;
   }
   log.summary();

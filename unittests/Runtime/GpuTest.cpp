@@ -199,9 +199,13 @@ TEST_F(Gpu, ToyTrainingStepKeepsStateResident) {
   ExecutableDesc exe = executable(!cubin.empty(), n, 0.9f);
   EntryDesc e;
   e.name = "train_step";
-  uint64_t w = 0, step = 256, tokens = 512, targets = 576, loss = 640;
+  uint64_t w = 0, step = 256, lr = 264, tokens = 512, targets = 576,
+           loss = 640;
+  // `lr` is fed by nova-run --train like a real step's; the stand-in
+  // ignores it.
   e.inputs = {{"w", DType::F32, {n}, w},
               {"step", DType::I64, {}, step},
+              {"lr", DType::F32, {}, lr},
               {"tokens", DType::I32, {batch, seq}, tokens},
               {"targets", DType::I32, {batch, seq}, targets}};
   TensorDesc wOut{"w", DType::F32, {n}, w};

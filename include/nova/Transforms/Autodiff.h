@@ -27,15 +27,24 @@ void populateDecompositionPatterns(RewritePatternSet &patterns,
                                    ArrayRef<std::string> keep = {});
 
 struct AdamWOptions {
-  double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8,
-         weightDecay = 0.01;
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8, weightDecay = 0.01;
 };
 
-/// Builds `name(params, m, v, step, batch...) -> (loss, params', m', v')`
-/// from a differentiated function (see nova-train-step), inserts it after
-/// `grad` and erases `grad`.
+struct TrainStepOptions {
+  AdamWOptions adamw;
+  /// Global-norm gradient clipping threshold; 0 turns clipping off.
+  double clipNorm = 0.0;
+  /// Micro-batches per optimizer update (>= 1).
+  unsigned accumulate = 1;
+  /// Name of the loss-only entry to add beside the step; empty for none.
+  std::string evalName = "eval";
+};
+
+/// Builds `name(params, m, v, step, lr, batch...) -> (loss, params', m', v'
+/// [, grad_norm])` from a differentiated function (see nova-train-step),
+/// inserts it (and the eval entry) after `grad` and erases `grad`.
 FailureOr<func::FuncOp> buildTrainStep(func::FuncOp grad, StringRef name,
-                                       const AdamWOptions &options);
+                                       const TrainStepOptions &options);
 
 } // namespace mlir::nova
 

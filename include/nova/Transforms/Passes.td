@@ -152,20 +152,34 @@ def NovaTrainStep : Pass<"nova-train-step", "::mlir::ModuleOp"> {
     gradients) and builds
 
     ```
-    train_step(params..., adam_m..., adam_v..., step, batch...)
-        -> (loss, params'..., adam_m'..., adam_v'...)
+    train_step(params..., adam_m..., adam_v..., step, lr, batch...)
+        -> (loss, params'..., adam_m'..., adam_v'... [, grad_norm])
+    eval(params..., batch...) -> loss
     ```
 
     where each parameter gets one `nova.adamw` update with the pass's
-    hyper-parameters. `step` is a scalar counting from 1. Every updated
-    tensor's result carries `nova.alias = <argument index>`: it replaces that
-    argument, so the runtime may update it in place. Arguments carry
-    `nova.name`s (`<param>`, `<param>.adam_m`, `<param>.adam_v`, `step`, and
-    the batch inputs' names). The differentiated function is inlined and
-    removed. `name` must be non-empty and not name another symbol;
-    hyper-parameters out of AdamW's ranges are reported by `nova.adamw`'s
-    verifier. Without a differentiated function the error says to run
-    `nova-autodiff` first.
+    hyper-parameters. `step` (i64, counting from 1) and `lr` (f32) are
+    runtime scalars, so a learning-rate schedule changes no kernel; the
+    runtime feeds them (nova-run --train: `--lr`, `--lr-schedule`). Every
+    updated tensor's result carries `nova.alias = <argument index>`: it
+    replaces that argument, so the runtime may update it in place. Arguments
+    carry `nova.name`s (`<param>`, `<param>.adam_m`, `<param>.adam_v`, `step`,
+    `lr`, and the batch inputs' names).
+
+    `clip-norm=X` (X > 0) scales the gradients by
+    `min(1, X / (norm + 1e-6))`, `norm` their global L2 norm (as
+    `torch.nn.utils.clip_grad_norm_`), and returns `norm` as `grad_norm`.
+    `accumulate=N` (N > 1) gives every batch input a leading dimension of N
+    micro-batches; the step differentiates each, averages the losses and the
+    gradients, and makes one update (equal to one step over the whole batch
+    when the loss is a mean over the batch). `eval=true` (the default) adds
+    `eval`, the loss alone for one (micro-)batch, with the same parameter
+    names.
+
+    The differentiated function is inlined and removed. `name` (and `eval`)
+    must not name another symbol; hyper-parameters out of AdamW's ranges are
+    reported by `nova.adamw`'s verifier. Without a differentiated function the
+    error says to run `nova-autodiff` first.
   }];
   let options = [
     Option<"functionName", "function", "std::string", "\"\"",
@@ -173,12 +187,17 @@ def NovaTrainStep : Pass<"nova-train-step", "::mlir::ModuleOp"> {
            "nova.grad_of results)">,
     Option<"stepName", "name", "std::string", "\"train_step\"",
            "name of the function to create">,
-    Option<"lr", "lr", "double", "1e-3", "learning rate">,
     Option<"beta1", "beta1", "double", "0.9", "first-moment decay">,
     Option<"beta2", "beta2", "double", "0.999", "second-moment decay">,
     Option<"epsilon", "eps", "double", "1e-8", "denominator epsilon">,
     Option<"weightDecay", "weight-decay", "double", "0.01",
-           "decoupled weight decay">
+           "decoupled weight decay">,
+    Option<"clipNorm", "clip-norm", "double", "0.0",
+           "global gradient-norm clipping threshold (0: off)">,
+    Option<"accumulate", "accumulate", "unsigned", "1",
+           "micro-batches per update (a leading dim on batch inputs)">,
+    Option<"withEval", "eval", "bool", "true",
+           "also build @eval (loss only, no update)">
   ];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }

@@ -762,49 +762,49 @@ func.func @attention_bwd_lse(%q: tensor<8x16xbf16>, %lse: tensor<8xbf16>) {
 
 // ===== adamw
 
-func.func @adamw_types(%p: tensor<8xf32>, %g: tensor<4xf32>, %t: tensor<i64>) {
+func.func @adamw_types(%p: tensor<8xf32>, %g: tensor<4xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
   // expected-error @+1 {{all of {param, grad, m, v, new_param, new_m, new_v} have same type}}
-  %0:3 = "nova.adamw"(%p, %g, %p, %p, %t) <{lr = 1.0e-3 : f64, beta1 = 0.9 : f64, beta2 = 0.999 : f64, epsilon = 1.0e-8 : f64, weight_decay = 0.0 : f64}> : (tensor<8xf32>, tensor<4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<i64>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+  %0:3 = "nova.adamw"(%p, %g, %p, %p, %t, %lr) <{beta1 = 0.9 : f64, beta2 = 0.999 : f64, epsilon = 1.0e-8 : f64, weight_decay = 0.0 : f64}> : (tensor<8xf32>, tensor<4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<i64>, tensor<f32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
   return
 }
 
 // -----
 
-func.func @adamw_step_not_scalar(%p: tensor<8xf32>, %t: tensor<1xi64>) {
+func.func @adamw_step_not_scalar(%p: tensor<8xf32>, %t: tensor<1xi64>, %lr: tensor<f32>) {
   // expected-error @+1 {{operand #4 must be 0D tensor of}}
-  %0:3 = nova.adamw %p, %p, %p, %p, %t lr 1.0e-3 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8xf32>, tensor<1xi64>
+  %0:3 = nova.adamw %p, %p, %p, %p, %t, %lr beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8xf32>, tensor<1xi64>
   return
 }
 
 // -----
 
-func.func @adamw_beta(%p: tensor<8xf32>, %t: tensor<i64>) {
+func.func @adamw_lr_not_f32_scalar(%p: tensor<8xf32>, %t: tensor<i64>, %lr: tensor<1xf32>) {
+  // expected-error @+1 {{operand #5 must be 0D tensor of 32-bit float values}}
+  %0:3 = "nova.adamw"(%p, %p, %p, %p, %t, %lr) <{beta1 = 0.9 : f64, beta2 = 0.999 : f64, epsilon = 1.0e-8 : f64, weight_decay = 0.0 : f64}> : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<i64>, tensor<1xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return
+}
+
+// -----
+
+func.func @adamw_beta(%p: tensor<8xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
   // expected-error @+1 {{beta1 and beta2 must be in [0, 1)}}
-  %0:3 = nova.adamw %p, %p, %p, %p, %t lr 1.0e-3 beta1 1.0 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8xf32>, tensor<i64>
+  %0:3 = nova.adamw %p, %p, %p, %p, %t, %lr beta1 1.0 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8xf32>, tensor<i64>
   return
 }
 
 // -----
 
-func.func @adamw_lr(%p: tensor<8xf32>, %t: tensor<i64>) {
-  // expected-error @+1 {{learning rate must be >= 0}}
-  %0:3 = nova.adamw %p, %p, %p, %p, %t lr -1.0e-3 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8xf32>, tensor<i64>
-  return
-}
-
-// -----
-
-func.func @adamw_eps(%p: tensor<8xf32>, %t: tensor<i64>) {
+func.func @adamw_eps(%p: tensor<8xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
   // expected-error @+1 {{epsilon must be positive}}
-  %0:3 = nova.adamw %p, %p, %p, %p, %t lr 1.0e-3 beta1 0.9 beta2 0.999 eps 0.0 weight_decay 0.0 : tensor<8xf32>, tensor<i64>
+  %0:3 = nova.adamw %p, %p, %p, %p, %t, %lr beta1 0.9 beta2 0.999 eps 0.0 weight_decay 0.0 : tensor<8xf32>, tensor<i64>
   return
 }
 
 // -----
 
-func.func @adamw_weight_decay(%p: tensor<8xf32>, %t: tensor<i64>) {
+func.func @adamw_weight_decay(%p: tensor<8xf32>, %t: tensor<i64>, %lr: tensor<f32>) {
   // expected-error @+1 {{weight decay must be >= 0}}
-  %0:3 = nova.adamw %p, %p, %p, %p, %t lr 1.0e-3 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay -0.1 : tensor<8xf32>, tensor<i64>
+  %0:3 = nova.adamw %p, %p, %p, %p, %t, %lr beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay -0.1 : tensor<8xf32>, tensor<i64>
   return
 }
 

@@ -164,8 +164,9 @@ func.func @composites(%x: tensor<2x8x32xf32>, %g: tensor<32xf32>, %labels: tenso
   %kh = nova.constant dense<1.0> : tensor<5x4xbf16>
   %vh = nova.constant dense<1.0> : tensor<5x2xbf16>
   %oh, %lseh = nova.attention_fwd %qh, %kh, %vh scale 0.5 : tensor<3x4xbf16>, tensor<5x4xbf16>, tensor<5x2xbf16> -> tensor<3x2xbf16>, tensor<3xf32>
-  // CHECK: nova.adamw %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} lr 3.000000e-04 beta1 9.000000e-01 beta2 0.94999999999999996 eps 1.000000e-08 weight_decay 1.000000e-01 : tensor<32xf32>, tensor<i64>
-  %p, %m, %s = nova.adamw %g, %g, %g, %g, %step lr 3.0e-4 beta1 0.9 beta2 0.95 eps 1.0e-8 weight_decay 0.1 : tensor<32xf32>, tensor<i64>
+  // CHECK: nova.adamw %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} beta1 9.000000e-01 beta2 0.94999999999999996 eps 1.000000e-08 weight_decay 1.000000e-01 : tensor<32xf32>, tensor<i64>
+  %lr = nova.constant dense<3.0e-4> : tensor<f32>
+  %p, %m, %s = nova.adamw %g, %g, %g, %g, %step, %lr beta1 0.9 beta2 0.95 eps 1.0e-8 weight_decay 0.1 : tensor<32xf32>, tensor<i64>
   return
 }
 

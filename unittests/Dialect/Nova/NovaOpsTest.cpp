@@ -151,9 +151,10 @@ TEST_F(NovaOpsTest, CompositesInferTheirResults) {
 
   Value p = value(tensor({32}));
   Value step = value(tensor({}, builder.getI64Type()));
-  auto adam = AdamWOp::create(builder, loc(), p, p, p, p, step, APFloat(1e-3),
-                              APFloat(0.9), APFloat(0.999), APFloat(1e-8),
-                              APFloat(0.01));
+  Value lr = value(tensor({}));
+  auto adam =
+      AdamWOp::create(builder, loc(), p, p, p, p, step, lr, APFloat(0.9),
+                      APFloat(0.999), APFloat(1e-8), APFloat(0.01));
   EXPECT_EQ(adam.getNewParam().getType(), tensor({32}));
   EXPECT_EQ(adam.getNewV().getType(), tensor({32}));
   EXPECT_TRUE(succeeded(verify(*module)));

@@ -634,8 +634,6 @@ LogicalResult AdamWOp::verify() {
   double b1 = getBeta1().convertToDouble(), b2 = getBeta2().convertToDouble();
   if (!in(b1, 0.0, 1.0) || !in(b2, 0.0, 1.0))
     return emitOpError("beta1 and beta2 must be in [0, 1)");
-  if (!(getLr().convertToDouble() >= 0.0))
-    return emitOpError("learning rate must be >= 0");
   if (!(getEpsilon().convertToDouble() > 0.0))
     return emitOpError("epsilon must be positive");
   if (!(getWeightDecay().convertToDouble() >= 0.0))

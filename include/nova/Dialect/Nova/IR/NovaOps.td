@@ -563,29 +563,35 @@ def Nova_AttentionBwdOp : Nova_Op<"attention_bwd", Nova_InferredResult> {
                        "type($grad_output)";
 }
 
+// The learning rate: always an f32 scalar, so the assembly can omit its type.
+def Nova_LearningRateTensor
+    : 0DTensorOf<[F32]>,
+      BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getF32Type())">;
+
 def Nova_AdamWOp : Nova_Op<"adamw", [AllTypesMatch<["param", "grad", "m", "v",
                                                      "new_param", "new_m",
                                                      "new_v"]>]> {
   let summary = "one AdamW update of a parameter and its moments";
   let description = [{
-    With `t = step` (counting from 1):
+    With `t = step` (counting from 1) and `lr` a runtime f32 scalar (so a
+    learning-rate schedule changes no kernel):
     `m' = b1 m + (1-b1) g`, `v' = b2 v + (1-b2) g^2`,
     `p' = p - lr (m'/(1-b1^t) / (sqrt(v'/(1-b2^t)) + eps) + wd p)`.
 
     ```mlir
-    %p2, %m2, %v2 = nova.adamw %p, %g, %m, %v, %t
-        lr 3.0e-04 beta1 0.9 beta2 0.95 eps 1.0e-08 weight_decay 0.1
+    %p2, %m2, %v2 = nova.adamw %p, %g, %m, %v, %t, %lr
+        beta1 0.9 beta2 0.95 eps 1.0e-08 weight_decay 0.1
         : tensor<768xf32>, tensor<i64>
     ```
   }];
   let arguments = (ins Nova_FloatTensor:$param, Nova_FloatTensor:$grad,
                        Nova_FloatTensor:$m, Nova_FloatTensor:$v,
-                       Nova_StepTensor:$step, F64Attr:$lr, F64Attr:$beta1,
-                       F64Attr:$beta2, F64Attr:$epsilon,
+                       Nova_StepTensor:$step, Nova_LearningRateTensor:$lr,
+                       F64Attr:$beta1, F64Attr:$beta2, F64Attr:$epsilon,
                        F64Attr:$weight_decay);
   let results = (outs Nova_FloatTensor:$new_param, Nova_FloatTensor:$new_m,
                       Nova_FloatTensor:$new_v);
-  let assemblyFormat = "$param `,` $grad `,` $m `,` $v `,` $step `lr` $lr "
+  let assemblyFormat = "$param `,` $grad `,` $m `,` $v `,` $step `,` $lr "
                        "`beta1` $beta1 `beta2` $beta2 `eps` $epsilon "
                        "`weight_decay` $weight_decay attr-dict `:` "
                        "type($param) `,` type($step)";
