@@ -331,7 +331,8 @@ class Campaign:
             args.append(rng.choice([
                 f"--nova-canonicalize=max-iterations={pick(rng, ['0', '1', '-1', '3', '99999999999'])}",
                 f"--nova-train-step=name={pick(rng, ['', 'step', 'train_step', 'loss', '@x'])}",
-                f"--nova-train-step=lr={pick(rng, ['0', '-1', 'nan', 'inf', '1e300', 'x'])}",
+                f"--nova-train-step=clip-norm={pick(rng, ['0', '-1', 'nan', 'inf', '1e300', 'x'])}",
+                f"--nova-train-step=accumulate={pick(rng, ['0', '1', '2', '-1', '257', '99999999999'])}",
                 f"--nova-train-step=function={pick(rng, ['', 'nope', 'loss', 'f'])}",
                 f"--nova-autodiff=function={pick(rng, ['', 'nope', 'loss', 'f'])}",
                 f"--nova-decompose=keep={pick(rng, ['', 'attention', 'softmax,adamw', 'nope'])}",

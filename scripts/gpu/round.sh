@@ -46,10 +46,20 @@ print("trained w vs w0 * 0.9^20: max rel err %.2e" % err)
 sys.exit(0 if err < 1e-5 else 1)
 PY
 
-# Errors: a corrupt executable and a missing entry.
+# Errors: a corrupt executable and a missing entry must each fail with a
+# message (exit 1), not crash and not succeed.
+expect_error() {
+  echo "+ (expect an error) $*"
+  local err rc
+  err=$("$@" 2>&1 >/dev/null); rc=$?
+  echo "$err"
+  if [ "$rc" -ne 1 ] || ! grep -q "error" <<<"$err"; then
+    echo "FAILED (exit $rc, expected 1 with an error): $*"; status=1
+  fi
+}
 head -c 100 "$W/add_scale.nvx" > "$W/truncated.nvx"
-$C/bin/nova-run "$W/truncated.nvx" --random-inputs 1; echo "exit $? (expected 1)"
-$C/bin/nova-run "$W/add_scale.nvx" --entry nope; echo "exit $? (expected 1)"
+expect_error $C/bin/nova-run "$W/truncated.nvx" --random-inputs 1
+expect_error $C/bin/nova-run "$W/add_scale.nvx" --entry nope
 
 run $C/bin/nova-configure-explain --device h200 --gpt2 --summary
 echo "round status $status"

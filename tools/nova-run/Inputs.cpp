@@ -6,6 +6,7 @@
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -57,6 +58,26 @@ static int64_t boundFromUses(Value v, unsigned depth = 0) {
     }
   }
   return best;
+}
+
+/// Random values that respect what an optimizer operand means: AdamW's step
+/// counts from 1 and its learning rate is small and not negative, so a
+/// training step runs on --random-inputs instead of failing its checks.
+static void fitOptimizerOperands(Value v, HostTensor &t) {
+  for (OpOperand &use : v.getUses()) {
+    auto adamw = dyn_cast<AdamWOp>(use.getOwner());
+    if (!adamw)
+      continue;
+    if (use.get() == adamw.getStep()) {
+      for (int64_t &x : t.i)
+        x = x < 0 ? 1 : x + 1;
+      for (double &x : t.f)
+        x = std::floor(std::fabs(x)) + 1;
+    } else if (use.get() == adamw.getLr()) {
+      for (double &x : t.f)
+        x = ::nova::roundTo(t.dtype, std::fabs(x) * 1e-3);
+    }
+  }
 }
 
 int64_t run::integerBound(func::FuncOp fn, unsigned i, int64_t fallback) {
@@ -132,6 +153,7 @@ run::buildInputs(func::FuncOp fn, ArrayRef<std::string> files,
              << "); give it in --inputs or use --random-inputs SEED";
     args.push_back(::nova::run::randomTensor(
         like, integerBound(fn, i, intBoundFallback), rng));
+    fitOptimizerOperands(fn.getArgument(i), args.back());
   }
   std::set<std::string> used;
   for (auto &[name, user] : firstUser)

@@ -627,7 +627,8 @@ func.func @opt_transpose(%i0: tensor<8x8xf32>, %i1: tensor<8x8xf32>, %i2: tensor
   ^bb0(%a0: tensor<8x8xf32>, %a1: tensor<8x8xf32>, %a2: tensor<i64>):
     // expected-error @+1 {{optimizer contract: 'nova.transpose' is not allowed here; an optimizer kernel holds adamw updates and elementwise ops on the tensors they update (clipping, casts)}}
     %g = nova.transpose %a1 [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
-    %u:3 = nova.adamw %a0, %g, %a0, %a0, %a2 lr 1.0e-3 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8x8xf32>, tensor<i64>
+    %lr = nova.constant dense<1.0e-3> : tensor<f32>
+    %u:3 = nova.adamw %a0, %g, %a0, %a0, %a2, %lr beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8x8xf32>, tensor<i64>
     nova_tile.yield %u#0 : tensor<8x8xf32>
   }
   return

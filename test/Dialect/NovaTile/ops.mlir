@@ -124,10 +124,12 @@ func.func @optimizer(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf3
        %qa: tensor<8xf32>, %ha: tensor<8xf32>, %mqa: tensor<8xf32>, %vqa: tensor<8xf32>,
        %sa: tensor<i64>, %ca: tensor<f32>):
     %gc = nova.mul %ga, %ca : tensor<4x8xf32>, tensor<f32>
-    %u:3 = nova.adamw %pa, %gc, %ma, %va, %sa lr 1.0e-3 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.01 : tensor<4x8xf32>, tensor<i64>
+    %lr = nova.constant dense<1.0e-3> : tensor<f32>
+    %u:3 = nova.adamw %pa, %gc, %ma, %va, %sa, %lr beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.01 : tensor<4x8xf32>, tensor<i64>
     %w = nova.cast %u#0 : tensor<4x8xf32> to tensor<4x8xbf16>
     %hc = nova.mul %ha, %ca : tensor<8xf32>, tensor<f32>
-    %z:3 = nova.adamw %qa, %hc, %mqa, %vqa, %sa lr 1.0e-3 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8xf32>, tensor<i64>
+    %lr1 = nova.constant dense<1.0e-3> : tensor<f32>
+    %z:3 = nova.adamw %qa, %hc, %mqa, %vqa, %sa, %lr1 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8xf32>, tensor<i64>
     nova_tile.yield %u#0, %u#1, %u#2, %w, %z#0, %z#1, %z#2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
   }
   return %y#0, %y#1, %y#2, %y#3, %y#4, %y#5, %y#6 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>

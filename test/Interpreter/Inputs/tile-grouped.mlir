@@ -44,7 +44,8 @@ func.func @step(%tokens: tensor<2x4xi32> {nova.name = "tokens"}, %wte: tensor<16
   %u:3 = nova_tile.fusion optimizer (%w, %pw#0, %m, %pw#1) : (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>) {
   ^bb0(%wa: tensor<8x16xf32>, %ga: tensor<8x16xf32>, %ma: tensor<8x16xf32>, %va: tensor<8x16xf32>):
     %step = nova.constant dense<3> : tensor<i64>
-    %r:3 = nova.adamw %wa, %ga, %ma, %va, %step lr 1.0e-2 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.01 : tensor<8x16xf32>, tensor<i64>
+    %lr = nova.constant dense<1.0e-2> : tensor<f32>
+    %r:3 = nova.adamw %wa, %ga, %ma, %va, %step, %lr beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.01 : tensor<8x16xf32>, tensor<i64>
     nova_tile.yield %r#0, %r#1, %r#2 : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>
   }
   %scat = nova_tile.fusion scatter_add (%h, %tokens) : (tensor<2x4x8xf32>, tensor<2x4xi32>) -> tensor<16x8xf32> {
