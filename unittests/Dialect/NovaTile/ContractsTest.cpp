@@ -51,10 +51,17 @@ protected:
   }
 
   ::nova::Problem problem(StringRef source) {
+    // A failure here must not go on to dereference what did not parse.
     FusionGroupOpInterface group = parse(source);
-    EXPECT_TRUE(group);
+    if (!group) {
+      ADD_FAILURE() << "the source has no fusion group that verifies";
+      return {};
+    }
     FailureOr<Contract> contract = computeContract(group);
-    EXPECT_TRUE(succeeded(contract));
+    if (failed(contract)) {
+      ADD_FAILURE() << "the fusion group has no contract";
+      return {};
+    }
     return toProblem(*contract);
   }
 
@@ -174,14 +181,14 @@ TEST_F(ContractsTest, OptimizerIsOnePointwiseProblemOverEveryElement) {
   // Two tensors of 12 and 4 elements, f32: each element's param, grad, m
   // and v are read and its new param written, 5 x 4 bytes.
   ::nova::Problem p = problem(R"mlir(
-func.func @f(%p: tensor<3x4xf32>, %q: tensor<4xf32>, %s: tensor<i64>) -> (tensor<3x4xf32>, tensor<4xf32>) {
-  %y:2 = nova_tile.fusion optimizer (%p, %p, %p, %p, %q, %q, %q, %q, %s)
-      : (tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>)
+func.func @f(%p: tensor<3x4xf32>, %q: tensor<4xf32>, %s: tensor<i64>, %r: tensor<f32>) -> (tensor<3x4xf32>, tensor<4xf32>) {
+  %y:2 = nova_tile.fusion optimizer (%p, %p, %p, %p, %q, %q, %q, %q, %s, %r)
+      : (tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>, tensor<f32>)
       -> (tensor<3x4xf32>, tensor<4xf32>) {
   ^bb0(%a: tensor<3x4xf32>, %b: tensor<3x4xf32>, %c: tensor<3x4xf32>, %d: tensor<3x4xf32>,
-       %e: tensor<4xf32>, %f: tensor<4xf32>, %g: tensor<4xf32>, %h: tensor<4xf32>, %t: tensor<i64>):
-    %u:3 = nova.adamw %a, %b, %c, %d, %t lr 1.0e-3 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<3x4xf32>, tensor<i64>
-    %w:3 = nova.adamw %e, %f, %g, %h, %t lr 1.0e-3 beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<4xf32>, tensor<i64>
+       %e: tensor<4xf32>, %f: tensor<4xf32>, %g: tensor<4xf32>, %h: tensor<4xf32>, %t: tensor<i64>, %l: tensor<f32>):
+    %u:3 = nova.adamw %a, %b, %c, %d, %t, %l beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<3x4xf32>, tensor<i64>
+    %w:3 = nova.adamw %e, %f, %g, %h, %t, %l beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<4xf32>, tensor<i64>
     nova_tile.yield %u#0, %w#0 : tensor<3x4xf32>, tensor<4xf32>
   }
   return %y#0, %y#1 : tensor<3x4xf32>, tensor<4xf32>
