@@ -44,8 +44,12 @@ enum class Policy {
 Policy policyOf(Operation *op) {
   if (isa<MatmulOp, AttentionOp, AttentionFwdOp, AttentionBwdOp>(op))
     return Policy::LowPrecision;
+  // torch.autocast's float32 list: statistics, the loss and the optimizer,
+  // and the functions whose range or precision bf16 loses (exp, log, pow,
+  // reciprocal, rsqrt).
   if (isa<ReduceOp, SoftmaxOp, LogSoftmaxOp, LayerNormOp, CrossEntropyOp,
-          ScatterAddOp, AdamWOp>(op))
+          ScatterAddOp, AdamWOp, ExpOp, LogOp, PowOp, ReciprocalOp, RsqrtOp>(
+          op))
     return Policy::FullPrecision;
   if (isa<CastOp, ConstantOp, IotaOp>(op) ||
       !isa<NovaDialect>(op->getDialect()))
@@ -219,6 +223,13 @@ public:
                                    param.getLoc())))
         return failure();
       for (CastOp copy : copies) {
+        // Nothing may keep pointing at the erased cast: later casts of
+        // arguments are placed after `lastArgumentCast`, and toBF16 hands
+        // out `bf16Copy` entries.
+        if (lastArgumentCast == copy.getOperation())
+          lastArgumentCast = nullptr;
+        if (bf16Copy.lookup(param) == copy.getResult())
+          bf16Copy.erase(param);
         copy.replaceAllUsesWith(fn.getArgument(carriedIndex));
         copy.erase();
       }

@@ -105,3 +105,23 @@ func.func @not_f32(%x: tensor<2x2xbf16>, %h: tensor<2x2xf16>) -> (tensor<2x2xbf1
   %z = nova.matmul %h, %h : tensor<2x2xf16>, tensor<2x2xf16> -> tensor<2x2xf16>
   return %y, %z : tensor<2x2xbf16>, tensor<2x2xf16>
 }
+
+// exp, log, pow, reciprocal and rsqrt are on torch.autocast's float32 list:
+// after a bf16 product they read the product cast back to f32.
+// CHECK-LABEL: func.func @float32_functions(
+// CHECK: %[[Y:.*]] = nova.matmul {{.*}} -> tensor<4x4xbf16>
+// CHECK-NEXT: %[[Y32:.*]] = nova.cast %[[Y]] : tensor<4x4xbf16> to tensor<4x4xf32>
+// CHECK-NEXT: nova.exp %[[Y32]] : tensor<4x4xf32>
+// CHECK-NEXT: nova.log {{.*}} : tensor<4x4xf32>
+// CHECK-NEXT: nova.rsqrt {{.*}} : tensor<4x4xf32>
+// CHECK-NEXT: nova.reciprocal {{.*}} : tensor<4x4xf32>
+// CHECK-NEXT: nova.pow {{.*}} : tensor<4x4xf32>, tensor<4x4xf32>
+func.func @float32_functions(%x: tensor<4x4xf32>, %w: tensor<4x4xf32> {nova.param}) -> tensor<4x4xf32> {
+  %y = nova.matmul %x, %w : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %e = nova.exp %y : tensor<4x4xf32>
+  %l = nova.log %e : tensor<4x4xf32>
+  %r = nova.rsqrt %e : tensor<4x4xf32>
+  %c = nova.reciprocal %r : tensor<4x4xf32>
+  %p = nova.pow %c, %l : tensor<4x4xf32>, tensor<4x4xf32>
+  return %p : tensor<4x4xf32>
+}

@@ -224,6 +224,13 @@ double scheduledLearningRate(double peak, const std::string &schedule,
   return peak * 0.5 * (1.0 + std::cos(M_PI * progress));
 }
 
+std::string notAScalar(const std::string &name, const HostTensor &t) {
+  if (t.numElements() == 1)
+    return "";
+  return "'" + name + "' must hold one number, got tensor<" + t.typeString() +
+         ">";
+}
+
 void setScalar(HostTensor &t, double value) {
   if (t.isFloat())
     t.f[0] = value;

@@ -126,6 +126,13 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
   std::mt19937_64 rng(o.seed.value_or(0));
   HostTensor stepT(e.inputs[step].dtype, e.inputs[step].shape),
       lrT(e.inputs[lrInput].dtype, e.inputs[lrInput].shape), lossT;
+  HostTensor lossShape(e.outputs[loss].dtype, e.outputs[loss].shape);
+  for (auto [name, t] : {std::pair<const char *, const HostTensor *>{
+                             "step", &stepT},
+                         {"lr", &lrT},
+                         {"loss", &lossShape}})
+    if (std::string why = notAScalar(name, *t); !why.empty())
+      return fail(why);
   TrainingLog log(o.steps, tok.numElements(), o.logEvery,
                   "cuda on " + device.name());
   for (int s = 1; s <= o.steps; ++s) {

@@ -14,6 +14,36 @@ using namespace mlir;
 using namespace mlir::nova;
 using ::nova::HostTensor;
 
+/// Calls `visit` on every use of `v`, following it into the ops that read
+/// it as a block argument: fusion-group bodies, launched kernels and called
+/// functions (to a bounded depth).
+static void forEachUse(Value v, function_ref<void(OpOperand &)> visit,
+                       unsigned depth = 0) {
+  if (depth > 16)
+    return;
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    Value inner;
+    if (auto group = dyn_cast<nova_tile::FusionGroupOpInterface>(user)) {
+      inner = group.getBodyBlock().getArgument(use.getOperandNumber());
+    } else if (auto launch = dyn_cast<nova_tile::LaunchOp>(user)) {
+      if (auto kernel =
+              SymbolTable::lookupNearestSymbolFrom<nova_tile::KernelOp>(
+                  launch, launch.getKernelAttr()))
+        inner = kernel.getBody().front().getArgument(use.getOperandNumber());
+    } else if (auto call = dyn_cast<func::CallOp>(user)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (callee && !callee.isExternal())
+        inner = callee.getArgument(use.getOperandNumber());
+    }
+    if (inner)
+      forEachUse(inner, visit, depth + 1);
+    else
+      visit(use);
+  }
+}
+
 /// Follows `v` through ops that move elements without changing them and
 /// returns the tightest bound an index use implies, or 0 if none does.
 static int64_t boundFromUses(Value v, unsigned depth = 0) {
@@ -24,7 +54,7 @@ static int64_t boundFromUses(Value v, unsigned depth = 0) {
     if (b > 0 && (best == 0 || b < best))
       best = b;
   };
-  for (OpOperand &use : v.getUses()) {
+  forEachUse(v, [&](OpOperand &use) {
     Operation *user = use.getOwner();
     if (auto g = dyn_cast<GatherOp>(user); g && use.get() == g.getIndices())
       tighten(g.getTable().getType().getShape()[g.getAxis()]);
@@ -38,36 +68,19 @@ static int64_t boundFromUses(Value v, unsigned depth = 0) {
       tighten(c.getClasses());
     else if (isa<ReshapeOp, TransposeOp, BroadcastOp, SliceOp, ConcatOp>(user))
       tighten(boundFromUses(user->getResult(0), depth + 1));
-    else if (auto group = dyn_cast<nova_tile::FusionGroupOpInterface>(user))
-      // An inline group: the body reads the operand as its block argument.
-      tighten(boundFromUses(
-          group.getBodyBlock().getArgument(use.getOperandNumber()), depth + 1));
-    else if (auto launch = dyn_cast<nova_tile::LaunchOp>(user)) {
-      auto kernel = SymbolTable::lookupNearestSymbolFrom<nova_tile::KernelOp>(
-          launch, launch.getKernelAttr());
-      if (kernel)
-        tighten(boundFromUses(
-            kernel.getBody().front().getArgument(use.getOperandNumber()),
-            depth + 1));
-    } else if (auto call = dyn_cast<func::CallOp>(user)) {
-      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-          call, call.getCalleeAttr());
-      if (callee && !callee.isExternal())
-        tighten(boundFromUses(callee.getArgument(use.getOperandNumber()),
-                              depth + 1));
-    }
-  }
+  });
   return best;
 }
 
 /// Random values that respect what an optimizer operand means: AdamW's step
-/// counts from 1 and its learning rate is small and not negative, so a
-/// training step runs on --random-inputs instead of failing its checks.
+/// counts from 1, its learning rate is small and not negative, and its
+/// second moment is not negative, so a training step runs on
+/// --random-inputs instead of failing its checks or taking sqrt of < 0.
 static void fitOptimizerOperands(Value v, HostTensor &t) {
-  for (OpOperand &use : v.getUses()) {
+  forEachUse(v, [&](OpOperand &use) {
     auto adamw = dyn_cast<AdamWOp>(use.getOwner());
     if (!adamw)
-      continue;
+      return;
     if (use.get() == adamw.getStep()) {
       for (int64_t &x : t.i)
         x = x < 0 ? 1 : x + 1;
@@ -76,8 +89,11 @@ static void fitOptimizerOperands(Value v, HostTensor &t) {
     } else if (use.get() == adamw.getLr()) {
       for (double &x : t.f)
         x = ::nova::roundTo(t.dtype, std::fabs(x) * 1e-3);
+    } else if (use.get() == adamw.getV()) {
+      for (double &x : t.f)
+        x = std::fabs(x);
     }
-  }
+  });
 }
 
 int64_t run::integerBound(func::FuncOp fn, unsigned i, int64_t fallback) {

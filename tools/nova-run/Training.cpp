@@ -57,6 +57,27 @@ bool run::train(ModuleOp module, func::FuncOp fn,
                   " is not a tensor the reference interpreter supports");
     args[i] = std::move(*empty);
   }
+  for (auto [name, arg] : {std::pair<const char *, int>{"step", stepArg},
+                           {"lr", lrArg}})
+    if (std::string why = ::nova::run::notAScalar(name, args[arg]);
+        !why.empty())
+      return fail(why);
+  // The loss is the first result; checked on its type, so that a huge one
+  // is not allocated just to be refused.
+  auto lossType = fn.getNumResults()
+                      ? dyn_cast<RankedTensorType>(fn.getResultTypes()[0])
+                      : RankedTensorType();
+  if (!lossType || !lossType.hasStaticShape() ||
+      ::nova::checkedNumElements(lossType.getShape().data(),
+                                 lossType.getRank()) != 1) {
+    std::string type;
+    llvm::raw_string_ostream os(type);
+    if (fn.getNumResults())
+      os << fn.getResultTypes()[0];
+    return fail("'loss' (the first result of @" + fn.getSymName() +
+                ") must hold one number" + (type.empty() ? "" : ", got ") +
+                type);
+  }
   const HostTensor &tok = args[tokensArg];
   if (tok.shape.size() < 2 || tok.isFloat() ||
       args[targetsArg].shape != tok.shape)

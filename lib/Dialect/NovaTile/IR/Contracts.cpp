@@ -739,13 +739,15 @@ LogicalResult Checker::scatterAdd() {
 }
 
 LogicalResult Checker::optimizer() {
-  int64_t elements = 0;
+  // Updates of empty parameters are valid: the kernel then has no elements.
+  int64_t elements = 0, updates = 0;
   for (auto adamw : body.getOps<nv::AdamWOp>()) {
+    ++updates;
     elements += product(shapeOf(adamw.getParam()));
     if (!contract.computeType)
       contract.computeType = getElementTypeOrSelf(adamw.getParam());
   }
-  if (!elements)
+  if (!updates)
     return fail(group, "an optimizer kernel holds at least one 'nova.adamw'");
   contract.space = {elements};
   // Each update and what feeds or follows it works tensor by tensor, so
