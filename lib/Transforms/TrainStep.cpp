@@ -37,7 +37,15 @@ static FailureOr<GradSignature> readGradSignature(func::FuncOp grad) {
       return grad.emitError("nova-train-step: result #")
              << r << " of @" << grad.getSymName()
              << " is not a gradient (no nova.grad_of); run nova-autodiff first";
-    sig.params.push_back(unsigned(of.getInt()));
+    unsigned param = unsigned(of.getInt());
+    // One update per parameter: a second gradient of it has no meaning here.
+    if (const unsigned *first = llvm::find(sig.params, param);
+        first != sig.params.end())
+      return grad.emitError("nova-train-step: results #")
+             << (first - sig.params.begin()) + 1 << " and #" << r << " of @"
+             << grad.getSymName() << " are both the gradient of argument #"
+             << param;
+    sig.params.push_back(param);
   }
   if (sig.params.empty() || !grad.getBody().hasOneBlock())
     return grad.emitError("nova-train-step: @")

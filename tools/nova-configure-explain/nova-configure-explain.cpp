@@ -19,6 +19,7 @@
 #include <charconv>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -248,7 +249,14 @@ int main(int argc, char **argv) {
   if (causal && p.family != KernelFamily::AttentionForward &&
       p.family != KernelFamily::AttentionBackward)
     return fail("'causal' applies to attention only");
+  // Sizes whose product fits can still make the model's own arithmetic
+  // (attention's T x T x D) overflow: no candidate then has a finite time,
+  // and what would be printed is a default schedule, not a choice.
+  Schedule s = conf.choose(p, true);
+  if (!std::isfinite(s.predictedSeconds) || s.predictedSeconds <= 0)
+    return fail("the configurator cannot model a problem this large (its "
+                "predicted time is not finite)");
   std::printf("%s (%s)\n", device->name.c_str(), device->arch().c_str());
-  std::fputs(Configurator::explain(p, conf.choose(p, true)).c_str(), stdout);
+  std::fputs(Configurator::explain(p, s).c_str(), stdout);
   return 0;
 }

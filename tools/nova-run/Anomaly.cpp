@@ -37,7 +37,10 @@ LogicalResult run::locateNonFinite(ModuleOp module, func::FuncOp fn,
   probe.setFunctionType(FunctionType::get(probe.getContext(),
                                           probe.getArgumentTypes(),
                                           ValueRange(values).getTypes()));
-  probe.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+  // One (empty) attribute dictionary per new result: the names of the
+  // original results do not apply to the probe's.
+  probe.setAllResultAttrs(SmallVector<DictionaryAttr>(
+      values.size(), DictionaryAttr::get(probe.getContext())));
   Interpreter interp(*copy, options);
   auto all = interp.run(probe, args);
   if (failed(all))

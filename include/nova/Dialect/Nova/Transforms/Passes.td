@@ -10,7 +10,8 @@ def NovaCanonicalize : Pass<"nova-canonicalize"> {
   let description = [{
     Runs the folders and canonicalization patterns of the `nova` dialect (and
     only those) to a fixed point: constant folding of small constants,
-    algebraic identities such as `x + 0` and `x * 1`, reshape of reshape,
+    algebraic identities such as `x + (-0.0)` and `x * 1` (not `x + 0.0`,
+    which is `+0.0` for `x = -0.0`), reshape of reshape,
     transpose of transpose, identity broadcast / reshape / transpose / slice /
     cast. Unlike upstream `canonicalize`, ops of other dialects are not
     touched, so the pass can run inside a mixed pipeline without side effects
@@ -20,8 +21,8 @@ def NovaCanonicalize : Pass<"nova-canonicalize"> {
     Example: `nova-opt --nova-canonicalize` turns
 
     ```mlir
-    %z = nova.constant dense<0.0> : tensor<4xf32>
-    %y = nova.add %x, %z : tensor<4xf32>, tensor<4xf32>
+    %z = nova.constant dense<1.0> : tensor<4xf32>
+    %y = nova.mul %x, %z : tensor<4xf32>, tensor<4xf32>
     ```
 
     into a direct use of `%x`.
