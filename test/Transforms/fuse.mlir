@@ -1,6 +1,8 @@
 // nova-fuse groups elementwise ops into nova_tile.fusion pointwise kernels.
 // RUN: nova-opt %s --nova-fuse -o %t.mlir
 // RUN: FileCheck %s < %t.mlir
+// A second run finds nothing left to fuse.
+// RUN: nova-opt %t.mlir --nova-fuse | FileCheck %s
 // Every group passes the pointwise contract: the fused module verifies.
 // RUN: nova-opt %t.mlir --verify-diagnostics -o /dev/null
 // The interpreter gives the same outputs before and after on fresh inputs.
