@@ -29,10 +29,8 @@ using namespace mlir;
 namespace nv = mlir::nova;
 namespace nt = mlir::nova_tile;
 
-namespace {
-
 /// A constant a kernel can hold as an immediate: one repeated value.
-nv::ConstantOp splatConstant(Value v) {
+static nv::ConstantOp splatConstant(Value v) {
   auto constant = v.getDefiningOp<nv::ConstantOp>();
   return constant && isa<SplatElementsAttr>(constant.getValue()) ? constant
                                                                  : nullptr;
@@ -41,15 +39,16 @@ nv::ConstantOp splatConstant(Value v) {
 /// An op that may join a pointwise group. Splat constants are cloned into
 /// the groups that read them instead; check_labels is a runtime check, not
 /// arithmetic a kernel computes.
-bool isFusible(Operation *op) {
+static bool isFusible(Operation *op) {
   return nt::isElementwiseOp(op) && op->getNumResults() == 1 &&
          !isa<nv::ConstantOp, nv::CheckLabelsOp>(op);
 }
 
-ArrayRef<int64_t> resultShape(Operation *op) {
+static ArrayRef<int64_t> resultShape(Operation *op) {
   return cast<ShapedType>(op->getResult(0).getType()).getShape();
 }
 
+namespace {
 /// The groups of one block while they are being formed.
 class BlockFuser {
 public:
@@ -94,6 +93,7 @@ private:
   DenseMap<Operation *, int> member;
   SmallVector<Group> groups;
 };
+} // namespace
 
 bool BlockFuser::reachesThroughOutside(int from, int to) const {
   size_t floor = groups[from].firstPosition;
@@ -250,6 +250,7 @@ LogicalResult BlockFuser::materialize(Group &group) {
   return success();
 }
 
+namespace {
 struct NovaFusePass : nv::impl::NovaFuseBase<NovaFusePass> {
   void runOnOperation() override {
     for (Block &block : getOperation().getBody())
