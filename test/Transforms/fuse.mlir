@@ -6,7 +6,7 @@
 // Every group passes the pointwise contract: the fused module verifies.
 // RUN: nova-opt %t.mlir --verify-diagnostics -o /dev/null
 // The interpreter gives the same outputs before and after on fresh inputs.
-// RUN: for f in chain diamond used_outside matmul_between no_cycle shapes compare_select shared_constant table_constant; do \
+// RUN: for f in chain diamond used_outside matmul_between no_cycle shapes compare_select shared_constant table_constant join_through_group; do \
 // RUN:   nova-run %s --entry $f --random-inputs 11 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 1e-6 --atol 0 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
@@ -174,4 +174,28 @@ func.func @table_constant(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %a = nova.mul %x, %k : tensor<3x2xf32>, tensor<2xf32>
   %e = nova.exp %a : tensor<3x2xf32>
   return %e : tensor<3x2xf32>
+}
+
+// The add joins two groups, but the neg's group reaches the other one
+// through the reduction: the add may join only the second.
+// CHECK-LABEL: func.func @join_through_group
+// CHECK-NEXT: %[[B:.*]] = nova_tile.fusion pointwise
+// CHECK: nova.neg
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[R:.*]] = nova.reduce max %[[B]]
+// CHECK-NEXT: %[[C:.*]] = nova_tile.fusion pointwise(%{{.*}}, %[[R]], %[[B]])
+// CHECK: nova.exp
+// CHECK-NEXT: nova.mul
+// CHECK-NEXT: nova.add
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[C]]
+func.func @join_through_group(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %b = nova.neg %x : tensor<4x8xf32>
+  %r = nova.reduce max %b dims [1] keep_dims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %a1 = nova.exp %x : tensor<4x8xf32>
+  %a2 = nova.mul %a1, %r : tensor<4x8xf32>, tensor<4x1xf32>
+  %c = nova.add %b, %a2 : tensor<4x8xf32>, tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
 }
