@@ -6,7 +6,7 @@ Generates bad and borderline inputs for
          (--nova-decompose --nova-autodiff --nova-train-step),
          --nova-canonicalize, --canonicalize, --nova-explicit-broadcast and
          nova_tile's --nova-print-hash --nova-outline-kernels,
-         --nova-autocast and --nova-collapse-attention,
+         --nova-autocast, --nova-collapse-attention and --nova-fuse,
          with random pass options;
   run    nova-run, ref backend: mutated programs with --random-inputs;
   st     nova-run with mutated or garbage safetensors inputs;
@@ -325,6 +325,8 @@ class Campaign:
             ["--nova-decompose", "--nova-autodiff", "--nova-train-step", "--nova-autocast"],
             ["--nova-collapse-attention", "--nova-decompose=keep=attention", "--nova-autodiff"],
             ["--nova-autocast=compute=tf32", "--verify-each"],
+            ["--nova-fuse", "--verify-each"],
+            ["--nova-decompose", "--nova-autodiff", "--nova-train-step", "--nova-fuse"],
         ]
         args = list(rng.choice(pipelines))
         if rng.random() < 0.3:  # a pass option, sometimes absurd

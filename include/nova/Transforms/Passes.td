@@ -250,4 +250,40 @@ def NovaAutocast : Pass<"nova-autocast", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaFuse : Pass<"nova-fuse", "::mlir::func::FuncOp"> {
+  let summary = "Group elementwise ops into nova_tile.fusion pointwise kernels";
+  let description = [{
+    Greedy producer-consumer fusion of elementwise `nova` ops (unary math,
+    `gelu`, binary ops with NumPy broadcasting, `cmp`, `select`, `cast`,
+    `iota`) into `nova_tile.fusion pointwise` groups, one GPU kernel each.
+    Ops are visited in order; an op joins the group of each elementwise
+    producer whose result has its shape (the group's iteration space), unless
+    the merge would make a cycle: a value outside both that depends on one
+    and feeds the other. Every group value used outside the group becomes a
+    result, so a group may have several outputs. Constants an op reads are
+    cloned into its body. A lone elementwise op becomes a group of one: after
+    the pass every elementwise op is in a kernel.
+
+    Other ops (matmul, reductions, softmax, layer_norm, data movement,
+    attention, adamw) stay outside; fusing producers and consumers into
+    them is not done yet. Each group satisfies the pointwise contract.
+
+    ```mlir
+    %s = nova.add %x, %b : tensor<4x8xf32>, tensor<8xf32>
+    %g = nova.gelu tanh %s : tensor<4x8xf32>
+    ```
+    becomes
+    ```mlir
+    %g = nova_tile.fusion pointwise (%x, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+    ^bb0(%xa: tensor<4x8xf32>, %ba: tensor<8xf32>):
+      %s = nova.add %xa, %ba : tensor<4x8xf32>, tensor<8xf32>
+      %g = nova.gelu tanh %s : tensor<4x8xf32>
+      nova_tile.yield %g : tensor<4x8xf32>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::nova::NovaDialect",
+                           "::mlir::nova_tile::NovaTileDialect"];
+}
+
 #endif // NOVA_TRANSFORMS_PASSES_TD

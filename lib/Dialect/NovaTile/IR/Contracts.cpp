@@ -66,7 +66,7 @@ const char *mlir::nova_tile::accessKindName(AccessKind kind) {
 // Op and shape classification
 //===----------------------------------------------------------------------===//
 
-static bool isElementwise(Operation *op) {
+bool mlir::nova_tile::isElementwiseOp(Operation *op) {
   if (op->hasTrait<nv::OpTrait::BroadcastingElementwise>() ||
       isa<nv::CastOp, nv::GeluOp, nv::ConstantOp, nv::IotaOp>(op))
     return true;
@@ -222,7 +222,7 @@ LogicalResult Checker::checkCommon() {
 
 LogicalResult Checker::checkElementwiseOrView(Operation *op,
                                               StringRef allowed) {
-  if (!isElementwise(op) && !isFreeView(op) && !isInputView(op))
+  if (!isElementwiseOp(op) && !isFreeView(op) && !isInputView(op))
     return fail(op, "'" + op->getName().getStringRef() +
                         "' is not allowed here; " + allowed);
   if (isInputView(op) && !isa<BlockArgument>(op->getOperand(0)))
@@ -756,7 +756,7 @@ LogicalResult Checker::optimizer() {
   for (Operation &op : body.without_terminator()) {
     if (isa<nv::AdamWOp>(op))
       continue;
-    if (!isElementwise(&op))
+    if (!isElementwiseOp(&op))
       return fail(&op, "'" + op.getName().getStringRef() +
                            "' is not allowed here; an optimizer kernel holds "
                            "adamw updates and elementwise ops on the tensors "

@@ -69,6 +69,11 @@ struct Contract {
   int64_t streamedBytes = 0;
 };
 
+/// Whether `op` computes each output element from the same element of its
+/// operands (NumPy broadcasting allowed): the ops a pointwise body holds
+/// besides views of its inputs. Constants and iota count.
+bool isElementwiseOp(Operation *op);
+
 /// Checks `group`'s body against its family's contract and describes it.
 /// With `emitErrors`, a broken rule is reported at the offending op as
 /// "<family> contract: <rule>"; without, the result is just a failure.
