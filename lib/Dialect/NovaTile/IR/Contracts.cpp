@@ -193,6 +193,10 @@ private:
   /// How input `arg` is read by elementwise code over `space`.
   FailureOr<Access> elementwiseAccess(BlockArgument arg,
                                       ArrayRef<int64_t> space);
+  /// Records how every input is read: the main op's operands as `direct`
+  /// says, every other input elementwise over `space`.
+  LogicalResult recordInputs(ArrayRef<int64_t> space,
+                             const DenseMap<Value, Access> &direct = {});
   /// Every output has shape `space`.
   LogicalResult outputsHaveShape(ArrayRef<int64_t> space, StringRef what);
   /// The single op of type OpT in the body, or failure with a diagnostic.
@@ -359,7 +363,16 @@ LogicalResult Checker::pointwise() {
       return failure();
   if (failed(outputsHaveShape(space, "iteration-space")))
     return failure();
+  return recordInputs(space);
+}
+
+LogicalResult Checker::recordInputs(ArrayRef<int64_t> space,
+                                   const DenseMap<Value, Access> &direct) {
   for (BlockArgument arg : body.getArguments()) {
+    if (auto it = direct.find(arg); it != direct.end()) {
+      contract.inputs.push_back(it->second);
+      continue;
+    }
     auto access = elementwiseAccess(arg, space);
     if (failed(access))
       return failure();
@@ -547,21 +560,11 @@ LogicalResult Checker::matmul() {
   }
   if (failed(outputsHaveShape(out, "matmul product's")))
     return failure();
-  for (BlockArgument arg : body.getArguments()) {
-    if (arg == *lhs) {
-      contract.inputs.push_back({AccessKind::MatmulLhs, {}, lhsT});
-      continue;
-    }
-    if (arg == *rhs) {
-      contract.inputs.push_back({AccessKind::MatmulRhs, {}, rhsT});
-      continue;
-    }
-    auto access = elementwiseAccess(arg, out);
-    if (failed(access))
-      return failure();
-    contract.inputs.push_back(*access);
-  }
-  return success();
+  // An input that is both operands (x @ x) counts as the left one.
+  DenseMap<Value, Access> direct;
+  direct[*rhs] = {AccessKind::MatmulRhs, {}, rhsT};
+  direct[*lhs] = {AccessKind::MatmulLhs, {}, lhsT};
+  return recordInputs(out, direct);
 }
 
 LogicalResult Checker::attention(bool backward) {
@@ -639,18 +642,10 @@ LogicalResult Checker::attention(bool backward) {
                                          "same shape) nor its log-sum-exp")
                     .str());
   }
-  for (BlockArgument arg : body.getArguments()) {
-    auto it = roots.find(arg);
-    if (it != roots.end()) {
-      contract.inputs.push_back({it->second, {}, false});
-      continue;
-    }
-    auto access = elementwiseAccess(arg, backward ? q : out);
-    if (failed(access))
-      return failure();
-    contract.inputs.push_back(*access);
-  }
-  return success();
+  DenseMap<Value, Access> direct;
+  for (auto [root, kind] : roots)
+    direct[root] = {kind, {}, false};
+  return recordInputs(backward ? q : out, direct);
 }
 
 LogicalResult Checker::gather() {
@@ -680,18 +675,10 @@ LogicalResult Checker::gather() {
       return failure();
   if (failed(outputsHaveShape(out, "gathered")))
     return failure();
-  for (BlockArgument arg : body.getArguments()) {
-    if (arg == table || arg == indices) {
-      contract.inputs.push_back(
-          {arg == table ? AccessKind::Table : AccessKind::Indices, {}, false});
-      continue;
-    }
-    auto access = elementwiseAccess(arg, out);
-    if (failed(access))
-      return failure();
-    contract.inputs.push_back(*access);
-  }
-  return success();
+  DenseMap<Value, Access> direct;
+  direct[table] = {AccessKind::Table, {}, false};
+  direct[indices] = {AccessKind::Indices, {}, false};
+  return recordInputs(out, direct);
 }
 
 LogicalResult Checker::scatterAdd() {
@@ -725,17 +712,9 @@ LogicalResult Checker::scatterAdd() {
                                 "scatter_add")))
       return failure();
   contract.results.push_back({AccessKind::Scattered, {}, false});
-  for (BlockArgument arg : body.getArguments()) {
-    if (arg == indices) {
-      contract.inputs.push_back({AccessKind::Indices, {}, false});
-      continue;
-    }
-    auto access = elementwiseAccess(arg, updates);
-    if (failed(access))
-      return failure();
-    contract.inputs.push_back(*access);
-  }
-  return success();
+  DenseMap<Value, Access> direct;
+  direct[indices] = {AccessKind::Indices, {}, false};
+  return recordInputs(updates, direct);
 }
 
 LogicalResult Checker::optimizer() {
