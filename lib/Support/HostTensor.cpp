@@ -171,7 +171,7 @@ HostTensor::HostTensor(DType dtype, std::vector<int64_t> shape)
 
 int64_t HostTensor::numElements() const { return nova::numElements(shape); }
 
-std::string HostTensor::typeString() const {
+std::string typeString(DType dtype, const std::vector<int64_t> &shape) {
   std::string s;
   for (int64_t d : shape)
     s += std::to_string(d) + "x";
@@ -192,6 +192,10 @@ std::string HostTensor::typeString() const {
     return s + "i1";
   }
   return s;
+}
+
+std::string HostTensor::typeString() const {
+  return nova::typeString(dtype, shape);
 }
 
 bool readFileBytes(const std::string &path, std::string &bytes,

@@ -224,11 +224,12 @@ double scheduledLearningRate(double peak, const std::string &schedule,
   return peak * 0.5 * (1.0 + std::cos(M_PI * progress));
 }
 
-std::string notAScalar(const std::string &name, const HostTensor &t) {
-  if (t.numElements() == 1)
+std::string notAScalar(const std::string &name, DType dtype,
+                       const std::vector<int64_t> &shape) {
+  if (checkedNumElements(shape) == 1)
     return "";
-  return "'" + name + "' must hold one number, got tensor<" + t.typeString() +
-         ">";
+  return "'" + name + "' must hold one number, got tensor<" +
+         typeString(dtype, shape) + ">";
 }
 
 void setScalar(HostTensor &t, double value) {

@@ -64,7 +64,8 @@ struct TrainingInputs {
 TrainingInputs findTrainingInputs(const std::vector<std::string> &names);
 /// --train writes `step` and `lr` and reads `loss` as single numbers: the
 /// reason `t` (named `name`) cannot be one, or "" when it can.
-std::string notAScalar(const std::string &name, const HostTensor &t);
+std::string notAScalar(const std::string &name, DType dtype,
+                       const std::vector<int64_t> &shape);
 
 /// The learning rate of step `step` (from 1) of `steps`: a linear warm-up
 /// from 0 over `warmup` steps, then `peak` ("constant") or a cosine from

@@ -94,6 +94,14 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
   if (!inputs.complete() || loss < 0)
     return fail("--train needs inputs named 'step', 'lr', 'tokens', "
                 "'targets' and an output named 'loss'");
+  // Checked before anything of those shapes is allocated.
+  for (auto [name, desc] : {std::pair<const char *, const TensorDesc *>{
+                                "step", &e.inputs[step]},
+                            {"lr", &e.inputs[lrInput]},
+                            {"loss", &e.outputs[loss]}})
+    if (std::string why = notAScalar(name, desc->dtype, desc->shape);
+        !why.empty())
+      return fail(why);
   HostTensor tok(e.inputs[tokens].dtype, e.inputs[tokens].shape),
       tgt(e.inputs[targets].dtype, e.inputs[targets].shape);
   if (tok.shape.size() < 2 || tok.isFloat())
@@ -126,13 +134,6 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
   std::mt19937_64 rng(o.seed.value_or(0));
   HostTensor stepT(e.inputs[step].dtype, e.inputs[step].shape),
       lrT(e.inputs[lrInput].dtype, e.inputs[lrInput].shape), lossT;
-  HostTensor lossShape(e.outputs[loss].dtype, e.outputs[loss].shape);
-  for (auto [name, t] : {std::pair<const char *, const HostTensor *>{
-                             "step", &stepT},
-                         {"lr", &lrT},
-                         {"loss", &lossShape}})
-    if (std::string why = notAScalar(name, *t); !why.empty())
-      return fail(why);
   TrainingLog log(o.steps, tok.numElements(), o.logEvery,
                   "cuda on " + device.name());
   for (int s = 1; s <= o.steps; ++s) {

@@ -59,7 +59,8 @@ bool run::train(ModuleOp module, func::FuncOp fn,
   }
   for (auto [name, arg] : {std::pair<const char *, int>{"step", stepArg},
                            {"lr", lrArg}})
-    if (std::string why = ::nova::run::notAScalar(name, args[arg]);
+    if (std::string why = ::nova::run::notAScalar(name, args[arg].dtype,
+                                                  args[arg].shape);
         !why.empty())
       return fail(why);
   // The loss is the first result; checked on its type, so that a huge one

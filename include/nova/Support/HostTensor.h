@@ -92,6 +92,9 @@ void decodeTensor(const unsigned char *bytes, HostTensor &t);
 /// through checkedNumElements or a verified op); use checkedNumElements for
 /// shapes from outside.
 int64_t numElements(const std::vector<int64_t> &shape);
+/// "4x8xf32": the type of a tensor of `dtype` and `shape`, as MLIR writes it
+/// inside tensor<...>.
+std::string typeString(DType dtype, const std::vector<int64_t> &shape);
 /// The product of `shape`, or nullopt when a dimension is negative or the
 /// product overflows int64 (2^32 x 2^32 is not 0 elements).
 std::optional<int64_t> checkedNumElements(const int64_t *dims, size_t rank);
