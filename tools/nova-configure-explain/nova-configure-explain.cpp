@@ -15,8 +15,8 @@
 
 #include "nova/Runtime/Configurator.h"
 #include "nova/Support/HostTensor.h"
+#include "nova/Support/ParseNumber.h"
 
-#include <charconv>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -80,9 +80,7 @@ static int listDevices() {
 /// A size: the whole text a positive integer the kernels can index.
 static std::optional<int64_t> parseSize(const std::string &text) {
   int64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
-      v < 1 || v > INT32_MAX)
+  if (!parseWhole(text, v) || v < 1 || v > INT32_MAX)
     return std::nullopt;
   return v;
 }

@@ -1,8 +1,8 @@
 //===- Options.cpp - nova-run's command line ------------------------------===//
 
 #include "Options.h"
+#include "nova/Support/ParseNumber.h"
 
-#include <charconv>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -85,13 +85,6 @@ namespace {
 
 /// Sets an option from its text; returns what was expected on a bad value.
 using Setter = std::function<std::optional<std::string>(const std::string &)>;
-
-/// The whole of `text` as a T (no sign for unsigned T, nothing after it).
-template <typename T> bool parseWhole(const std::string &text, T &out) {
-  const char *end = text.data() + text.size();
-  auto [stop, ec] = std::from_chars(text.data(), end, out);
-  return !text.empty() && ec == std::errc() && stop == end;
-}
 
 template <typename T> Setter integer(T &target, int64_t min, int64_t max) {
   return
