@@ -38,4 +38,51 @@ def NovaOutlineKernels : Pass<"nova-outline-kernels", "ModuleOp"> {
   let dependentDialects = ["::mlir::nova_tile::NovaTileDialect"];
 }
 
+def NovaConfigure : Pass<"nova-configure", "ModuleOp"> {
+  let summary = "Attach the configurator's schedule to every kernel";
+  let description = [{
+    For every `nova_tile.fusion` and `nova_tile.kernel` (nested modules
+    included), derives the family contract (`Contracts.h`), turns it into the
+    configurator's problem and attaches the schedule the analytic model
+    chooses for `target` as `#nova_tile.schedule<...>`, replacing any
+    schedule already there. No search and no timing runs: the same module
+    and target always give byte-identical output.
+
+    The schedule's `tile` is `[M, N, K]` for matmul and attention,
+    `[rows, cols]` for reductions, gather and scatter_add, and `[elements]`
+    for pointwise and optimizer kernels.
+
+    `explain=true` prints to standard output, per kernel in order, the
+    problem, the chosen schedule (tile, threads, grid, shared memory,
+    instruction), the predicted time, whether it is compute- or
+    memory-bound, the wave efficiency, and one line per consideration
+    (arithmetic intensity against the machine balance, resident blocks,
+    rejected alternatives). `nova-explain` prints the same without changing
+    the IR.
+
+    `target` must be one of h200, h100, a100, rtx3060, rtx6000ada; another
+    name is an error at the module's location listing them.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"h200\"",
+           "GPU to configure for: h200, h100, a100, rtx3060, rtx6000ada">,
+    Option<"explain", "explain", "bool", "false",
+           "print why each kernel gets its schedule">
+  ];
+  let dependentDialects = ["::mlir::nova_tile::NovaTileDialect"];
+}
+
+def NovaExplain : Pass<"nova-explain", "ModuleOp"> {
+  let summary = "Print why the configurator would schedule each kernel so";
+  let description = [{
+    `nova-configure{explain=true}` without changing the IR: for every
+    kernel, the problem, the schedule the configurator chooses for `target`
+    and its reasoning, on standard output.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"h200\"",
+           "GPU to explain for: h200, h100, a100, rtx3060, rtx6000ada">
+  ];
+}
+
 #endif // NOVA_DIALECT_NOVATILE_TRANSFORMS_PASSES_TD
