@@ -85,4 +85,50 @@ def NovaExplain : Pass<"nova-explain", "ModuleOp"> {
   ];
 }
 
+def NovaReport : Pass<"nova-report", "ModuleOp"> {
+  let summary = "Print kernels, launches, bytes moved and planned peak per function";
+  let description = [{
+    For every function with a body, prints to standard output what one call
+    (one training step) costs at the level the pass runs. A kernel is what
+    would be one GPU launch: a `nova_tile.fusion`, a `nova_tile.launch`, or
+    a compute op outside any group (every op but `nova.reshape`, a view,
+    `nova.constant` and the return).
+
+    ```
+    nova-report @train_step
+      kernels before fusion: 41
+      kernels after fusion: 17
+      distinct kernels: 15
+      launches per step: 17
+      bytes moved per step: 6204 (0.000 GB)
+      floor: 2596 (0.000 GB): inputs 1296, outputs 1236, saved activations 2 x 32
+      bytes against the floor: 2.39x
+      bytes before fusion: 9836 (0.000 GB); fusion removed 36.9%
+      planned peak: not planned (no nova_mem.peak_bytes and nova_mem.naive_bytes)
+    ```
+
+    - *distinct kernels*: by structural hash for groups and outlined kernels;
+      a loose op by its name, attributes and types.
+    - *bytes moved*: the contracts' `streamedBytes` of each launch (inputs
+      read, broadcast and scalar inputs aside, plus outputs written); a
+      loose op reads every operand (splat constants aside) and writes every
+      result once.
+    - *floor*: every entry input read once, every output written once, and
+      every saved activation (a value defined before the op computing the
+      returned loss and used after it, views counted as their source)
+      written once and read once.
+    - *kernels / bytes before fusion*: what `nova-report{record=true}`
+      stored as `nova_tile.unfused_kernels` and `nova_tile.unfused_bytes` on
+      the function when it ran on the unfused step (it prints nothing then).
+    - *planned peak*: the function attributes `nova_mem.peak_bytes` and
+      `nova_mem.naive_bytes` that memory planning sets, when present.
+  }];
+  let options = [
+    Option<"record", "record", "bool", "false",
+           "store this level's kernel and byte counts on each function as "
+           "the unfused baseline instead of printing">
+  ];
+  let dependentDialects = ["::mlir::nova_tile::NovaTileDialect"];
+}
+
 #endif // NOVA_DIALECT_NOVATILE_TRANSFORMS_PASSES_TD
