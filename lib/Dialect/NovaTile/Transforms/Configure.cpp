@@ -8,6 +8,8 @@
 
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/Transforms/Passes.h"
+// Header-only: the file:1:1 location module-wide errors use.
+#include "../../../Transforms/ModuleLocation.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -65,7 +67,7 @@ static LogicalResult configureKernels(ModuleOp module, StringRef target,
   std::optional<::nova::DeviceDescriptor> device =
       ::nova::DeviceDescriptor::lookup(target.str());
   if (!device)
-    return module.emitError("unknown target '")
+    return emitError(mlir::nova::moduleLocation(module), "unknown target '")
            << target << "'; expected one of "
            << llvm::join(::nova::DeviceDescriptor::known(), ", ");
   ::nova::Configurator configurator(*device);
