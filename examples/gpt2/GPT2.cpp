@@ -65,9 +65,8 @@ Tensor softmaxFromPrimitives(const Tensor &x) {
 }
 
 /// softmax(scale * q k^T, keys after the query masked by -inf) v.
-Tensor causalAttentionFromPrimitives(Graph &g, const Tensor &q,
-                                     const Tensor &k, const Tensor &v,
-                                     double scale) {
+Tensor causalAttentionFromPrimitives(Graph &g, const Tensor &q, const Tensor &k,
+                                     const Tensor &v, double scale) {
   int64_t t = q.dim(-2);
   Tensor scores = matmul(q, k, false, /*transposeB=*/true) * scale;
   Tensor query = iota(g, {t, t}, g.i64(), 0), key = iota(g, {t, t}, g.i64(), 1);
@@ -92,7 +91,8 @@ Tensor crossEntropyFromPrimitives(Graph &g, const Tensor &logits,
   std::vector<int64_t> column(labels.shape().begin(), labels.shape().end());
   column.push_back(1);
   Tensor classes = iota(g, {logits.dim(-1)}, labels.elementType(), 0);
-  Tensor oneHot = compare(reshape(labels, column), classes, mlir::nova::CmpPredicate::eq);
+  Tensor oneHot =
+      compare(reshape(labels, column), classes, mlir::nova::CmpPredicate::eq);
   Tensor picked = select(oneHot, logProbs, g.scalar(0.0));
   Tensor counted = compare(labels, g.scalar(-100, labels.elementType()),
                            mlir::nova::CmpPredicate::ne);

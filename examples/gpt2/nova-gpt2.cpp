@@ -133,8 +133,8 @@ int main(int argc, char **argv) {
       "Records GPT-2's training loss with Nova's capture API and prints it "
       "as one func.func of nova ops (@gpt2_loss: parameters, tokens, targets "
       "-> loss). The defaults are GPT-2 124M.\n");
-  nova::gpt2::Config config{layers, heads, embd, vocab, seqLen, batch,
-                            primitives};
+  nova::gpt2::Config config{layers, heads, embd, vocab, seqLen, batch};
+  config.primitives = primitives;
   Expected<int64_t> parameters = checkSizes(config);
   if (!parameters) {
     errs() << "nova-gpt2: error: " << toString(parameters.takeError()) << "\n";

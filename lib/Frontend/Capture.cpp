@@ -279,15 +279,14 @@ Tensor capture::cast(At x, Type element) {
 
 Tensor capture::compare(At a, const Tensor &b, CmpPredicate predicate) {
   Graph &g = a.t.graph();
-  return g.emit(a.where, CmpOp::getOperationName(), {a.t, b},
-                {attr(g, "predicate",
-                      CmpPredicateAttr::get(&g.context(), predicate))});
+  return g.emit(
+      a.where, CmpOp::getOperationName(), {a.t, b},
+      {attr(g, "predicate", CmpPredicateAttr::get(&g.context(), predicate))});
 }
 
 Tensor capture::select(At condition, const Tensor &onTrue,
                        const Tensor &onFalse) {
-  return condition.t.graph().emit(condition.where,
-                                  SelectOp::getOperationName(),
+  return condition.t.graph().emit(condition.where, SelectOp::getOperationName(),
                                   {condition.t, onTrue, onFalse});
 }
 

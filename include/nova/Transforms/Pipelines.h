@@ -12,8 +12,7 @@ namespace mlir::nova {
 
 /// Options of --nova-train-pipeline: the target and precision, and the
 /// stage options users need to reach.
-struct TrainPipelineOptions
-    : public PassPipelineOptions<TrainPipelineOptions> {
+struct TrainPipelineOptions : public PassPipelineOptions<TrainPipelineOptions> {
   Option<std::string> target{
       *this, "target",
       llvm::cl::desc("GPU to configure kernels for: h200, h100, a100, "

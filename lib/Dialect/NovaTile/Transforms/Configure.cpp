@@ -49,14 +49,14 @@ static ScheduleAttr toAttr(MLIRContext *ctx, Family family,
 }
 
 /// "fusion #3 matmul at loc(...)" or "kernel @name matmul".
-static void printKernelName(llvm::raw_ostream &os,
-                            FusionGroupOpInterface group, unsigned index) {
+static void printKernelName(llvm::raw_ostream &os, FusionGroupOpInterface group,
+                            unsigned index) {
   if (auto kernel = dyn_cast<KernelOp>(group.getOperation()))
     os << "kernel @" << kernel.getSymName();
   else
     os << "fusion #" << index;
-  os << ' ' << stringifyFamily(group.getFamily()) << " at "
-     << group->getLoc() << '\n';
+  os << ' ' << stringifyFamily(group.getFamily()) << " at " << group->getLoc()
+     << '\n';
 }
 
 /// Schedules (and with `attach`, annotates) every kernel under `module` for
@@ -73,8 +73,8 @@ static LogicalResult configureKernels(ModuleOp module, StringRef target,
   ::nova::Configurator configurator(*device);
   llvm::raw_ostream &os = llvm::outs();
   if (explain)
-    os << "target " << target << ": " << device->name << ", "
-       << device->arch() << ", " << device->sms << " SMs\n";
+    os << "target " << target << ": " << device->name << ", " << device->arch()
+       << ", " << device->sms << " SMs\n";
   unsigned inlineGroups = 0;
   WalkResult walk = module.walk([&](FusionGroupOpInterface group) {
     FailureOr<Contract> contract = computeContract(group);
@@ -101,8 +101,8 @@ struct ConfigurePass
     : public nova_tile::impl::NovaConfigureBase<ConfigurePass> {
   using Base::Base;
   void runOnOperation() override {
-    if (failed(configureKernels(getOperation(), target, /*attach=*/true,
-                                explain)))
+    if (failed(
+            configureKernels(getOperation(), target, /*attach=*/true, explain)))
       signalPassFailure();
   }
 };

@@ -81,8 +81,8 @@ static FailureOr<KernelCount> countKernels(func::FuncOp fn,
     ++count.kernels;
     FusionGroupOpInterface group = dyn_cast<FusionGroupOpInterface>(&op);
     if (auto launch = dyn_cast<LaunchOp>(&op)) {
-      auto kernel =
-          symbols.lookupNearestSymbolFrom<KernelOp>(launch, launch.getKernelAttr());
+      auto kernel = symbols.lookupNearestSymbolFrom<KernelOp>(
+          launch, launch.getKernelAttr());
       if (!kernel)
         return launch.emitOpError("'")
                << launch.getKernel() << "' does not name a nova_tile.kernel";
@@ -220,17 +220,15 @@ static void printReport(llvm::raw_ostream &os, func::FuncOp fn,
   if (unfusedBytes && *unfusedBytes > 0)
     os << "  bytes before fusion: " << *unfusedBytes << " ("
        << gb(*unfusedBytes) << "); fusion removed "
-       << llvm::formatv("{0:F1}%",
-                        100.0 * double(*unfusedBytes - now.bytes) /
-                            double(*unfusedBytes))
+       << llvm::formatv("{0:F1}%", 100.0 * double(*unfusedBytes - now.bytes) /
+                                       double(*unfusedBytes))
        << '\n';
   std::optional<int64_t> peak = intAttr(fn, kPeakBytes);
   std::optional<int64_t> naive = intAttr(fn, kNaiveBytes);
   if (peak && naive && *naive > 0)
     os << "  planned peak: " << *peak << " (" << gib(*peak)
-       << ") against a naive sum of " << *naive << " (" << gib(*naive)
-       << "), " << llvm::formatv("{0:F1}%", 100.0 * double(*peak) / *naive)
-       << '\n';
+       << ") against a naive sum of " << *naive << " (" << gib(*naive) << "), "
+       << llvm::formatv("{0:F1}%", 100.0 * double(*peak) / *naive) << '\n';
   else
     os << "  planned peak: not planned (no " << kPeakBytes << " and "
        << kNaiveBytes << ")\n";
