@@ -44,8 +44,19 @@ static ScheduleAttr toAttr(MLIRContext *ctx, Family family,
     tile = {s.tileM};
     break;
   }
+  // An empty dimension gets a zero tile from the model; a schedule's sizes
+  // are positive, and any tile covers nothing.
+  for (int64_t &size : tile)
+    size = std::max<int64_t>(size, 1);
   return ScheduleAttr::get(ctx, tile, s.threads, s.stages, s.vectorWidth,
                            s.splitK);
+}
+
+/// Whether the kernel writes no element, so nothing is launched.
+static bool writesNothing(FusionGroupOpInterface group) {
+  return llvm::all_of(group.getYield()->getOperandTypes(), [](Type type) {
+    return cast<ShapedType>(type).getNumElements() == 0;
+  });
 }
 
 /// "fusion #3 matmul at loc(...)" or "kernel @name matmul".
@@ -85,7 +96,10 @@ static LogicalResult configureKernels(ModuleOp module, StringRef target,
     unsigned index = isa<FusionOp>(group.getOperation()) ? inlineGroups++ : 0;
     if (explain) {
       printKernelName(os, group, index);
-      os << ::nova::Configurator::explain(problem, schedule);
+      if (writesNothing(group))
+        os << "  every output is empty: nothing to launch\n";
+      else
+        os << ::nova::Configurator::explain(problem, schedule);
     }
     if (attach)
       group.setScheduleAttr(
