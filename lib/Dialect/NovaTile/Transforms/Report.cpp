@@ -116,7 +116,9 @@ static FailureOr<KernelCount> countKernels(func::FuncOp fn,
 /// The returned loss: the result named "loss", else a lone scalar float
 /// first result.
 static Value lossOf(func::FuncOp fn) {
-  auto ret = cast<func::ReturnOp>(fn.getBody().back().getTerminator());
+  auto ret = dyn_cast<func::ReturnOp>(fn.getBody().back().getTerminator());
+  if (!ret)
+    return nullptr;
   for (unsigned i = 0, e = ret.getNumOperands(); i < e; ++i)
     if (auto name = fn.getResultAttrOfType<StringAttr>(
             i, nv::NovaDialect::getNameAttrName());
