@@ -94,16 +94,19 @@ def NovaReport : Pass<"nova-report", "ModuleOp"> {
     a compute op outside any group (every op but `nova.reshape`, a view,
     `nova.constant` and the return).
 
+    On `test/Transforms/Inputs/report-step.mlir` after
+    `--nova-report=record=true --nova-fuse --nova-report`:
+
     ```
-    nova-report @train_step
-      kernels before fusion: 41
-      kernels after fusion: 17
-      distinct kernels: 15
-      launches per step: 17
-      bytes moved per step: 6204 (0.000 GB)
-      floor: 2596 (0.000 GB): inputs 1296, outputs 1236, saved activations 2 x 32
-      bytes against the floor: 2.39x
-      bytes before fusion: 9836 (0.000 GB); fusion removed 36.9%
+    nova-report @step
+      kernels before fusion: 7
+      kernels after fusion: 5
+      distinct kernels: 5
+      launches per step: 5
+      bytes moved per step: 1796 (0.000 GB)
+      floor: 900 (0.000 GB): inputs 384, outputs 260, saved activations 2 x 128
+      bytes against the floor: 2.00x
+      bytes before fusion: 2180 (0.000 GB); fusion removed 17.6%
       planned peak: not planned (no nova_mem.peak_bytes and nova_mem.naive_bytes)
     ```
 
