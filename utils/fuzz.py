@@ -6,7 +6,9 @@ Generates bad and borderline inputs for
          (--nova-decompose --nova-autodiff --nova-train-step),
          --nova-canonicalize, --canonicalize, --nova-explicit-broadcast and
          nova_tile's --nova-print-hash --nova-outline-kernels,
-         --nova-autocast, --nova-collapse-attention and --nova-fuse,
+         --nova-autocast, --nova-collapse-attention, --nova-fuse,
+         --nova-configure, --nova-explain, --nova-report and
+         --nova-train-pipeline,
          with random pass options;
   run    nova-run, ref backend: mutated programs with --random-inputs;
   st     nova-run with mutated or garbage safetensors inputs;
@@ -345,6 +347,9 @@ class Campaign:
             ["--nova-autocast=compute=tf32", "--verify-each"],
             ["--nova-fuse", "--verify-each"],
             ["--nova-decompose", "--nova-autodiff", "--nova-train-step", "--nova-fuse"],
+            ["--nova-configure=explain=true", "--nova-report", "--verify-each"],
+            ["--nova-report=record=true", "--nova-fuse", "--nova-outline-kernels", "--nova-report"],
+            ["--nova-train-pipeline=report=true explain=true"],
         ]
         args = list(rng.choice(pipelines))
         if rng.random() < 0.3:  # a pass option, sometimes absurd
@@ -358,6 +363,12 @@ class Campaign:
                 f"--nova-decompose=keep={pick(rng, ['', 'attention', 'softmax,adamw', 'nope'])}",
                 f"--nova-autocast=compute={pick(rng, ['bf16', 'tf32', 'f32', 'fp8', ''])}",
                 f"--nova-autocast=working-copies={pick(rng, ['1', '0', 'x'])}",
+                f"--nova-configure=target={pick(rng, ['h200', 'a100', 'rtx3060', 'b200', ''])}",
+                f"--nova-explain=target={pick(rng, ['h100', 'rtx6000ada', 'x'])}",
+                f"--nova-train-pipeline=target={pick(rng, ['h200', 'a100', 'v100'])} "
+                f"compute={pick(rng, ['bf16', 'tf32', 'f32', 'fp8'])} "
+                f"clip-norm={pick(rng, ['0', '1', '-1', 'nan'])} "
+                f"accumulate={pick(rng, ['1', '2', '0'])}",
             ]))
         return "nova-opt", [self.tool("nova-opt"), src] + args + ["-o", os.path.join(d, "out.mlir")]
 
