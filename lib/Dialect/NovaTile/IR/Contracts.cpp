@@ -30,6 +30,8 @@ const char *mlir::nova_tile::accessKindName(AccessKind kind) {
     return "reshaped";
   case AccessKind::Sliced:
     return "sliced";
+  case AccessKind::Concatenated:
+    return "concatenated";
   case AccessKind::PerRow:
     return "per-row";
   case AccessKind::PerColumn:
@@ -83,9 +85,17 @@ static bool isFreeView(Operation *op) {
   return isa<nv::ReshapeOp, nv::BroadcastOp>(op);
 }
 
-/// Views that move elements between threads: allowed on inputs only.
+/// Views that move elements between threads: allowed on inputs only. A
+/// concat joins inputs (and constants) without computing on them.
 static bool isInputView(Operation *op) {
-  return isa<nv::TransposeOp, nv::SliceOp>(op);
+  return isa<nv::TransposeOp, nv::SliceOp, nv::ConcatOp>(op);
+}
+
+/// Whether `v` is something a view may read: a kernel input, or a constant
+/// (which a concat may place beside inputs).
+static bool isViewSource(Operation *view, Value v) {
+  return isa<BlockArgument>(v) ||
+         (isa<nv::ConcatOp>(view) && v.getDefiningOp<nv::ConstantOp>());
 }
 
 static ArrayRef<int64_t> shapeOf(Value v) {
@@ -229,7 +239,9 @@ LogicalResult Checker::checkElementwiseOrView(Operation *op,
   if (!isElementwiseOp(op) && !isFreeView(op) && !isInputView(op))
     return fail(op, "'" + op->getName().getStringRef() +
                         "' is not allowed here; " + allowed);
-  if (isInputView(op) && !isa<BlockArgument>(op->getOperand(0)))
+  if (isInputView(op) && !llvm::all_of(op->getOperands(), [&](Value v) {
+        return isViewSource(op, v);
+      }))
     return fail(op, "'" + op->getName().getStringRef() +
                         "' applies to kernel inputs only: a kernel reads an "
                         "input through a view but cannot permute or cut "
@@ -241,6 +253,11 @@ LogicalResult Checker::checkElementwise(Operation *op, ArrayRef<int64_t> space,
                                         StringRef allowed) {
   if (failed(checkElementwiseOrView(op, allowed)))
     return failure();
+  // A constant a concat places has the shape of its window, not the space.
+  if (isa<nv::ConstantOp>(op) &&
+      llvm::all_of(op->getUsers(),
+                   [](Operation *user) { return isa<nv::ConcatOp>(user); }))
+    return success();
   for (Value r : op->getResults())
     if (!shapeAccess(shapeOf(r), space))
       return fail(op, "value of shape " + shapeStr(shapeOf(r)) +
@@ -265,6 +282,15 @@ FailureOr<Access> Checker::elementwiseAccess(BlockArgument arg,
   if (auto transpose = dyn_cast_or_null<nv::TransposeOp>(view))
     return Access{AccessKind::Transposed,
                   llvm::to_vector(transpose.getPermutation()), false};
+  if (auto concat = dyn_cast_or_null<nv::ConcatOp>(view)) {
+    int64_t axis = concat.getDim(), start = 0;
+    for (Value operand : concat.getOperands()) {
+      if (operand == arg)
+        break;
+      start += shapeOf(operand)[axis];
+    }
+    return Access{AccessKind::Concatenated, {axis, start}, false};
+  }
   if (auto slice = dyn_cast_or_null<nv::SliceOp>(view)) {
     Access access{AccessKind::Sliced, {}, false};
     llvm::append_range(access.dims, slice.getStarts());

@@ -26,6 +26,8 @@ enum class AccessKind {
   Transposed,  // read through `dims` = the permutation, then elementwise
   Reshaped,    // same elements in the same linear order, another shape
   Sliced,      // a strided window (`dims` = starts, limits, strides)
+  Concatenated, // fills a window of the space: along dim `dims[0]` from
+                // index `dims[1]` (an operand of a concat)
   PerRow,      // one element per row of a rows x cols space
   PerColumn,   // one element per column, shared by every row
   Scalar,      // one element for the whole kernel
