@@ -12,8 +12,9 @@
 
 #include "mlir/IR/Builders.h"
 
-#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <map>
 
 namespace mlir::nova_mem {
 #define GEN_PASS_DEF_NOVAPLANMEMORY
@@ -54,7 +55,83 @@ struct Group {
 };
 } // namespace
 
-static LogicalResult plan(func::FuncOp fn) {
+static std::string gib(int64_t bytes) {
+  return llvm::formatv("{0:F3} GiB", double(bytes) / double(int64_t(1) << 30))
+      .str();
+}
+
+/// The role of argument `i` for the report, from its attributes.
+static StringRef argumentRole(func::FuncOp fn, unsigned i) {
+  if (fn.getArgAttr(i, "nova.param"))
+    return "parameters";
+  auto name = fn.getArgAttrOfType<StringAttr>(i, "nova.name");
+  if (name && (name.getValue().ends_with(".adam_m") ||
+               name.getValue().ends_with(".adam_v")))
+    return "optimizer state";
+  if (name && name.getValue().ends_with(".bf16"))
+    return "working copies";
+  return "other inputs";
+}
+
+/// Prints what is live at the launch where the live bytes peak.
+static void printReport(func::FuncOp fn, const Program &program,
+                        ArrayRef<Group> groups, int64_t peak, int64_t naive) {
+  int64_t launches = program.launches.size();
+  int64_t bestK = -1, best = -1;
+  for (int64_t k = -1; k <= launches; ++k) {
+    int64_t live = 0;
+    for (const Group &g : groups)
+      if (g.start <= k && k <= g.end)
+        live += g.bytes;
+    if (live > best) {
+      best = live;
+      bestK = k;
+    }
+  }
+  llvm::outs() << "@" << fn.getSymName() << ": planned peak " << peak << " ("
+               << gib(peak) << "), naive " << naive << " (" << gib(naive)
+               << "), live bytes at most " << best << " (" << gib(best)
+               << ") at launch #" << bestK << " of " << launches << "\n";
+  std::map<std::string, std::pair<int64_t, int64_t>> byRole; // bytes, count
+  std::map<std::pair<int64_t, std::string>, int64_t> computed;
+  // What is live there: each group once, named by its slot written last.
+  for (const Group &g : groups) {
+    if (!(g.start <= bestK && bestK <= g.end))
+      continue;
+    const Slot *live = nullptr;
+    for (unsigned s : g.slots) {
+      const Slot &candidate = program.slots[s];
+      if (candidate.start <= bestK && bestK <= candidate.end &&
+          (!live || candidate.start > live->start))
+        live = &candidate;
+    }
+    if (!live)
+      continue;
+    const Slot &slot = *live;
+    int64_t bytes = alignUp(slot.bytes, kAlignment);
+    std::string role = slot.argument
+                           ? argumentRole(fn, *slot.argument).str()
+                           : std::string("computed");
+    byRole[role].first += bytes;
+    byRole[role].second += 1;
+    if (!slot.argument) {
+      std::string type;
+      llvm::raw_string_ostream os(type);
+      os << slot.root.getType();
+      computed[{bytes, type}] += 1;
+    }
+  }
+  for (auto &[role, total] : byRole)
+    llvm::outs() << "  " << role << ": " << total.second << " buffers, "
+                 << gib(total.first) << "\n";
+  int shown = 0;
+  for (auto it = computed.rbegin(); it != computed.rend() && shown < 12;
+       ++it, ++shown)
+    llvm::outs() << "    " << it->second << " x " << it->first.second << " ("
+                 << gib(it->first.first * it->second) << ")\n";
+}
+
+static LogicalResult plan(func::FuncOp fn, bool report) {
   padLeadingDimensions(fn);
   FailureOr<Program> analyzed = analyzeProgram(fn);
   if (failed(analyzed))
@@ -196,12 +273,16 @@ static LogicalResult plan(func::FuncOp fn) {
     }
   fn->setAttr(kPeakBytesAttr, builder.getI64IntegerAttr(peak));
   fn->setAttr(kNaiveBytesAttr, builder.getI64IntegerAttr(naive));
+  if (report)
+    printReport(fn, program, groups, peak, naive);
   return success();
 }
 
 namespace {
 struct PlanMemoryPass
     : public nova_mem::impl::NovaPlanMemoryBase<PlanMemoryPass> {
+  using NovaPlanMemoryBase::NovaPlanMemoryBase;
+
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       bool isProgram = llvm::any_of(fn.getOps(), [](Operation &op) {
@@ -209,7 +290,7 @@ struct PlanMemoryPass
       });
       if (fn.isExternal() || !isProgram || fn->hasAttr(kPeakBytesAttr))
         continue;
-      if (failed(plan(fn)))
+      if (failed(plan(fn, report)))
         return signalPassFailure();
     }
   }

@@ -47,8 +47,18 @@ def NovaPlanMemory : Pass<"nova-plan-memory", "::mlir::ModuleOp"> {
 
     Sets `nova_mem.peak_bytes` (the arena size) and `nova_mem.naive_bytes`
     (every buffer in its own bytes) on the function; the dialect's plan
-    verifier then checks the result.
+    verifier then checks the result. With `report=true` it prints, per
+    function, the peak, the naive sum, the largest sum of bytes live at one
+    launch (a lower bound for any placement of this schedule) and what is
+    live there: arguments by role (`nova.param` parameters, `.adam_m` /
+    `.adam_v` optimizer state, `.bf16` working copies, other inputs) and
+    computed buffers by type, largest first.
   }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Print, per function, the peak, the naive sum, the live lower "
+           "bound and what is live at the launch where the live bytes peak">
+  ];
   let dependentDialects = ["::mlir::nova_mem::NovaMemDialect"];
 }
 
