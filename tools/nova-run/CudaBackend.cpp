@@ -188,8 +188,9 @@ int runCuda(const RunOptions &o) {
   }
   if (!exe.findEntry(entry))
     return fail("no entry '" + entry + "' in " + o.input);
-  if (o.checkGradients || o.f64)
-    return fail("--check-gradients and --f64 belong to the ref backend");
+  if (o.checkGradients || o.f64 || o.noPoison)
+    return fail("--check-gradients, --f64 and --no-poison belong to the ref "
+                "backend");
   auto device = Device::open(o.device, error);
   if (!device)
     return fail(error);
