@@ -55,9 +55,17 @@ struct Group {
 };
 } // namespace
 
-static std::string gib(int64_t bytes) {
-  return llvm::formatv("{0:F3} GiB", double(bytes) / double(int64_t(1) << 30))
-      .str();
+/// `bytes` in the largest binary unit that keeps it at least 1.
+static std::string humanBytes(int64_t bytes) {
+  const char *units[] = {"bytes", "KiB", "MiB", "GiB"};
+  double value = double(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 3) {
+    value /= 1024;
+    ++unit;
+  }
+  return unit ? llvm::formatv("{0:F2} {1}", value, units[unit]).str()
+              : llvm::formatv("{0} bytes", bytes).str();
 }
 
 /// The role of argument `i` for the report, from its attributes.
@@ -88,10 +96,10 @@ static void printReport(func::FuncOp fn, const Program &program,
       bestK = k;
     }
   }
-  llvm::outs() << "@" << fn.getSymName() << ": planned peak " << peak << " ("
-               << gib(peak) << "), naive " << naive << " (" << gib(naive)
-               << "), live bytes at most " << best << " (" << gib(best)
-               << ") at launch #" << bestK << " of " << launches << "\n";
+  llvm::outs() << "@" << fn.getSymName() << ": planned peak "
+               << humanBytes(peak) << " (" << peak << " bytes), naive "
+               << humanBytes(naive) << ", live at most " << humanBytes(best)
+               << " (at launch #" << bestK << " of " << launches << ")\n";
   std::map<std::string, std::pair<int64_t, int64_t>> byRole; // bytes, count
   std::map<std::pair<int64_t, std::string>, int64_t> computed;
   // What is live there: each group once, named by its slot written last.
@@ -109,9 +117,8 @@ static void printReport(func::FuncOp fn, const Program &program,
       continue;
     const Slot &slot = *live;
     int64_t bytes = alignUp(slot.bytes, kAlignment);
-    std::string role = slot.argument
-                           ? argumentRole(fn, *slot.argument).str()
-                           : std::string("computed");
+    std::string role = slot.argument ? argumentRole(fn, *slot.argument).str()
+                                     : std::string("computed");
     byRole[role].first += bytes;
     byRole[role].second += 1;
     if (!slot.argument) {
@@ -123,12 +130,12 @@ static void printReport(func::FuncOp fn, const Program &program,
   }
   for (auto &[role, total] : byRole)
     llvm::outs() << "  " << role << ": " << total.second << " buffers, "
-                 << gib(total.first) << "\n";
+                 << humanBytes(total.first) << "\n";
   int shown = 0;
   for (auto it = computed.rbegin(); it != computed.rend() && shown < 12;
        ++it, ++shown)
     llvm::outs() << "    " << it->second << " x " << it->first.second << " ("
-                 << gib(it->first.first * it->second) << ")\n";
+                 << humanBytes(it->first.first * it->second) << ")\n";
 }
 
 static LogicalResult plan(func::FuncOp fn, bool report) {
