@@ -1183,6 +1183,13 @@ Interpreter::runMemoryProgram(func::FuncOp fn, std::vector<HostTensor> args) {
   FailureOr<nova_mem::Program> program = nova_mem::analyzeProgram(fn);
   if (failed(program))
     return failure();
+  // Every buffer (views included) holds a type the interpreter has.
+  for (Operation &op : fn.getBody().front())
+    for (Value v : op.getResults())
+      if (auto buffer = dyn_cast<nova_mem::BufferType>(v.getType());
+          buffer && !dtypeOf(buffer.getElementType()))
+        return op.emitError("the reference interpreter has no ")
+               << buffer.getElementType() << " elements";
   // Planned offsets, or each buffer in its own bytes when any is missing.
   bool placed = llvm::all_of(program->slots, [](const nova_mem::Slot &s) {
     return s.offset.has_value();

@@ -2,14 +2,6 @@
 // pass never leaves a nova op outside a kernel.
 // RUN: nova-opt %s -split-input-file -verify-diagnostics --convert-nova-to-tile
 
-func.func @f(%x: tensor<2x3x4xf32>) -> tensor<3xf32> {
-  // expected-error @+1 {{convert-nova-to-tile: a reduce over dims [0, 2] is neither a run of leading nor of trailing dims; no kernel family reduces it}}
-  %r = nova.reduce sum %x dims [0, 2] : tensor<2x3x4xf32> -> tensor<3xf32>
-  return %r : tensor<3xf32>
-}
-
-// -----
-
 func.func @f(%x: tensor<2x3xf32>, %i: tensor<4xi32>) -> tensor<2x4xf32> {
   // expected-error @+1 {{convert-nova-to-tile: a gather along axis 1 has no kernel family (gather kernels take whole rows, axis 0)}}
   %r = nova.gather %x[%i] axis 1 : tensor<2x3xf32>, tensor<4xi32> -> tensor<2x4xf32>

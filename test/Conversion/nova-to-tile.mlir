@@ -64,6 +64,21 @@
 // A returned splat constant is written by a kernel of its own.
 // CHECK: %[[ONES:.*]] = nova_tile.fusion pointwise() : () -> tensor<2xf32>
 // CHECK-NEXT: nova.constant dense<1.000000e+00> : tensor<2xf32>
+// Over the middle dim: a copy kernel moves it innermost, then a row
+// reduction.
+// CHECK: %[[T:.*]] = nova_tile.fusion pointwise(%{{.*}}) : (tensor<4x5x8xf32>) -> tensor<4x8x5xf32>
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.transpose %{{.*}} [0, 2, 1]
+// CHECK: %[[R4:.*]] = nova_tile.fusion row_reduction(%[[T]])
+// CHECK: nova.reshape %[[R4]] : tensor<4x8xf32> -> tensor<4x1x8xf32>
+// A splat constant a matmul or a view reads stays an input, written by a
+// kernel of its own.
+// CHECK: %[[HALF:.*]] = nova_tile.fusion pointwise() : () -> tensor<8x6xf32>
+// CHECK-NEXT: nova.constant dense<5.000000e-01> : tensor<8x6xf32>
+// CHECK: nova_tile.fusion matmul(%{{.*}}, %[[HALF]])
+// CHECK: nova_tile.fusion pointwise(%[[HALF]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.transpose
 // CHECK: return
 func.func @all(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>,
                %q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>,
@@ -76,7 +91,8 @@ func.func @all(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>,
         tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<4x8xf32>,
         tensor<3x8xf32>, tensor<8xf32>, tensor<4x8xf32>, tensor<8x4xf32>,
         tensor<2x8xf32>, tensor<3x4x8xf32>, tensor<4x11xf32>, tensor<4xi32>,
-        tensor<32xf32>, tensor<2xf32>) {
+        tensor<32xf32>, tensor<2xf32>, tensor<4x1x8xf32>, tensor<4x6xf32>,
+        tensor<6x8xf32>) {
   %table = nova.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
       [0.5, 0.25, 0.0, -1.0, 2.0, 3.0, -2.0, 1.0],
       [9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0]]> : tensor<3x8xf32>
@@ -103,12 +119,17 @@ func.func @all(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>,
   %ok = nova.check_labels %labels classes 8 ignore_index -100 : tensor<4xi32>
   %flat = nova.reshape %e : tensor<4x8xf32> -> tensor<32xf32>
   %ones = nova.constant dense<1.0> : tensor<2xf32>
+  %mid = nova.reduce max %x3 dims [1] keep_dims : tensor<4x5x8xf32> -> tensor<4x1x8xf32>
+  %half = nova.constant dense<0.5> : tensor<8x6xf32>
+  %mmc = nova.matmul %a, %half : tensor<4x8xf32>, tensor<8x6xf32> -> tensor<4x6xf32>
+  %trc = nova.transpose %half [1, 0] : tensor<8x6xf32> -> tensor<6x8xf32>
   return %mm, %o, %dq, %row, %col, %trail, %full, %lead, %sm, %ln, %ce, %rows,
-         %acc, %np, %e, %tr, %sl, %bc, %cat, %ok, %flat, %ones
+         %acc, %np, %e, %tr, %sl, %bc, %cat, %ok, %flat, %ones, %mid, %mmc, %trc
     : tensor<4x6xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<4xf32>,
       tensor<8xf32>, tensor<4x1x1xf32>, tensor<f32>, tensor<5x8xf32>,
       tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<4x8xf32>,
       tensor<3x8xf32>, tensor<8xf32>, tensor<4x8xf32>, tensor<8x4xf32>,
       tensor<2x8xf32>, tensor<3x4x8xf32>, tensor<4x11xf32>, tensor<4xi32>,
-      tensor<32xf32>, tensor<2xf32>
+      tensor<32xf32>, tensor<2xf32>, tensor<4x1x8xf32>, tensor<4x6xf32>,
+      tensor<6x8xf32>
 }

@@ -30,11 +30,16 @@ def ConvertNovaToTile : Pass<"convert-nova-to-tile", "::mlir::func::FuncOp"> {
     A `reduce` over a contiguous run of trailing dims (a full reduction
     included) reads its input through a `nova.reshape` that merges them and
     becomes a row reduction; over a contiguous run of leading dims, a column
-    reduction the same way; the result is reshaped back. Any other set of
-    reduced dims, a gather or scatter along another axis, a normalization
-    along another dim, an op of another dialect or an op with regions is a
-    located error: the pass never leaves a nova op outside a kernel. Each
-    new kernel satisfies its family's contract.
+    reduction the same way; over other dims, a pointwise copy kernel first
+    transposes them innermost. The result is reshaped back. Splat constants
+    move into pointwise, reduction and optimizer kernels that read them;
+    a matmul, attention, gather or scatter operand and a view's source stay
+    inputs (a splat constant left outside is written by a kernel of its
+    own). A normalization along another dim than the innermost, a gather or
+    scatter along another axis, an op of another
+    dialect or an op with regions is a located error: the pass never leaves
+    a nova op outside a kernel. Each new kernel satisfies its family's
+    contract.
   }];
   let dependentDialects = ["::mlir::nova::NovaDialect",
                            "::mlir::nova_tile::NovaTileDialect"];

@@ -33,18 +33,41 @@ static bool isSplatConstant(Operation *op) {
 
 /// Values a function body may hold outside kernels.
 static bool staysOutside(Operation *op) {
-  return isa<nt::FusionOp, nv::ReshapeOp, func::ReturnOp>(op) ||
+  return isa<nt::FusionOp, nt::LaunchOp, nv::ReshapeOp, func::ReturnOp>(op) ||
          (isa<nv::ConstantOp>(op) && !isSplatConstant(op));
+}
+
+/// Whether a kernel of `family` holding `op` may compute a splat constant
+/// operand itself: elementwise code may, the operand of a matmul, attention,
+/// gather or scatter (read through a prologue from an input) and of a view
+/// (which reads inputs only) may not. A concat places constants beside
+/// inputs.
+static bool holdsConstants(Operation *op, nt::Family family) {
+  switch (family) {
+  case nt::Family::pointwise:
+    return !isa<nv::TransposeOp, nv::SliceOp, nv::BroadcastOp>(op);
+  case nt::Family::row_reduction:
+  case nt::Family::column_reduction:
+  case nt::Family::optimizer:
+    return true;
+  default:
+    return false;
+  }
 }
 
 /// Replaces `op` by a fusion group of `family` holding a clone of it. Every
 /// operand gets its own block argument (a matmul x @ x reads its input once
-/// as each operand); splat constants are cloned into the body instead.
+/// as each operand); splat constants are cloned into the body where the
+/// family allows it.
 static nt::FusionOp wrap(Operation *op, nt::Family family) {
+  bool cloneConstants = holdsConstants(op, family);
+  auto inBody = [&](Value operand) {
+    return cloneConstants && isSplatConstant(operand.getDefiningOp());
+  };
   OpBuilder builder(op);
   SmallVector<Value> inputs;
   for (Value operand : op->getOperands())
-    if (!isSplatConstant(operand.getDefiningOp()))
+    if (!inBody(operand))
       inputs.push_back(operand);
   auto group = nt::FusionOp::create(builder, op->getLoc(), op->getResultTypes(),
                                     family, inputs, nt::ScheduleAttr());
@@ -52,13 +75,13 @@ static nt::FusionOp wrap(Operation *op, nt::Family family) {
   IRMapping constants;
   SmallVector<Value> operands;
   for (Value operand : op->getOperands()) {
-    Operation *def = operand.getDefiningOp();
-    if (!isSplatConstant(def)) {
+    if (!inBody(operand)) {
       operands.push_back(body->addArgument(operand.getType(), op->getLoc()));
       continue;
     }
     if (!constants.contains(operand))
-      constants.map(operand, builder.clone(*def)->getResult(0));
+      constants.map(operand,
+                    builder.clone(*operand.getDefiningOp())->getResult(0));
     operands.push_back(constants.lookup(operand));
   }
   Operation *clone = builder.clone(*op);
@@ -89,21 +112,45 @@ static std::optional<nt::Family> directReduction(ArrayRef<int64_t> dims,
 /// A reduce over a contiguous run of trailing dims (a full reduction
 /// included) or of leading dims: its input reshaped so the run is one dim
 /// (the innermost, or the outer of two), reduced as a row or column
-/// reduction, and the result reshaped back. Failure when the dims are neither.
+/// reduction, and the result reshaped back. Other dims are first moved
+/// innermost by a transposing copy kernel. Failure when the dims are neither.
 static FailureOr<nt::FusionOp> wrapMergedReduce(nv::ReduceOp reduce) {
-  ArrayRef<int64_t> in = shapeOf(reduce.getInput());
+  OpBuilder builder(reduce);
+  Location loc = reduce.getLoc();
+  Value source = reduce.getInput();
+  SmallVector<int64_t> in(shapeOf(source));
   int64_t rank = in.size();
   SmallVector<int64_t> dims(reduce.getDims());
   llvm::sort(dims);
-  bool contiguous =
-      !dims.empty() && dims.back() - dims.front() + 1 == int64_t(dims.size());
+  bool contiguous = dims.back() - dims.front() + 1 == int64_t(dims.size());
   bool trailing = contiguous && dims.back() == rank - 1;
   bool leading = contiguous && dims.front() == 0;
-  if (!trailing && !leading)
-    return reduce.emitError("convert-nova-to-tile: a reduce over dims [")
-           << llvm::interleaved(reduce.getDims())
-           << "] is neither a run of leading nor of trailing dims; no "
-              "kernel family reduces it";
+  if (!trailing && !leading) {
+    // A copy kernel moves the reduced dims innermost, in order, behind the
+    // kept ones (whose order the result keeps).
+    SmallVector<int64_t> perm, permuted;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!llvm::is_contained(dims, d))
+        perm.push_back(d);
+    llvm::append_range(perm, dims);
+    for (int64_t d : perm)
+      permuted.push_back(in[d]);
+    auto transpose = nv::TransposeOp::create(
+        builder, loc,
+        RankedTensorType::get(permuted, getElementTypeOrSelf(source.getType())),
+        source, builder.getDenseI64ArrayAttr(perm));
+    nt::FusionOp copy = wrap(transpose, nt::Family::pointwise);
+    if (failed(nt::computeContract(
+            cast<nt::FusionGroupOpInterface>(copy.getOperation()))))
+      return failure();
+    builder.setInsertionPoint(reduce);
+    source = copy.getResult(0);
+    in = permuted;
+    int64_t first = rank - int64_t(dims.size());
+    for (auto [i, d] : llvm::enumerate(dims))
+      d = first + int64_t(i);
+    trailing = true;
+  }
   auto product = [&](int64_t from, int64_t to) {
     int64_t n = 1;
     for (int64_t d = from; d < to; ++d)
@@ -123,11 +170,14 @@ static FailureOr<nt::FusionOp> wrapMergedReduce(nv::ReduceOp reduce) {
     reducedShape = {merged.back()};
     mergedDim = 0;
   }
-  OpBuilder builder(reduce);
-  Location loc = reduce.getLoc();
-  Type element = getElementTypeOrSelf(reduce.getInput().getType());
-  Value input = nv::ReshapeOp::create(
-      builder, loc, RankedTensorType::get(merged, element), reduce.getInput());
+  Type element = getElementTypeOrSelf(source.getType());
+  // Reshapes only where the shape changes.
+  auto reshape = [&](Value v, Type type) -> Value {
+    if (v.getType() == type)
+      return v;
+    return nv::ReshapeOp::create(builder, loc, type, v);
+  };
+  Value input = reshape(source, RankedTensorType::get(merged, element));
   auto reduced = nv::ReduceOp::create(
       builder, loc, RankedTensorType::get(reducedShape, element),
       reduce.getKindAttr(), input, builder.getDenseI64ArrayAttr({mergedDim}),
@@ -135,8 +185,7 @@ static FailureOr<nt::FusionOp> wrapMergedReduce(nv::ReduceOp reduce) {
   auto group = wrap(reduced, trailing ? nt::Family::row_reduction
                                       : nt::Family::column_reduction);
   builder.setInsertionPointAfter(group);
-  Value back =
-      nv::ReshapeOp::create(builder, loc, reduce.getType(), group.getResult(0));
+  Value back = reshape(group.getResult(0), reduce.getType());
   reduce.replaceAllUsesWith(back);
   reduce.erase();
   return group;

@@ -174,3 +174,8 @@ func.func @f() attributes {nova_mem.peak_bytes = "big"} {
 // expected-error @+1 {{'nova_mem.naive_bytes' belongs on a func.func}}
 module attributes {nova_mem.naive_bytes = 0 : i64} {
 }
+
+// -----
+
+// expected-error @+1 {{buffer of more than 2^63 bytes}}
+func.func @f(%b: !nova_mem.buffer<4294967296x4294967296xf32>)

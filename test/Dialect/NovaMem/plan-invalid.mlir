@@ -170,3 +170,16 @@ func.func @stale(%x: tensor<4xf32>) -> tensor<4xf32> attributes {nova_mem.peak_b
   %rc = nova_mem.output %c : !nova_mem.buffer<4xf32> -> tensor<4xf32>
   return %rc : tensor<4xf32>
 }
+
+// -----
+
+nova_tile.kernel @copy pointwise {
+^bb0(%a: tensor<4xf32>):
+  nova_tile.yield %a : tensor<4xf32>
+}
+func.func @f(%b: !nova_mem.buffer<4xf32>) attributes {nova_mem.peak_bytes = 64 : i64} {
+  %a = nova_mem.alloc at 0 : !nova_mem.buffer<4xf32>
+  // expected-error @+1 {{reads or writes a buffer that is not a nova_mem.input, nova_mem.alloc or nova_mem.view of this program}}
+  nova_mem.launch @copy(%b : !nova_mem.buffer<4xf32>) -> (%a : !nova_mem.buffer<4xf32>)
+  return
+}

@@ -7,6 +7,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::nova_mem;
@@ -72,6 +73,16 @@ LogicalResult BufferType::verify(function_ref<InFlightDiagnostic()> emitError,
   for (int64_t d : shape)
     if (d < 0)
       return emitError() << "buffer dimensions are static and non-negative";
+  // The size in bytes, padding included, must fit int64.
+  int64_t elementBytes =
+      std::max<int64_t>(1, elementType.getIntOrFloatBitWidth() / 8);
+  int64_t pitch = ld ? ld : (shape.empty() ? 1 : shape.back());
+  int64_t bytes = elementBytes;
+  bool overflow = llvm::MulOverflow(bytes, pitch, bytes);
+  for (int64_t d : shape.drop_back(shape.empty() ? 0 : 1))
+    overflow |= llvm::MulOverflow(bytes, d, bytes);
+  if (overflow)
+    return emitError() << "buffer of more than 2^63 bytes";
   if (ld != 0 && (shape.empty() || ld < shape.back()))
     return emitError() << "leading dimension " << ld
                        << " is smaller than the innermost size or the buffer "

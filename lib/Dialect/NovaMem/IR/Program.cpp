@@ -30,6 +30,15 @@ FailureOr<Program> mlir::nova_mem::analyzeProgram(func::FuncOp fn,
   Program program;
   program.function = fn;
   Block &block = fn.getBody().front();
+  // The slot of a buffer this program defined, or null.
+  auto slotFor = [&](Value buffer) -> Slot * {
+    auto it = program.slotOf.find(buffer);
+    return it == program.slotOf.end() ? nullptr : &program.slots[it->second];
+  };
+  auto undefined = [&](Operation *at) {
+    return fail(at, "reads or writes a buffer that is not a nova_mem.input, "
+                    "nova_mem.alloc or nova_mem.view of this program");
+  };
   for (Operation &op : block) {
     if (auto input = dyn_cast<InputOp>(op)) {
       auto arg = dyn_cast<BlockArgument>(input.getArg());
@@ -59,19 +68,25 @@ FailureOr<Program> mlir::nova_mem::analyzeProgram(func::FuncOp fn,
     } else if (auto view = dyn_cast<ViewOp>(op)) {
       auto it = program.slotOf.find(rootOf(view.getSource()));
       if (it == program.slotOf.end())
-        return fail(&op, "nova_mem.view of a buffer defined after it");
+        return undefined(&op);
       program.slotOf[view.getResult()] = it->second;
     } else if (auto launch = dyn_cast<LaunchOp>(op)) {
       int64_t k = program.launches.size();
       program.launches.push_back(launch);
       for (Value in : launch.getInputs()) {
-        Slot &slot = program.slots[program.slotOf.lookup(in)];
+        Slot *found = slotFor(in);
+        if (!found)
+          return undefined(&op);
+        Slot &slot = *found;
         if (slot.firstRead == -2)
           slot.firstRead = k;
         slot.lastRead = k;
       }
       for (Value out : launch.getOutputs()) {
-        Slot &slot = program.slots[program.slotOf.lookup(out)];
+        Slot *found = slotFor(out);
+        if (!found)
+          return undefined(&op);
+        Slot &slot = *found;
         if (slot.writer != -2)
           return fail(&op, slot.writer == -1
                                ? std::string("writes an entry input's buffer")
@@ -82,7 +97,10 @@ FailureOr<Program> mlir::nova_mem::analyzeProgram(func::FuncOp fn,
         slot.writer = k;
       }
     } else if (auto output = dyn_cast<OutputOp>(op)) {
-      program.slots[program.slotOf.lookup(output.getBuffer())].returned = true;
+      Slot *slot = slotFor(output.getBuffer());
+      if (!slot)
+        return undefined(&op);
+      slot->returned = true;
     } else if (!isa<func::ReturnOp>(op)) {
       return fail(&op, "'" + op.getName().getStringRef() +
                            "' in a nova_mem program; its body holds "
