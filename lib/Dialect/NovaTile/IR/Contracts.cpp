@@ -408,13 +408,19 @@ LogicalResult Checker::recordInputs(ArrayRef<int64_t> space,
 }
 
 /// The rows x cols view of a reduced tensor: how a value of `shape` is read
-/// or written by a row (`rows`) or column reduction over `full`.
+/// or written by a row (`rows`) or column reduction over `full`. When rows
+/// and columns have the same size a vector of that size could be either;
+/// a column reduction's outputs (`rows` false) take it per column.
 static std::optional<AccessKind> reductionAccess(ArrayRef<int64_t> shape,
-                                                 ArrayRef<int64_t> full) {
+                                                 ArrayRef<int64_t> full,
+                                                 bool rows = true) {
   if (shape == full)
     return AccessKind::Elementwise;
   if (product(shape) == 1)
     return AccessKind::Scalar;
+  if (!rows && !full.empty() && !shape.empty() &&
+      product(shape) == full.back() && shape.back() == full.back())
+    return AccessKind::PerColumn;
   ArrayRef<int64_t> lead = full.drop_back();
   if (shape == lead || (shape.size() == full.size() &&
                         shape.drop_back() == lead && shape.back() == 1))
@@ -526,7 +532,7 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
   int64_t cols = full.empty() ? 1 : full.back();
   contract.space = {product(full) / std::max<int64_t>(cols, 1), cols};
   for (auto [i, v] : llvm::enumerate(outputs())) {
-    std::optional<AccessKind> kind = reductionAccess(shapeOf(v), full);
+    std::optional<AccessKind> kind = reductionAccess(shapeOf(v), full, rows);
     bool ok = kind && (rows ? *kind != AccessKind::PerColumn
                             : *kind == AccessKind::PerColumn ||
                                   *kind == AccessKind::Elementwise ||
