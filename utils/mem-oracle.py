@@ -3,8 +3,10 @@
 reference interpreter as the oracle.
 
 For each of --count random GPTs (nova-gpt2 with random layer count, heads,
-width, vocabulary, sequence length and batch; f32 or bf16 autocast, with or
-without working copies), builds the training step, then runs nova-fuse,
+width, vocabulary, sequence length and batch; attention kept whole, written
+from primitives by nova-decompose, or written from primitives and found
+again by nova-collapse-attention; f32 or bf16 autocast, with or without
+working copies), builds the training step, then runs nova-fuse,
 convert-nova-to-tile, nova-bufferize and nova-plan-memory one at a time and
 checks with nova-run that every entry (train_step and eval) gives the same
 outputs after each pass as before it (rtol 1e-6, atol 0) on fresh random
@@ -54,14 +56,22 @@ def main():
             "seq": rng.choice([1, 3, 8]),
             "batch": rng.choice([1, 2, 3]),
         }
+        form = rng.choice(["composite", "primitives", "collapsed"])
+        decompose = {
+            "composite": ["--nova-decompose=keep=attention"],
+            "primitives": ["--nova-decompose"],
+            "collapsed": ["--nova-decompose", "--nova-collapse-attention",
+                          "--nova-decompose=keep=attention"],
+        }[form]
         compute = rng.choice(["f32", "bf16"])
         copies = rng.choice(["0", "1"]) if compute == "bf16" else "0"
         d = os.path.join(args.out, f"model-{n}")
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
-        what = " ".join(f"--{k} {v}" for k, v in config.items()) + f" compute={compute} working-copies={copies}"
+        what = (" ".join(f"--{k} {v}" for k, v in config.items()) +
+                f" {form} compute={compute} working-copies={copies}")
         steps = [[tool("nova-gpt2")] + sum(([f"--{k}", str(v)] for k, v in config.items()), []) + ["-o", "gpt.mlir"],
-                 [tool("nova-opt"), "gpt.mlir", "--nova-decompose=keep=attention", "--nova-autodiff",
+                 [tool("nova-opt"), "gpt.mlir"] + decompose + ["--nova-autodiff",
                   "--nova-train-step", f"--nova-autocast=compute={compute} working-copies={copies}",
                   "--canonicalize", "--cse", "-o", "step.mlir"]]
         before = "step.mlir"
