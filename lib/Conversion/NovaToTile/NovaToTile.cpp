@@ -259,11 +259,12 @@ struct ConvertNovaToTilePass
       if (staysOutside(&op) || isSplatConstant(&op))
         continue;
       if (!isa<nv::NovaDialect>(op.getDialect()) || op.getNumRegions()) {
+        // One error per function: a body of another level (a nova_mem
+        // program) would otherwise report every op.
         op.emitError("convert-nova-to-tile: '")
             << op.getName() << "' is not a nova op of a kernel; a function "
             << "body holds nova ops, kernels and its return only";
-        ok = false;
-        continue;
+        return signalPassFailure();
       }
       FailureOr<nt::FusionOp> group = failure();
       if (auto reduce = dyn_cast<nv::ReduceOp>(op);
