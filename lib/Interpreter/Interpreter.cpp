@@ -1214,7 +1214,8 @@ Interpreter::runMemoryProgram(func::FuncOp fn, std::vector<HostTensor> args) {
   auto offsetOf = [&](Value buffer) {
     return offsets[program->slotOf.lookup(buffer)];
   };
-  // The bytes of a view's root: a view of a padded buffer has its pitch.
+  // Arguments at their offsets (a view reads its root's bytes at its own
+  // pitch, which the view verifier keeps equal to the root's).
   for (auto input : fn.getBody().getOps<nova_mem::InputOp>()) {
     auto arg = cast<BlockArgument>(input.getArg());
     arena.store(typeOf(input.getBuffer()), offsetOf(input.getBuffer()),

@@ -18,14 +18,6 @@ func.func @f(%u: tensor<2x4xf32>, %i: tensor<4xi32>) -> tensor<2x3xf32> {
 
 // -----
 
-func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  // expected-error @+1 {{convert-nova-to-tile: a normalization along another dim than the innermost has no kernel family}}
-  %r = nova.softmax %x dim 0 : tensor<2x3xf32>
-  return %r : tensor<2x3xf32>
-}
-
-// -----
-
 func.func private @g(tensor<2xf32>) -> tensor<2xf32>
 func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{convert-nova-to-tile: 'func.call' is not a nova op of a kernel; a function body holds nova ops, kernels and its return only}}

@@ -71,6 +71,13 @@
 // CHECK-NEXT: nova.transpose %{{.*}} [0, 2, 1]
 // CHECK: %[[R4:.*]] = nova_tile.fusion row_reduction(%[[T]])
 // CHECK: nova.reshape %[[R4]] : tensor<4x8xf32> -> tensor<4x1x8xf32>
+// A softmax along dim 0: copy kernels swap it with the innermost around a
+// row reduction.
+// CHECK: %[[S1:.*]] = nova_tile.fusion pointwise(%{{.*}}) : (tensor<4x8xf32>) -> tensor<8x4xf32>
+// CHECK: %[[S2:.*]] = nova_tile.fusion row_reduction(%[[S1]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.softmax %{{.*}} dim 1 : tensor<8x4xf32>
+// CHECK: nova_tile.fusion pointwise(%[[S2]]) : (tensor<8x4xf32>) -> tensor<4x8xf32>
 // A splat constant a matmul or a view reads stays an input, written by a
 // kernel of its own.
 // CHECK: %[[HALF:.*]] = nova_tile.fusion pointwise() : () -> tensor<8x6xf32>
@@ -91,8 +98,8 @@ func.func @all(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>,
         tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<4x8xf32>,
         tensor<3x8xf32>, tensor<8xf32>, tensor<4x8xf32>, tensor<8x4xf32>,
         tensor<2x8xf32>, tensor<3x4x8xf32>, tensor<4x11xf32>, tensor<4xi32>,
-        tensor<32xf32>, tensor<2xf32>, tensor<4x1x8xf32>, tensor<4x6xf32>,
-        tensor<6x8xf32>) {
+        tensor<32xf32>, tensor<2xf32>, tensor<4x1x8xf32>, tensor<4x8xf32>,
+        tensor<4x6xf32>, tensor<6x8xf32>) {
   %table = nova.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
       [0.5, 0.25, 0.0, -1.0, 2.0, 3.0, -2.0, 1.0],
       [9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0]]> : tensor<3x8xf32>
@@ -120,16 +127,17 @@ func.func @all(%a: tensor<4x8xf32>, %b: tensor<8x6xf32>,
   %flat = nova.reshape %e : tensor<4x8xf32> -> tensor<32xf32>
   %ones = nova.constant dense<1.0> : tensor<2xf32>
   %mid = nova.reduce max %x3 dims [1] keep_dims : tensor<4x5x8xf32> -> tensor<4x1x8xf32>
+  %smc = nova.softmax %a dim 0 : tensor<4x8xf32>
   %half = nova.constant dense<0.5> : tensor<8x6xf32>
   %mmc = nova.matmul %a, %half : tensor<4x8xf32>, tensor<8x6xf32> -> tensor<4x6xf32>
   %trc = nova.transpose %half [1, 0] : tensor<8x6xf32> -> tensor<6x8xf32>
   return %mm, %o, %dq, %row, %col, %trail, %full, %lead, %sm, %ln, %ce, %rows,
-         %acc, %np, %e, %tr, %sl, %bc, %cat, %ok, %flat, %ones, %mid, %mmc, %trc
+         %acc, %np, %e, %tr, %sl, %bc, %cat, %ok, %flat, %ones, %mid, %smc, %mmc, %trc
     : tensor<4x6xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<4xf32>,
       tensor<8xf32>, tensor<4x1x1xf32>, tensor<f32>, tensor<5x8xf32>,
       tensor<4x8xf32>, tensor<4x8xf32>, tensor<f32>, tensor<4x8xf32>,
       tensor<3x8xf32>, tensor<8xf32>, tensor<4x8xf32>, tensor<8x4xf32>,
       tensor<2x8xf32>, tensor<3x4x8xf32>, tensor<4x11xf32>, tensor<4xi32>,
-      tensor<32xf32>, tensor<2xf32>, tensor<4x1x8xf32>, tensor<4x6xf32>,
-      tensor<6x8xf32>
+      tensor<32xf32>, tensor<2xf32>, tensor<4x1x8xf32>, tensor<4x8xf32>,
+      tensor<4x6xf32>, tensor<6x8xf32>
 }

@@ -20,7 +20,7 @@ def ConvertNovaToTile : Pass<"convert-nova-to-tile", "::mlir::func::FuncOp"> {
     | `matmul` | `matmul` |
     | `attention`, `attention_fwd` | `attention_forward` |
     | `attention_bwd` | `attention_backward` |
-    | `reduce` over the innermost dim; `softmax`, `log_softmax` (innermost dim), `layer_norm`, `cross_entropy` | `row_reduction` |
+    | `reduce` over the innermost dim; `softmax`, `log_softmax`, `layer_norm`, `cross_entropy` | `row_reduction` |
     | `reduce` over every dim but the innermost | `column_reduction` |
     | `gather`, `scatter_add` (axis 0) | `gather`, `scatter_add` |
     | `adamw` | `optimizer` |
@@ -35,8 +35,9 @@ def ConvertNovaToTile : Pass<"convert-nova-to-tile", "::mlir::func::FuncOp"> {
     move into pointwise, reduction and optimizer kernels that read them;
     a matmul, attention, gather or scatter operand and a view's source stay
     inputs (a splat constant left outside is written by a kernel of its
-    own). A normalization along another dim than the innermost, a gather or
-    scatter along another axis, an op of another
+    own). A softmax or log_softmax along another dim than the innermost
+    runs between two copy kernels that swap that dim with the innermost. A
+    gather or scatter along another axis than 0, an op of another
     dialect or an op with regions is a located error: the pass never leaves
     a nova op outside a kernel. Each new kernel satisfies its family's
     contract.

@@ -191,11 +191,53 @@ static FailureOr<nt::FusionOp> wrapMergedReduce(nv::ReduceOp reduce) {
   return group;
 }
 
+/// A softmax or log_softmax along another dim than the innermost: copy
+/// kernels swap that dim with the innermost before and after a row
+/// reduction along the innermost.
+static FailureOr<nt::FusionOp> wrapTransposedNormalize(Operation *op) {
+  OpBuilder builder(op);
+  Location loc = op->getLoc();
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t rank = type.getRank();
+  int64_t dim = op->getAttrOfType<IntegerAttr>("dim").getInt();
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  SmallVector<int64_t> shape;
+  std::swap(perm[dim], perm[rank - 1]); // its own inverse
+  for (int64_t d : perm)
+    shape.push_back(type.getDimSize(d));
+  auto swapped = RankedTensorType::get(shape, type.getElementType());
+  auto copyKernel = [&](Value v, Type to) -> FailureOr<nt::FusionOp> {
+    auto t = nv::TransposeOp::create(builder, loc, to, v,
+                                     builder.getDenseI64ArrayAttr(perm));
+    nt::FusionOp copy = wrap(t, nt::Family::pointwise);
+    if (failed(nt::computeContract(
+            cast<nt::FusionGroupOpInterface>(copy.getOperation()))))
+      return failure();
+    builder.setInsertionPoint(op);
+    return copy;
+  };
+  FailureOr<nt::FusionOp> in = copyKernel(op->getOperand(0), swapped);
+  if (failed(in))
+    return failure();
+  Operation *normalize = builder.clone(*op);
+  normalize->setOperand(0, in->getResult(0));
+  normalize->setAttr("dim", builder.getI64IntegerAttr(rank - 1));
+  normalize->getResult(0).setType(swapped);
+  nt::FusionOp group = wrap(normalize, nt::Family::row_reduction);
+  if (failed(nt::computeContract(
+          cast<nt::FusionGroupOpInterface>(group.getOperation()))))
+    return failure();
+  builder.setInsertionPoint(op);
+  FailureOr<nt::FusionOp> out = copyKernel(group.getResult(0), type);
+  if (failed(out))
+    return failure();
+  op->replaceAllUsesWith(out->getResults());
+  op->erase();
+  return *out;
+}
+
 /// The family of a single `op`, or a located error.
 static FailureOr<nt::Family> familyOf(Operation *op) {
-  auto innermost = [&](int64_t dim, Value v) {
-    return dim == int64_t(shapeOf(v).size()) - 1;
-  };
   auto unsupported = [&](const Twine &why) -> FailureOr<nt::Family> {
     return op->emitError("convert-nova-to-tile: ") << why;
   };
@@ -205,13 +247,8 @@ static FailureOr<nt::Family> familyOf(Operation *op) {
     return nt::Family::attention_forward;
   if (isa<nv::AttentionBwdOp>(op))
     return nt::Family::attention_backward;
-  if (isa<nv::SoftmaxOp, nv::LogSoftmaxOp>(op)) {
-    if (!innermost(op->getAttrOfType<IntegerAttr>("dim").getInt(),
-                   op->getOperand(0)))
-      return unsupported("a normalization along another dim than the "
-                         "innermost has no kernel family");
-    return nt::Family::row_reduction;
-  }
+  if (isa<nv::SoftmaxOp, nv::LogSoftmaxOp>(op))
+    return nt::Family::row_reduction; // along the innermost dim
   if (isa<nv::LayerNormOp, nv::CrossEntropyOp>(op))
     return nt::Family::row_reduction;
   if (auto gather = dyn_cast<nv::GatherOp>(op)) {
@@ -271,6 +308,10 @@ struct ConvertNovaToTilePass
           reduce && !directReduction(reduce.getDims(),
                                      shapeOf(reduce.getInput()).size())) {
         group = wrapMergedReduce(reduce);
+      } else if (isa<nv::SoftmaxOp, nv::LogSoftmaxOp>(op) &&
+                 op.getAttrOfType<IntegerAttr>("dim").getInt() !=
+                     int64_t(shapeOf(op.getOperand(0)).size()) - 1) {
+        group = wrapTransposedNormalize(&op);
       } else if (auto reduce = dyn_cast<nv::ReduceOp>(op)) {
         group = wrap(&op, *directReduction(reduce.getDims(),
                                            shapeOf(reduce.getInput()).size()));
