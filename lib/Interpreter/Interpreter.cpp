@@ -1200,8 +1200,7 @@ Interpreter::runMemoryProgram(func::FuncOp fn, std::vector<HostTensor> args) {
     int64_t at = placed ? *slot.offset : size;
     offsets.push_back(at);
     size = std::max(size, at + (slot.bytes + nova_mem::kAlignment - 1) /
-                                   nova_mem::kAlignment *
-                                   nova_mem::kAlignment);
+                                   nova_mem::kAlignment * nova_mem::kAlignment);
   }
   if (uint64_t(size) > options.maxTensorBytes)
     return fn.emitError("the arena of ")

@@ -95,10 +95,10 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
     return fail("--train needs inputs named 'step', 'lr', 'tokens', "
                 "'targets' and an output named 'loss'");
   // Checked before anything of those shapes is allocated.
-  for (auto [name, desc] : {std::pair<const char *, const TensorDesc *>{
-                                "step", &e.inputs[step]},
-                            {"lr", &e.inputs[lrInput]},
-                            {"loss", &e.outputs[loss]}})
+  for (auto [name, desc] :
+       {std::pair<const char *, const TensorDesc *>{"step", &e.inputs[step]},
+        {"lr", &e.inputs[lrInput]},
+        {"loss", &e.outputs[loss]}})
     if (std::string why = notAScalar(name, desc->dtype, desc->shape);
         !why.empty())
       return fail(why);

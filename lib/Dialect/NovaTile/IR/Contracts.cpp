@@ -393,7 +393,7 @@ LogicalResult Checker::pointwise() {
 }
 
 LogicalResult Checker::recordInputs(ArrayRef<int64_t> space,
-                                   const DenseMap<Value, Access> &direct) {
+                                    const DenseMap<Value, Access> &direct) {
   for (BlockArgument arg : body.getArguments()) {
     if (auto it = direct.find(arg); it != direct.end()) {
       contract.inputs.push_back(it->second);
