@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -135,15 +136,37 @@ std::string serializeSafetensors(const NamedTensors &tensors) {
 
 bool writeSafetensors(const std::string &path, const NamedTensors &tensors,
                       std::string &error) {
-  // Whole or not at all: the bytes go to a file next to `path` that
+  std::string bytes = serializeSafetensors(tensors);
+  // A symbolic link is written through (the link stays), and a path that
+  // exists but is no regular file (/dev/null, a FIFO, a terminal) is written
+  // directly: renaming over it would replace the device with a file.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path target = path;
+  for (int hops = 0; hops < 40 && fs::is_symlink(target, ec); ++hops) {
+    fs::path next = fs::read_symlink(target, ec);
+    if (ec)
+      break;
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  fs::file_status status = fs::status(target, ec);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    std::ofstream o(target, std::ios::binary);
+    o.write(bytes.data(), std::streamsize(bytes.size()));
+    o.close();
+    if (!o.fail())
+      return true;
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  // Whole or not at all: the bytes go to a file next to the target that
   // replaces it only once written, so a failure leaves no truncated file
   // (nor destroys an older one).
-  std::string bytes = serializeSafetensors(tensors);
-  std::string partial = path + ".partial";
+  std::string partial = target.string() + ".partial";
   std::ofstream o(partial, std::ios::binary);
   o.write(bytes.data(), std::streamsize(bytes.size()));
   o.close(); // flushes: a full disk shows up here
-  if (!o.fail() && std::rename(partial.c_str(), path.c_str()) == 0)
+  if (!o.fail() && std::rename(partial.c_str(), target.c_str()) == 0)
     return true;
   std::remove(partial.c_str());
   error = "cannot write '" + path + "'";
