@@ -1,9 +1,36 @@
-//===- Fuse.cpp - group elementwise ops into pointwise kernels ------------===//
+//===- Fuse.cpp - group nova ops into pointwise, reduction and optimizer
+//               kernels ----------------------------------------------===//
 //
-// Greedy producer-consumer fusion of elementwise nova ops into
-// nova_tile.fusion pointwise groups. Groups never form a cycle with the ops
-// left outside, every value used outside a group is one of its results, and
-// each group satisfies the pointwise contract (Contracts.h).
+// Greedy fusion of the ops of each block into nova_tile.fusion groups:
+//
+// - elementwise ops (and explicit broadcasts) of one shape form pointwise
+//   groups;
+// - a reduction along the innermost dim joins its elementwise producers and
+//   consumers over the same rows (per-element, per-row or scalar values) in a
+//   row_reduction group, several of them per group when they reduce the same
+//   rows x cols space;
+// - reductions across the rows (a column sum over every dim but the last, or
+//   a total) join a group over the same space whose other ops do not read
+//   their result: with no row reduction the group is a column_reduction, and
+//   a row_reduction group may produce them too (per-block partials combined
+//   after the last row);
+// - groups over the same space that read the same tensor join one kernel
+//   (horizontal fusion: LayerNorm backward's dgamma, dbeta and dx);
+// - transposes and slices of a tensor computed elsewhere are read by the
+//   group through the view instead of being copied first;
+// - every adamw of the block, the elementwise ops that only feed them (a
+//   clipping scale) and the ones that only read them (bf16 working copies)
+//   form one optimizer group;
+// - an elementwise op of function arguments (a parameter's cast) that only
+//   fused ops read is recomputed in each group that reads it instead of
+//   being a kernel of its own.
+//
+// A merge happens only when the union satisfies its family's contract, and
+// never when a path leaves one of the two groups and re-enters the other
+// through ops outside both (a cycle). Among the producers of an op, the one
+// whose value is largest is tried first, so the largest intermediate is the
+// one kept in registers. Reductions and matmuls are never duplicated; ops no
+// rule covers stay outside, unchanged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +45,7 @@
 #include "mlir/IR/IRMapping.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::nova {
@@ -36,16 +64,70 @@ static nv::ConstantOp splatConstant(Value v) {
                                                                  : nullptr;
 }
 
-/// An op that may join a pointwise group. Splat constants are cloned into
-/// the groups that read them instead; check_labels is a runtime check, not
-/// arithmetic a kernel computes.
-static bool isFusible(Operation *op) {
-  return nt::isElementwiseOp(op) && op->getNumResults() == 1 &&
-         !isa<nv::ConstantOp, nv::CheckLabelsOp>(op);
+static ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<ShapedType>(v.getType()).getShape();
 }
 
-static ArrayRef<int64_t> resultShape(Operation *op) {
-  return cast<ShapedType>(op->getResult(0).getType()).getShape();
+static int64_t byteSize(Value v) {
+  auto type = cast<ShapedType>(v.getType());
+  return type.getNumElements() *
+         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+namespace {
+/// How an op takes part in a group.
+enum class Role {
+  None,        // stays outside every group
+  Elementwise, // one value per point of its result (broadcasts included)
+  AlongRows,   // a reduction along the innermost dim of its first operand
+  AcrossRows,  // a column sum or a total: read by nothing in its group
+  Update,      // an optimizer update
+};
+} // namespace
+
+static bool isDims(ArrayRef<int64_t> dims, int64_t count) {
+  return dims.size() == size_t(count) &&
+         llvm::equal(dims, llvm::seq<int64_t>(0, count));
+}
+
+static Role roleOf(Operation *op) {
+  if (isa<nv::AdamWOp>(op))
+    return Role::Update;
+  // check_labels is a runtime check, not arithmetic a kernel computes;
+  // splat constants are cloned into the groups that read them instead.
+  if (isa<nv::BroadcastOp>(op) ||
+      (nt::isElementwiseOp(op) && op->getNumResults() == 1 &&
+       !isa<nv::ConstantOp, nv::CheckLabelsOp>(op)))
+    return Role::Elementwise;
+  if (auto reduce = dyn_cast<nv::ReduceOp>(op)) {
+    int64_t rank = shapeOf(reduce.getInput()).size();
+    ArrayRef<int64_t> dims = reduce.getDims();
+    if (rank >= 1 && dims == ArrayRef<int64_t>{rank - 1})
+      return Role::AlongRows;
+    if (rank >= 2 && (isDims(dims, rank - 1) || isDims(dims, rank)))
+      return Role::AcrossRows;
+    return Role::None;
+  }
+  if (isa<nv::SoftmaxOp, nv::LogSoftmaxOp>(op)) {
+    int64_t rank = shapeOf(op->getOperand(0)).size();
+    return op->getAttrOfType<IntegerAttr>("dim").getInt() == rank - 1
+               ? Role::AlongRows
+               : Role::None;
+  }
+  if (isa<nv::LayerNormOp>(op))
+    return Role::AlongRows;
+  return Role::None;
+}
+
+/// Whether `shape` is one value per element, per row or a scalar of the
+/// rows x cols space `space`: the values a reduction kernel computes.
+static bool computedInSpace(ArrayRef<int64_t> shape,
+                            ArrayRef<int64_t> space) {
+  if (shape == space || llvm::product_of(shape) == 1)
+    return true;
+  ArrayRef<int64_t> lead = space.drop_back();
+  return shape == lead || (shape.size() == space.size() &&
+                           shape.drop_back() == lead && shape.back() == 1);
 }
 
 namespace {
@@ -53,8 +135,18 @@ namespace {
 class BlockFuser {
 public:
   explicit BlockFuser(Block &block) : block(block) {
-    for (Operation &op : block)
-      position[&op] = position.size();
+    for (Operation &op : block) {
+      position[&op] = opAt.size();
+      opAt.push_back(&op);
+    }
+    producers.resize(opAt.size());
+    for (auto [i, op] : llvm::enumerate(opAt))
+      for (Value operand : op->getOperands())
+        if (Operation *def = producerInBlock(operand);
+            def && !llvm::is_contained(producers[i], position[def]))
+          producers[i].push_back(position[def]);
+    groupAt.assign(opAt.size(), -1);
+    visited.assign(opAt.size(), 0);
   }
 
   /// Forms the groups, then replaces each by a nova_tile.fusion op.
@@ -63,13 +155,14 @@ public:
 private:
   struct Group {
     SmallVector<Operation *> ops; // in block order once materialized
-    size_t firstPosition;
+    SmallVector<unsigned> ids;    // the positions of `ops`
+    bool optimizer = false;
   };
 
   /// The group of `op`, or -1.
   int groupOf(Operation *op) const {
-    auto it = member.find(op);
-    return it == member.end() ? -1 : it->second;
+    auto it = position.find(op);
+    return it == position.end() ? -1 : groupAt[it->second];
   }
 
   /// The op of this block that defines `v`, if any.
@@ -78,92 +171,311 @@ private:
     return def && def->getBlock() == &block ? def : nullptr;
   }
 
-  /// Whether a path leaves group `from`, passes through at least one op in
-  /// neither group and enters group `to`. Merging the two would then make a
-  /// cycle. The search walks producers backwards from `to` and stops at ops
-  /// placed before `from`'s first op, which cannot depend on it.
-  bool reachesThroughOutside(int from, int to) const;
+  int newGroup(Operation *op) {
+    int id = groups.size();
+    unsigned at = position.lookup(op);
+    groups.push_back({{op}, {at}});
+    groupAt[at] = id;
+    groupVisited.push_back(0);
+    return id;
+  }
 
+  /// The iteration space of the union of groups `a` and `b` (b may be -1),
+  /// or nothing when their ops cannot share one kernel: one shape for
+  /// elementwise code alone; otherwise one rows x cols space every
+  /// reduction works on, every computed value per element, per row or
+  /// scalar of it, and no reduction across the rows read inside.
+  std::optional<SmallVector<int64_t>> unionSpace(int a, int b) const;
+
+  /// Whether a path leaves group `from`, passes through at least one kernel
+  /// or op in neither group and enters group `to`. Merging the two would
+  /// then make a cycle. The search walks producers backwards from `to`; on
+  /// reaching an op of another group it continues from every op of that
+  /// group, since the group becomes one kernel.
+  bool reachesThroughOutside(int from, int to);
+
+  /// Merges `from` into `into` when the union has a space and no cycle.
+  bool tryMerge(int into, int from);
   void merge(int into, int from);
+
+  void findRecomputable();
+  void formOptimizerGroup();
+  void fuseProducersAndConsumers();
+  void fuseSiblings();
+
+  /// A transpose or slice outside every group that `group` can read its
+  /// operand through.
+  bool absorbsView(const Group &group, ArrayRef<int64_t> space,
+                   Value v) const;
 
   LogicalResult materialize(Group &group);
 
   Block &block;
-  DenseMap<Operation *, size_t> position;
-  DenseMap<Operation *, int> member;
+  DenseMap<Operation *, unsigned> position;
+  std::vector<Operation *> opAt;
+  /// The producers in this block of each op, by position.
+  std::vector<SmallVector<unsigned, 4>> producers;
+  /// The group of each op, by position, or -1.
+  std::vector<int> groupAt;
   SmallVector<Group> groups;
+  /// Marks of the current reachability search.
+  std::vector<unsigned> visited, groupVisited;
+  unsigned search = 0;
+  /// Elementwise ops of function arguments cloned into every group that
+  /// reads them.
+  DenseSet<Operation *> recomputable;
+  /// Ops cloned into groups; erased once nothing reads them.
+  llvm::SetVector<Operation *> cloned;
 };
 } // namespace
 
-bool BlockFuser::reachesThroughOutside(int from, int to) const {
-  size_t floor = groups[from].firstPosition;
-  SmallVector<Operation *> stack;
-  DenseSet<Operation *> seen;
-  auto pushProducers = [&](Operation *op) {
-    for (Value operand : op->getOperands()) {
-      Operation *def = producerInBlock(operand);
-      if (def && position.lookup(def) >= floor && seen.insert(def).second)
-        stack.push_back(def);
-    }
+std::optional<SmallVector<int64_t>> BlockFuser::unionSpace(int a,
+                                                           int b) const {
+  auto ops = llvm::concat<Operation *const>(
+      ArrayRef<Operation *>(groups[a].ops),
+      b < 0 ? ArrayRef<Operation *>() : ArrayRef<Operation *>(groups[b].ops));
+  auto inUnion = [&](Operation *op) {
+    int g = groupOf(op);
+    return g == a || (b >= 0 && g == b);
   };
+  std::optional<SmallVector<int64_t>> rows, columns;
+  SmallVector<int64_t> largest;
+  bool reduces = false;
+  for (Operation *op : ops) {
+    Role role = roleOf(op);
+    if (role == Role::AlongRows || role == Role::AcrossRows) {
+      reduces = true;
+      ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
+      // Row and column reductions fix the space; a total only sums a value
+      // of it.
+      bool columnSum = role == Role::AcrossRows &&
+                       isDims(cast<nv::ReduceOp>(op).getDims(), in.size() - 1);
+      if (role == Role::AlongRows || columnSum) {
+        auto &slot = role == Role::AlongRows ? rows : columns;
+        if (slot && ArrayRef<int64_t>(*slot) != in)
+          return std::nullopt;
+        slot = SmallVector<int64_t>(in);
+      }
+      if (llvm::product_of(in) > llvm::product_of(largest) || largest.empty())
+        largest.assign(in.begin(), in.end());
+      // Nothing in the kernel may read a result complete only at its end.
+      if (role == Role::AcrossRows)
+        for (Operation *user : op->getUsers())
+          if (inUnion(user))
+            return std::nullopt;
+    }
+  }
+  if (!reduces) {
+    // Pointwise: one iteration space, the shape of every value.
+    ArrayRef<int64_t> shape = shapeOf(groups[a].ops.front()->getResult(0));
+    for (Operation *op : ops)
+      if (shapeOf(op->getResult(0)) != shape)
+        return std::nullopt;
+    return SmallVector<int64_t>(shape);
+  }
+  if (rows && columns && *rows != *columns)
+    return std::nullopt;
+  SmallVector<int64_t> space = rows ? *rows : columns ? *columns : largest;
+  for (Operation *op : ops) {
+    Role role = roleOf(op);
+    if (role == Role::AcrossRows) {
+      if (!computedInSpace(shapeOf(op->getOperand(0)), space))
+        return std::nullopt;
+      continue;
+    }
+    for (Value r : op->getResults())
+      if (!computedInSpace(shapeOf(r), space))
+        return std::nullopt;
+  }
+  return space;
+}
+
+bool BlockFuser::reachesThroughOutside(int from, int to) {
+  ++search;
+  SmallVector<unsigned> stack;
   // Direct edges between the two groups are fine: only producers outside
   // both start a path.
-  for (Operation *op : groups[to].ops)
-    for (Value operand : op->getOperands())
-      if (Operation *def = producerInBlock(operand)) {
-        int g = groupOf(def);
-        if (g != from && g != to && position.lookup(def) >= floor &&
-            seen.insert(def).second)
-          stack.push_back(def);
-      }
+  for (unsigned op : groups[to].ids)
+    for (unsigned def : producers[op])
+      if (groupAt[def] != from && groupAt[def] != to)
+        stack.push_back(def);
   while (!stack.empty()) {
-    Operation *op = stack.pop_back_val();
-    int g = groupOf(op);
+    unsigned op = stack.pop_back_val();
+    if (visited[op] == search)
+      continue;
+    visited[op] = search;
+    int g = groupAt[op];
     if (g == from)
       return true;
     // A path through `to` itself would be a cycle `to` already avoids.
     if (g == to)
       continue;
-    pushProducers(op);
+    if (g < 0) {
+      llvm::append_range(stack, producers[op]);
+      continue;
+    }
+    if (groupVisited[g] == search)
+      continue;
+    groupVisited[g] = search;
+    for (unsigned member : groups[g].ids) {
+      visited[member] = search;
+      llvm::append_range(stack, producers[member]);
+    }
   }
   return false;
 }
 
 void BlockFuser::merge(int into, int from) {
-  for (Operation *op : groups[from].ops) {
-    member[op] = into;
+  for (auto [op, at] : llvm::zip(groups[from].ops, groups[from].ids)) {
+    groupAt[at] = into;
     groups[into].ops.push_back(op);
+    groups[into].ids.push_back(at);
   }
-  groups[into].firstPosition =
-      std::min(groups[into].firstPosition, groups[from].firstPosition);
   groups[from].ops.clear();
+  groups[from].ids.clear();
 }
 
-LogicalResult BlockFuser::run() {
+bool BlockFuser::tryMerge(int into, int from) {
+  if (into == from || groups[into].optimizer != groups[from].optimizer)
+    return false;
+  // The optimizer's contract has no shared space: each update is
+  // elementwise over its own tensor.
+  if (!groups[into].optimizer && !unionSpace(into, from))
+    return false;
+  if (reachesThroughOutside(from, into) || reachesThroughOutside(into, from))
+    return false;
+  merge(into, from);
+  return true;
+}
+
+void BlockFuser::findRecomputable() {
   for (Operation &op : block) {
-    if (!isFusible(&op))
+    if (roleOf(&op) != Role::Elementwise || op.use_empty())
       continue;
-    int self = groups.size();
-    groups.push_back({{&op}, position[&op]});
-    member[&op] = self;
-    for (Value operand : op.getOperands()) {
+    bool ofArguments = llvm::all_of(op.getOperands(), [&](Value v) {
+      auto arg = dyn_cast<BlockArgument>(v);
+      return (arg && arg.getOwner() == &block) || splatConstant(v);
+    });
+    bool readByFusedOps = llvm::all_of(op.getUsers(), [&](Operation *user) {
+      return user->getBlock() == &block && roleOf(user) != Role::None;
+    });
+    if (ofArguments && readByFusedOps)
+      recomputable.insert(&op);
+  }
+}
+
+void BlockFuser::formOptimizerGroup() {
+  SmallVector<Operation *> worklist;
+  int optimizer = -1;
+  auto join = [&](Operation *op) {
+    int single = newGroup(op);
+    groups[single].optimizer = true;
+    if (optimizer < 0) {
+      optimizer = single;
+    } else if (!tryMerge(optimizer, single)) {
+      groupAt[position.lookup(op)] = -1;
+      groups[single].ops.clear();
+      groups[single].ids.clear();
+      return;
+    }
+    worklist.push_back(op);
+  };
+  for (Operation &op : block)
+    if (roleOf(&op) == Role::Update)
+      join(&op);
+  auto isElementwiseCandidate = [&](Operation *op) {
+    return op && roleOf(op) == Role::Elementwise &&
+           !isa<nv::BroadcastOp>(op) && groupOf(op) < 0 &&
+           !recomputable.contains(op);
+  };
+  auto inOptimizer = [&](Operation *op) {
+    return optimizer >= 0 && groupOf(op) == optimizer;
+  };
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    // Producers whose every reader is in the group (a clipping scale).
+    for (Value operand : op->getOperands()) {
+      Operation *def = producerInBlock(operand);
+      if (isElementwiseCandidate(def) &&
+          llvm::all_of(def->getUsers(), inOptimizer))
+        join(def);
+    }
+    // Readers of the group's values alone (working copies).
+    for (Operation *user : op->getUsers()) {
+      if (!isElementwiseCandidate(user) || user->getBlock() != &block)
+        continue;
+      if (llvm::all_of(user->getOperands(), [&](Value v) {
+            Operation *def = producerInBlock(v);
+            return splatConstant(v) || (def && inOptimizer(def));
+          }))
+        join(user);
+    }
+  }
+}
+
+void BlockFuser::fuseProducersAndConsumers() {
+  for (Operation &op : block) {
+    Role role = roleOf(&op);
+    if (role == Role::None || role == Role::Update || groupOf(&op) >= 0 ||
+        recomputable.contains(&op))
+      continue;
+    newGroup(&op);
+    // The largest value first: keeping it in registers saves the most.
+    SmallVector<Value> operands(op.getOperands());
+    llvm::stable_sort(operands, [](Value x, Value y) {
+      return byteSize(x) > byteSize(y);
+    });
+    for (Value operand : operands) {
       Operation *def = producerInBlock(operand);
       if (!def)
         continue;
       int producer = groupOf(def);
-      if (producer < 0 || producer == groupOf(&op))
+      if (producer < 0 || groups[producer].optimizer)
         continue;
-      // One iteration space per kernel: every member has the shape of the
-      // group's outputs; smaller operands come in broadcast.
-      if (resultShape(def) != resultShape(&op))
-        continue;
-      int current = groupOf(&op);
-      if (reachesThroughOutside(producer, current) ||
-          reachesThroughOutside(current, producer))
-        continue;
-      merge(producer, current);
+      tryMerge(producer, groupOf(&op));
     }
   }
+}
+
+void BlockFuser::fuseSiblings() {
+  auto readers = [&](Value v) {
+    SmallVector<int> found;
+    for (Operation *user : v.getUsers()) {
+      Operation *op = block.findAncestorOpInBlock(*user);
+      int g = op ? groupOf(op) : -1;
+      if (g >= 0 && !groups[g].optimizer && !llvm::is_contained(found, g))
+        found.push_back(g);
+    }
+    return found;
+  };
+  auto visit = [&](Value v) {
+    if (v.hasOneUse() || v.use_empty() || splatConstant(v))
+      return;
+    // Only a tensor both kernels stream is worth sharing.
+    SmallVector<int> candidates;
+    for (int g : readers(v)) {
+      auto space = unionSpace(g, -1);
+      if (space && ArrayRef<int64_t>(*space) == shapeOf(v))
+        candidates.push_back(g);
+    }
+    for (size_t i = 0; i < candidates.size(); ++i)
+      for (size_t j = i + 1; j < candidates.size(); ++j)
+        if (!groups[candidates[i]].ops.empty() &&
+            !groups[candidates[j]].ops.empty())
+          tryMerge(candidates[i], candidates[j]);
+  };
+  for (BlockArgument arg : block.getArguments())
+    visit(arg);
+  for (Operation &op : block)
+    for (Value result : op.getResults())
+      visit(result);
+}
+
+LogicalResult BlockFuser::run() {
+  findRecomputable();
+  formOptimizerGroup();
+  fuseProducersAndConsumers();
+  fuseSiblings();
   for (Group &group : groups) {
     if (group.ops.empty())
       continue;
@@ -173,6 +485,9 @@ LogicalResult BlockFuser::run() {
     if (failed(materialize(group)))
       return failure();
   }
+  for (Operation *op : llvm::reverse(cloned))
+    if (op->use_empty())
+      op->erase();
   // A group sits where its last op was; ops outside it that read an earlier
   // member's value move below it. No cycle exists, so this order exists.
   if (!sortTopologically(&block))
@@ -182,6 +497,13 @@ LogicalResult BlockFuser::run() {
   return success();
 }
 
+bool BlockFuser::absorbsView(const Group &group, ArrayRef<int64_t> space,
+                             Value v) const {
+  Operation *view = producerInBlock(v);
+  return view && !group.optimizer && isa<nv::TransposeOp, nv::SliceOp>(view) &&
+         groupOf(view) < 0 && shapeOf(v) == space;
+}
+
 LogicalResult BlockFuser::materialize(Group &group) {
   DenseSet<Operation *> inGroup(group.ops.begin(), group.ops.end());
   auto usedOutside = [&](Value v) {
@@ -189,39 +511,93 @@ LogicalResult BlockFuser::materialize(Group &group) {
       return !inGroup.contains(block.findAncestorOpInBlock(*user));
     });
   };
+  SmallVector<int64_t> space;
+  nt::Family family = nt::Family::pointwise;
+  if (group.optimizer) {
+    family = nt::Family::optimizer;
+  } else {
+    int id = groupOf(group.ops.front());
+    space = *unionSpace(id, -1);
+    for (Operation *op : group.ops) {
+      Role role = roleOf(op);
+      if (role == Role::AlongRows)
+        family = nt::Family::row_reduction;
+      else if (role == Role::AcrossRows && family == nt::Family::pointwise)
+        family = nt::Family::column_reduction;
+    }
+  }
 
-  llvm::SetVector<Value> inputs;
+  // The kernel's inputs: values read directly (once each), and the operand
+  // of every absorbed view (one input per view, since a kernel reads each
+  // input one way). Values of recomputed ops are computed in the body from
+  // their own operands.
+  llvm::SetVector<Value> direct;
+  llvm::SetVector<Operation *> views;
+  auto addOperand = [&](Value v) {
+    if (splatConstant(v))
+      return;
+    if (Operation *def = producerInBlock(v); def && recomputable.contains(def)) {
+      for (Value x : def->getOperands())
+        if (!splatConstant(x))
+          direct.insert(x);
+      return;
+    }
+    if (absorbsView(group, space, v))
+      views.insert(v.getDefiningOp());
+    else
+      direct.insert(v);
+  };
   SmallVector<Value> outputs;
   SmallVector<Location> locations;
   for (Operation *op : group.ops) {
     for (Value operand : op->getOperands()) {
       Operation *def = operand.getDefiningOp();
-      if (def && inGroup.contains(def))
-        continue;
-      if (!splatConstant(operand))
-        inputs.insert(operand);
+      if (!def || !inGroup.contains(def))
+        addOperand(operand);
     }
-    if (usedOutside(op->getResult(0)))
-      outputs.push_back(op->getResult(0));
+    for (Value result : op->getResults())
+      if (usedOutside(result))
+        outputs.push_back(result);
     locations.push_back(op->getLoc());
   }
+  SmallVector<Value> inputs(direct.begin(), direct.end());
+  for (Operation *view : views)
+    inputs.push_back(view->getOperand(0));
 
   Operation *last = group.ops.back();
   OpBuilder builder(last->getContext());
   builder.setInsertionPointAfter(last);
   auto fusion = nt::FusionOp::create(
       builder, builder.getFusedLoc(locations), ValueRange(outputs).getTypes(),
-      nt::Family::pointwise, inputs.getArrayRef(), nt::ScheduleAttr());
+      family, inputs, nt::ScheduleAttr());
 
   Block *body = builder.createBlock(&fusion.getBody());
   IRMapping mapping;
-  for (Value input : inputs)
+  for (Value input : direct)
     mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+  for (Operation *view : views) {
+    Value operand = view->getOperand(0);
+    IRMapping viewMapping;
+    viewMapping.map(operand,
+                    body->addArgument(operand.getType(), operand.getLoc()));
+    mapping.map(view->getResult(0),
+                builder.clone(*view, viewMapping)->getResult(0));
+    cloned.insert(view);
+  }
+  // Splat constants and recomputed ops are cloned next to their first
+  // reader.
+  std::function<void(Value)> provide = [&](Value v) {
+    if (mapping.contains(v))
+      return;
+    Operation *def = v.getDefiningOp();
+    for (Value x : def->getOperands())
+      provide(x);
+    builder.clone(*def, mapping);
+    cloned.insert(def);
+  };
   for (Operation *op : group.ops) {
     for (Value operand : op->getOperands())
-      if (auto constant = splatConstant(operand);
-          constant && !mapping.contains(operand))
-        builder.clone(*constant, mapping);
+      provide(operand);
     builder.clone(*op, mapping);
   }
   SmallVector<Value> yielded;
@@ -237,16 +613,8 @@ LogicalResult BlockFuser::materialize(Group &group) {
     output.replaceUsesWithIf(result, [&](OpOperand &use) {
       return !inGroup.contains(block.findAncestorOpInBlock(*use.getOwner()));
     });
-  llvm::SetVector<Operation *> constants;
-  for (Operation *op : llvm::reverse(group.ops)) {
-    for (Value operand : op->getOperands())
-      if (auto constant = splatConstant(operand))
-        constants.insert(constant);
+  for (Operation *op : llvm::reverse(group.ops))
     op->erase();
-  }
-  for (Operation *constant : constants)
-    if (constant->use_empty())
-      constant->erase();
   return success();
 }
 
