@@ -225,12 +225,101 @@ func.func @rr_none(%i0: tensor<4x8xf32>) {
 
 // -----
 
-// Row reduction: reduce only the innermost dim.
-func.func @rr_dims(%i0: tensor<4x8xf32>) {
+// Row reduction: reduce the innermost dim (along the rows), or the leading
+// dims or every dim (across them); never a middle dim.
+func.func @rr_dims(%i0: tensor<2x4x8xf32>) {
+  %r = nova_tile.fusion row_reduction (%i0) : (tensor<2x4x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%a0: tensor<2x4x8xf32>):
+    // expected-error @+1 {{row_reduction contract: reduces dims [1] of a rank-3 tensor; a row reduction reduces dims [2] along the rows, or [0, 1] or every dim across them}}
+    %s = nova.reduce sum %a0 dims [1] : tensor<2x4x8xf32> -> tensor<2x8xf32>
+    nova_tile.yield %s : tensor<2x8xf32>
+  }
+  return
+}
+
+// -----
+
+// Row reduction: a column sum alone is no row reduction.
+func.func @rr_only_across(%i0: tensor<4x8xf32>) {
+  // expected-error @+1 {{row_reduction contract: a row reduction holds at least one reduction along the innermost dim}}
   %r = nova_tile.fusion row_reduction (%i0) : (tensor<4x8xf32>) -> tensor<8xf32> {
   ^bb0(%a0: tensor<4x8xf32>):
-    // expected-error @+1 {{row_reduction contract: reduces dims [0] of a rank-2 tensor; a row reduction reduces exactly dims [1]}}
     %s = nova.reduce sum %a0 dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    nova_tile.yield %s : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Row reduction: a reduction across the rows is complete only at the end of
+// the kernel, so nothing in it reads the result.
+func.func @rr_across_read(%i0: tensor<4x8xf32>) {
+  %r:2 = nova_tile.fusion row_reduction (%i0) : (tensor<4x8xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
+  ^bb0(%a0: tensor<4x8xf32>):
+    %s = nova.reduce sum %a0 dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    %c = nova.reduce sum %a0 dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    // expected-error @+1 {{row_reduction contract: reads the result of a reduction across the rows, which is complete only when every row is done; such a result is only yielded}}
+    %n = nova.neg %c : tensor<8xf32>
+    nova_tile.yield %s, %n : tensor<4xf32>, tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Row reduction: a column sum reduces the kernel's own rows x cols space.
+func.func @rr_column_sum_space(%i0: tensor<4x8xf32>, %i1: tensor<2x8xf32>) {
+  %r:2 = nova_tile.fusion row_reduction (%i0, %i1) : (tensor<4x8xf32>, tensor<2x8xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
+  ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<2x8xf32>):
+    %s = nova.reduce sum %a0 dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    // expected-error @+1 {{row_reduction contract: reduces a 2x8 tensor, but the kernel's rows x cols space is 4x8 (from its first reduction); all reductions share it}}
+    %c = nova.reduce sum %a1 dims [0] : tensor<2x8xf32> -> tensor<8xf32>
+    nova_tile.yield %s, %c : tensor<4xf32>, tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Row reduction: a total sums a value per element or per row.
+func.func @rr_total_of_column(%i0: tensor<4x8xf32>, %i1: tensor<1x8xf32>) {
+  %r:2 = nova_tile.fusion row_reduction (%i0, %i1) : (tensor<4x8xf32>, tensor<1x8xf32>) -> (tensor<4xf32>, tensor<f32>) {
+  ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<1x8xf32>):
+    %s = nova.reduce sum %a0 dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    // expected-error @+1 {{row_reduction contract: sums every element of a 1x8 tensor, which is neither per element nor per row of the kernel's 4x8 space}}
+    %t = nova.reduce sum %a1 dims [0, 1] : tensor<1x8xf32> -> tensor<f32>
+    nova_tile.yield %s, %t : tensor<4xf32>, tensor<f32>
+  }
+  return
+}
+
+// -----
+
+// Row reduction: a transposed input is read one element per point of the
+// space.
+func.func @rr_view_shape(%i0: tensor<4x8xf32>, %i1: tensor<8x1xf32>) {
+  %r = nova_tile.fusion row_reduction (%i0, %i1) : (tensor<4x8xf32>, tensor<8x1xf32>) -> tensor<4xf32> {
+  ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<8x1xf32>):
+    // expected-error @+1 {{row_reduction contract: reads input #1 as a 1x8 value, which is not one element per point of the reduced 4x8 tensor; a reduction kernel reads transposed, sliced or reshaped inputs element by element}}
+    %t = nova.transpose %a1 [1, 0] : tensor<8x1xf32> -> tensor<1x8xf32>
+    %m = nova.mul %a0, %t : tensor<4x8xf32>, tensor<1x8xf32>
+    %s = nova.reduce sum %m dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    nova_tile.yield %s : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// Row reduction: an input is read through one view or directly, not both.
+func.func @rr_view_twice(%i0: tensor<8x8xf32>) {
+  %r = nova_tile.fusion row_reduction (%i0) : (tensor<8x8xf32>) -> tensor<8xf32> {
+  ^bb0(%a0: tensor<8x8xf32>):
+    // expected-error @+1 {{row_reduction contract: input #0 is read both through 'nova.transpose' and directly; a kernel reads each input one way}}
+    %t = nova.transpose %a0 [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
+    %p = nova.add %t, %a0 : tensor<8x8xf32>, tensor<8x8xf32>
+    %s = nova.reduce sum %p dims [1] : tensor<8x8xf32> -> tensor<8xf32>
     nova_tile.yield %s : tensor<8xf32>
   }
   return
@@ -320,13 +409,27 @@ func.func @rr_input(%i0: tensor<4x8xf32>, %i1: tensor<3xf32>) {
 
 // -----
 
-// Column reduction: reduce every dim but the innermost.
+// Column reduction: reduce every dim but the innermost, or every dim.
 func.func @cr_dims(%i0: tensor<4x8xf32>) {
   %r = nova_tile.fusion column_reduction (%i0) : (tensor<4x8xf32>) -> tensor<4xf32> {
   ^bb0(%a0: tensor<4x8xf32>):
-    // expected-error @+1 {{column_reduction contract: reduces dims [1] of a rank-2 tensor; a column reduction reduces exactly dims [0]}}
+    // expected-error @+1 {{column_reduction contract: reduces dims [1] of a rank-2 tensor; a column reduction reduces dims [0] or every dim}}
     %s = nova.reduce sum %a0 dims [1] : tensor<4x8xf32> -> tensor<4xf32>
     nova_tile.yield %s : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// Column reduction: a column sum is complete only at the end of the kernel.
+func.func @cr_across_read(%i0: tensor<4x8xf32>) {
+  %r = nova_tile.fusion column_reduction (%i0) : (tensor<4x8xf32>) -> tensor<8xf32> {
+  ^bb0(%a0: tensor<4x8xf32>):
+    %c = nova.reduce sum %a0 dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    // expected-error @+1 {{column_reduction contract: reads the result of a reduction across the rows, which is complete only when every row is done; such a result is only yielded}}
+    %e = nova.exp %c : tensor<8xf32>
+    nova_tile.yield %e : tensor<8xf32>
   }
   return
 }
