@@ -82,6 +82,8 @@ enum class Role {
   AlongRows,   // a reduction along the innermost dim of its first operand
   AcrossRows,  // a column sum or a total: read by nothing in its group
   Update,      // an optimizer update
+  Relabel,     // a reshape: joins a reduction kernel that reads or makes
+               // its operand, never a kernel of its own
 };
 } // namespace
 
@@ -93,6 +95,8 @@ static bool isDims(ArrayRef<int64_t> dims, int64_t count) {
 static Role roleOf(Operation *op) {
   if (isa<nv::AdamWOp>(op))
     return Role::Update;
+  if (isa<nv::ReshapeOp>(op))
+    return Role::Relabel;
   // check_labels is a runtime check, not arithmetic a kernel computes;
   // splat constants are cloned into the groups that read them instead.
   if (isa<nv::BroadcastOp>(op) ||
@@ -178,6 +182,14 @@ private:
     groupAt[at] = id;
     groupVisited.push_back(0);
     return id;
+  }
+
+  /// Takes the only op of a group just made back out of it.
+  void ungroup(int single) {
+    for (unsigned at : groups[single].ids)
+      groupAt[at] = -1;
+    groups[single].ops.clear();
+    groups[single].ids.clear();
   }
 
   /// The iteration space of the union of groups `a` and `b` (b may be -1),
@@ -373,9 +385,7 @@ void BlockFuser::formOptimizerGroup() {
     if (optimizer < 0) {
       optimizer = single;
     } else if (!tryMerge(optimizer, single)) {
-      groupAt[position.lookup(op)] = -1;
-      groups[single].ops.clear();
-      groups[single].ids.clear();
+      ungroup(single);
       return;
     }
     worklist.push_back(op);
@@ -416,8 +426,8 @@ void BlockFuser::formOptimizerGroup() {
 void BlockFuser::fuseProducersAndConsumers() {
   for (Operation &op : block) {
     Role role = roleOf(&op);
-    if (role == Role::None || role == Role::Update || groupOf(&op) >= 0 ||
-        recomputable.contains(&op))
+    if (role == Role::None || role == Role::Update || role == Role::Relabel ||
+        groupOf(&op) >= 0 || recomputable.contains(&op))
       continue;
     newGroup(&op);
     // The largest value first: keeping it in registers saves the most.
@@ -429,6 +439,24 @@ void BlockFuser::fuseProducersAndConsumers() {
       Operation *def = producerInBlock(operand);
       if (!def)
         continue;
+      // A reshape only this op reads (a row sum given back its kept dim)
+      // joins the reduction kernel that makes its operand, or else the one
+      // that reads it; it is never a kernel of its own.
+      if (roleOf(def) == Role::Relabel && groupOf(def) < 0 &&
+          def->hasOneUse()) {
+        Operation *source = producerInBlock(def->getOperand(0));
+        int from = source ? groupOf(source) : -1;
+        int single = newGroup(def);
+        if (from < 0 || groups[from].optimizer) {
+          if (!tryMerge(groupOf(&op), single))
+            ungroup(single);
+          continue;
+        }
+        if (!tryMerge(from, single)) {
+          ungroup(single);
+          continue;
+        }
+      }
       int producer = groupOf(def);
       if (producer < 0 || groups[producer].optimizer)
         continue;
@@ -438,22 +466,32 @@ void BlockFuser::fuseProducersAndConsumers() {
 }
 
 void BlockFuser::fuseSiblings() {
+  // The groups that read `v`, directly or through an op they recompute.
   auto readers = [&](Value v) {
     SmallVector<int> found;
-    for (Operation *user : v.getUsers()) {
+    auto add = [&](Operation *user) {
       Operation *op = block.findAncestorOpInBlock(*user);
       int g = op ? groupOf(op) : -1;
       if (g >= 0 && !groups[g].optimizer && !llvm::is_contained(found, g))
         found.push_back(g);
+    };
+    for (Operation *user : v.getUsers()) {
+      if (recomputable.contains(user))
+        llvm::for_each(user->getUsers(), add);
+      else
+        add(user);
     }
     return found;
   };
   auto visit = [&](Value v) {
-    if (v.hasOneUse() || v.use_empty() || splatConstant(v))
+    if (v.use_empty() || splatConstant(v))
       return;
     // Only a tensor both kernels stream is worth sharing.
+    SmallVector<int> readingGroups = readers(v);
+    if (readingGroups.size() < 2)
+      return;
     SmallVector<int> candidates;
-    for (int g : readers(v)) {
+    for (int g : readingGroups) {
       auto space = unionSpace(g, -1);
       if (space && ArrayRef<int64_t>(*space) == shapeOf(v))
         candidates.push_back(g);
