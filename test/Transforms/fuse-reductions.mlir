@@ -16,6 +16,16 @@
 // Residual add, then LayerNorm from primitives (mean, variance, rsqrt,
 // weight, bias) and the bf16 copy a matmul reads: one row kernel that loops
 // over each row three times.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-NEXT: %[[G:.*]]:2 = nova_tile.fusion row_reduction(%{{.*}}) : ({{.*}}) -> (tensor<2x4x8xf32>, tensor<2x4x8xbf16>) {
+// CHECK: %[[R:.*]] = nova.add
+// CHECK-NEXT: nova.reduce sum %[[R]] dims [2] keep_dims
+// CHECK: nova.reduce sum %{{.*}} dims [2] keep_dims
+// CHECK: nova.rsqrt
+// CHECK: %[[Y:.*]] = nova.cast
+// CHECK-NEXT: nova_tile.yield %[[R]], %[[Y]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]#0, %[[G]]#1
 func.func @layer_norm(%x: tensor<2x4x8xf32>, %h: tensor<2x4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xbf16>) {
   %inv = nova.constant dense<0.125> : tensor<f32>
   %eps = nova.constant dense<1.0e-5> : tensor<f32>
@@ -36,6 +46,15 @@ func.func @layer_norm(%x: tensor<2x4x8xf32>, %h: tensor<2x4x8xf32>, %g: tensor<8
 }
 
 // Softmax from primitives: max, shift, exp, sum, divide.
+// CHECK-LABEL: func.func @softmax
+// CHECK-NEXT: %[[G:.*]] = nova_tile.fusion row_reduction(%{{.*}}) : (tensor<3x5x16xf32>) -> tensor<3x5x16xf32> {
+// CHECK: nova.reduce max
+// CHECK: %[[S:.*]] = nova.reduce sum
+// CHECK-NEXT: %[[SR:.*]] = nova.reshape %[[S]] : tensor<3x5xf32> -> tensor<3x5x1xf32>
+// CHECK-NEXT: %[[P:.*]] = nova.div %{{.*}}, %[[SR]]
+// CHECK-NEXT: nova_tile.yield %[[P]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]
 func.func @softmax(%x: tensor<3x5x16xf32>) -> tensor<3x5x16xf32> {
   %e0 = nova.neg %x : tensor<3x5x16xf32>
   %a = nova.tanh %e0 : tensor<3x5x16xf32>
@@ -52,6 +71,22 @@ func.func @softmax(%x: tensor<3x5x16xf32>) -> tensor<3x5x16xf32> {
 // log-softmax, the label's log-probability picked with iota and a compare,
 // the total over every row (yielded as it is), and softmax minus one-hot.
 // The mean reads that total, so it is a small kernel of its own.
+// CHECK-LABEL: func.func @cross_entropy
+// CHECK-NEXT: %[[LAB:.*]] = nova.reshape
+// CHECK-NEXT: %[[G:.*]]:2 = nova_tile.fusion row_reduction(%{{.*}}, %[[LAB]]) : (tensor<4x10xf32>, tensor<4x1xi32>) -> (tensor<f32>, tensor<4x10xf32>) {
+// CHECK: nova.reduce max
+// CHECK: nova.reduce sum %{{.*}} dims [1] keep_dims
+// CHECK: nova.iota
+// CHECK: %[[TOT:.*]] = nova.reduce sum %{{.*}} dims [0, 1]
+// CHECK: %[[GR:.*]] = nova.mul
+// CHECK-NEXT: nova_tile.yield %[[TOT]], %[[GR]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[L:.*]] = nova_tile.fusion pointwise(%[[G]]#0) : (tensor<f32>) -> tensor<f32> {
+// CHECK: nova.neg
+// CHECK: nova.mul
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[L]], %[[G]]#1
 func.func @cross_entropy(%logits: tensor<4x10xf32>, %labels: tensor<4xi32>) -> (tensor<f32>, tensor<4x10xf32>) {
   %zero = nova.constant dense<0.0> : tensor<f32>
   %quarter = nova.constant dense<0.25> : tensor<f32>
@@ -78,6 +113,16 @@ func.func @cross_entropy(%logits: tensor<4x10xf32>, %labels: tensor<4xi32>) -> (
 // LayerNorm backward from primitives: dx needs two sums along each row;
 // dgamma and dbeta are column sums of the same rows. All in one row kernel,
 // the column sums leaving it as per-column results.
+// CHECK-LABEL: func.func @layer_norm_backward
+// CHECK-NEXT: %[[G:.*]]:3 = nova_tile.fusion row_reduction(%{{.*}}) : ({{.*}}) -> (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<2x4x8xf32>, %{{.*}}: tensor<8xf32>, %{{.*}}: tensor<2x4x8xf32>, %[[RS:.*]]: tensor<2x4x1xf32>):
+// CHECK-COUNT-2: nova.reduce sum %{{.*}} dims [2] keep_dims
+// CHECK: %[[DX:.*]] = nova.mul %{{.*}}, %[[RS]] : tensor<2x4x8xf32>, tensor<2x4x1xf32>
+// CHECK: %[[DG:.*]] = nova.reduce sum %{{.*}} dims [0, 1] : tensor<2x4x8xf32> -> tensor<8xf32>
+// CHECK-NEXT: %[[DB:.*]] = nova.reduce sum %{{.*}} dims [0, 1] : tensor<2x4x8xf32> -> tensor<8xf32>
+// CHECK-NEXT: nova_tile.yield %[[DX]], %[[DG]], %[[DB]]
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]#0, %[[G]]#1, %[[G]]#2
 func.func @layer_norm_backward(%dy: tensor<2x4x8xf32>, %xhat: tensor<2x4x8xf32>, %rstd: tensor<2x4x1xf32>, %g: tensor<8xf32>)
     -> (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) {
   %inv = nova.constant dense<0.125> : tensor<f32>
@@ -100,6 +145,19 @@ func.func @layer_norm_backward(%dy: tensor<2x4x8xf32>, %xhat: tensor<2x4x8xf32>,
 // A linear layer's backward through tanh: the elementwise gradient and the
 // bias gradient (its column sum) in one column kernel; the matmul reads the
 // elementwise gradient.
+// CHECK-LABEL: func.func @bias_grad
+// CHECK-NEXT: %[[UP:.*]] = nova.matmul
+// CHECK-NEXT: %[[G:.*]]:2 = nova_tile.fusion column_reduction(%{{.*}}, %[[UP]]) : ({{.*}}) -> (tensor<8x16xf32>, tensor<16xf32>) {
+// CHECK: nova.tanh
+// CHECK-NEXT: nova.mul
+// CHECK-NEXT: nova.constant
+// CHECK-NEXT: nova.sub
+// CHECK-NEXT: %[[GZ:.*]] = nova.mul
+// CHECK-NEXT: %[[DB:.*]] = nova.reduce sum %[[GZ]] dims [0]
+// CHECK-NEXT: nova_tile.yield %[[GZ]], %[[DB]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[DX:.*]] = nova.matmul %[[G]]#0
+// CHECK-NEXT: return %[[DX]], %[[G]]#1
 func.func @bias_grad(%dy: tensor<8x16xf32>, %w: tensor<16x16xf32>, %h: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>) {
   %one = nova.constant dense<1.0> : tensor<f32>
   %up = nova.matmul %dy, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
@@ -114,6 +172,15 @@ func.func @bias_grad(%dy: tensor<8x16xf32>, %w: tensor<16x16xf32>, %h: tensor<8x
 
 // Two column sums of the same rows, connected only by reading them:
 // horizontal fusion puts them in one kernel.
+// CHECK-LABEL: func.func @dgamma_dbeta
+// CHECK-NEXT: %[[DY:.*]] = nova.matmul
+// CHECK-NEXT: %[[G:.*]]:2 = nova_tile.fusion column_reduction(%[[DY]], %{{.*}}) : ({{.*}}) -> (tensor<1x16xf32>, tensor<16xf32>) {
+// CHECK: nova.reduce sum %{{.*}} dims [0] keep_dims
+// CHECK-NEXT: nova.mul
+// CHECK-NEXT: nova.reduce sum %{{.*}} dims [0] :
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]#0, %[[G]]#1
 func.func @dgamma_dbeta(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %xhat: tensor<8x16xf32>) -> (tensor<1x16xf32>, tensor<16xf32>) {
   %dy = nova.matmul %x, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
   %db = nova.reduce sum %dy dims [0] keep_dims : tensor<8x16xf32> -> tensor<1x16xf32>
@@ -125,6 +192,19 @@ func.func @dgamma_dbeta(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %xhat: tens
 // Views of computed tensors: the kernel reads the transpose and the slice
 // as input accesses instead of copying them first. The transpose the matmul
 // also reads stays for the matmul.
+// CHECK-LABEL: func.func @views
+// CHECK-NEXT: %[[P:.*]] = nova.matmul
+// CHECK-NEXT: %[[PT:.*]] = nova.transpose %[[P]]
+// CHECK-NEXT: %[[Q:.*]] = nova.matmul %[[PT]], %[[P]]
+// CHECK-NEXT: %[[YY:.*]] = nova.matmul %[[P]]
+// CHECK-NEXT: %[[G:.*]]:3 = nova_tile.fusion row_reduction(%[[Q]], %[[P]], %[[YY]]) : (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x16xf32>) -> ({{.*}}) {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<8x8xf32>, %[[PA:.*]]: tensor<8x8xf32>, %[[YA:.*]]: tensor<8x16xf32>):
+// CHECK-NEXT: nova.transpose %[[PA]] [1, 0]
+// CHECK-NEXT: nova.slice %[[YA]] starts [0, 1]
+// CHECK: nova.reduce max
+// CHECK: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return
 func.func @views(%x: tensor<8x4xf32>, %w: tensor<4x8xf32>, %y: tensor<8x16xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8xf32>) {
   %p = nova.matmul %x, %w : tensor<8x4xf32>, tensor<4x8xf32> -> tensor<8x8xf32>
   %pt = nova.transpose %p [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
@@ -141,6 +221,25 @@ func.func @views(%x: tensor<8x4xf32>, %w: tensor<4x8xf32>, %y: tensor<8x16xf32>)
 // AdamW over two tensors with global-norm clipping and bf16 working copies:
 // the clipping scale, both updates and both casts are one optimizer kernel;
 // the two sums of squares are reductions before it.
+// CHECK-LABEL: func.func @optimizer
+// CHECK-NEXT: %[[S1:.*]] = nova_tile.fusion column_reduction
+// CHECK: nova.reduce sum %{{.*}} dims [0, 1]
+// CHECK: %[[S2:.*]] = nova_tile.fusion row_reduction
+// CHECK: nova.reduce sum %{{.*}} dims [0]
+// CHECK: %[[U:.*]]:8 = nova_tile.fusion optimizer(%[[S1]], %[[S2]], {{.*}}) : ({{.*}}) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xbf16>) {
+// CHECK: nova.add
+// CHECK-NEXT: nova.sqrt
+// CHECK: nova.div
+// CHECK-NEXT: nova.min
+// CHECK-NEXT: nova.mul
+// CHECK-NEXT: nova.mul
+// CHECK-NEXT: nova.adamw
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova.adamw
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[U]]#0
 func.func @optimizer(%p1: tensor<4x8xf32>, %g1: tensor<4x8xf32>, %m1: tensor<4x8xf32>, %v1: tensor<4x8xf32>,
                      %p2: tensor<8xf32>, %g2: tensor<8xf32>, %m2: tensor<8xf32>, %v2: tensor<8xf32>,
                      %step: tensor<i64>, %lr: tensor<f32>)
@@ -166,6 +265,17 @@ func.func @optimizer(%p1: tensor<4x8xf32>, %g1: tensor<4x8xf32>, %m1: tensor<4x8
 
 // A parameter's cast read by two kernels is recomputed in each instead of
 // being a kernel of its own.
+// CHECK-LABEL: func.func @recompute
+// CHECK-NEXT: %[[R:.*]] = nova_tile.fusion row_reduction(%{{.*}}, %[[GA:.*]]) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xbf16> {
+// CHECK: nova.cast %{{.*}} : tensor<8xf32> to tensor<8xbf16>
+// CHECK: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[P:.*]] = nova.matmul
+// CHECK-NEXT: %[[Z:.*]] = nova_tile.fusion pointwise(%[[P]], %[[GA]])
+// CHECK: nova.cast %{{.*}} : tensor<8xf32> to tensor<8xbf16>
+// CHECK: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[R]], %[[Z]]
 func.func @recompute(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %g: tensor<8xf32>) -> (tensor<4x8xbf16>, tensor<4x8xbf16>) {
   %gb = nova.cast %g : tensor<8xf32> to tensor<8xbf16>
   %xb = nova.cast %x : tensor<4x8xf32> to tensor<4x8xbf16>
@@ -180,6 +290,13 @@ func.func @recompute(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %g: tensor<8xf32>
 
 // A reduction over a middle dim has no kernel family here: it stays as it
 // is, between the kernels of its producer and its consumer.
+// CHECK-LABEL: func.func @middle_dim
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: %[[E:.*]] = nova_tile.fusion pointwise
+// CHECK: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[S:.*]] = nova.reduce sum %[[E]] dims [1]
+// CHECK-NEXT: nova_tile.fusion pointwise(%[[S]])
 func.func @middle_dim(%x: tensor<2x4x8xf32>, %w: tensor<8x8xf32>) -> tensor<2x8xf32> {
   %p = nova.matmul %x, %w : tensor<2x4x8xf32>, tensor<8x8xf32> -> tensor<2x4x8xf32>
   %e = nova.exp %p : tensor<2x4x8xf32>
@@ -189,6 +306,15 @@ func.func @middle_dim(%x: tensor<2x4x8xf32>, %w: tensor<8x8xf32>) -> tensor<2x8x
 }
 
 // The softmax composite joins its producer and consumer like a reduction.
+// CHECK-LABEL: func.func @softmax_op
+// CHECK-NEXT: %[[P:.*]] = nova.matmul
+// CHECK-NEXT: %[[G:.*]] = nova_tile.fusion row_reduction(%[[P]])
+// CHECK: nova.mul
+// CHECK-NEXT: nova.softmax
+// CHECK-NEXT: nova.log
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]
 func.func @softmax_op(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
   %half = nova.constant dense<0.5> : tensor<f32>
   %p = nova.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
