@@ -184,6 +184,9 @@ private:
     return id;
   }
 
+  bool optimizerCandidate(Operation *op) const;
+  bool joinOptimizer(int &group, Operation *op);
+
   /// Takes the only op of a group just made back out of it.
   void ungroup(int single) {
     for (unsigned at : groups[single].ids)
@@ -211,7 +214,14 @@ private:
   void merge(int into, int from);
 
   void findRecomputable();
-  void formOptimizerGroup();
+  /// The updates group; -1 when the block has no update.
+  int formOptimizerGroup();
+  /// Sums over whole tensors whose scalars reach the updates (a global
+  /// gradient norm) in one multi-tensor kernel before them.
+  void formGlobalNormGroup(int updates);
+  /// Adds to optimizer group `group` every elementwise producer that only
+  /// the group reads, until none is left.
+  void absorbProducersOnlyReadBy(int group, SmallVector<Operation *> worklist);
   void fuseProducersAndConsumers();
   void fuseSiblings();
 
@@ -376,51 +386,106 @@ void BlockFuser::findRecomputable() {
   }
 }
 
-void BlockFuser::formOptimizerGroup() {
-  SmallVector<Operation *> worklist;
-  int optimizer = -1;
-  auto join = [&](Operation *op) {
-    int single = newGroup(op);
-    groups[single].optimizer = true;
-    if (optimizer < 0) {
-      optimizer = single;
-    } else if (!tryMerge(optimizer, single)) {
-      ungroup(single);
-      return;
-    }
-    worklist.push_back(op);
-  };
-  for (Operation &op : block)
-    if (roleOf(&op) == Role::Update)
-      join(&op);
-  auto isElementwiseCandidate = [&](Operation *op) {
-    return op && roleOf(op) == Role::Elementwise &&
-           !isa<nv::BroadcastOp>(op) && groupOf(op) < 0 &&
-           !recomputable.contains(op);
-  };
-  auto inOptimizer = [&](Operation *op) {
-    return optimizer >= 0 && groupOf(op) == optimizer;
-  };
+/// An elementwise op an optimizer kernel may hold.
+bool BlockFuser::optimizerCandidate(Operation *op) const {
+  return op && op->getBlock() == &block && roleOf(op) == Role::Elementwise &&
+         !isa<nv::BroadcastOp>(op) && groupOf(op) < 0 &&
+         !recomputable.contains(op);
+}
+
+/// Adds `op` to optimizer group `*group` (made on first use), unless that
+/// would make a cycle.
+bool BlockFuser::joinOptimizer(int &group, Operation *op) {
+  int single = newGroup(op);
+  groups[single].optimizer = true;
+  if (group < 0) {
+    group = single;
+    return true;
+  }
+  if (tryMerge(group, single))
+    return true;
+  ungroup(single);
+  return false;
+}
+
+void BlockFuser::absorbProducersOnlyReadBy(int group,
+                                           SmallVector<Operation *> worklist) {
+  auto inGroup = [&](Operation *op) { return groupOf(op) == group; };
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
-    // Producers whose every reader is in the group (a clipping scale).
     for (Value operand : op->getOperands()) {
       Operation *def = producerInBlock(operand);
-      if (isElementwiseCandidate(def) &&
-          llvm::all_of(def->getUsers(), inOptimizer))
-        join(def);
-    }
-    // Readers of the group's values alone (working copies).
-    for (Operation *user : op->getUsers()) {
-      if (!isElementwiseCandidate(user) || user->getBlock() != &block)
-        continue;
-      if (llvm::all_of(user->getOperands(), [&](Value v) {
-            Operation *def = producerInBlock(v);
-            return splatConstant(v) || (def && inOptimizer(def));
-          }))
-        join(user);
+      if (optimizerCandidate(def) && llvm::all_of(def->getUsers(), inGroup) &&
+          joinOptimizer(group, def))
+        worklist.push_back(def);
     }
   }
+}
+
+int BlockFuser::formOptimizerGroup() {
+  int optimizer = -1;
+  SmallVector<Operation *> updates;
+  for (Operation &op : block)
+    if (roleOf(&op) == Role::Update && joinOptimizer(optimizer, &op))
+      updates.push_back(&op);
+  if (optimizer < 0)
+    return -1;
+  // Readers of the updated tensors alone (bf16 working copies), then the
+  // producers only the kernel reads (a clipping scale, gradient casts).
+  SmallVector<Operation *> worklist(updates);
+  for (size_t i = 0; i < worklist.size(); ++i)
+    for (Operation *user : worklist[i]->getUsers())
+      if (optimizerCandidate(user) &&
+          llvm::all_of(user->getOperands(), [&](Value v) {
+            Operation *def = producerInBlock(v);
+            return splatConstant(v) || (def && groupOf(def) == optimizer);
+          }) &&
+          joinOptimizer(optimizer, user))
+        worklist.push_back(user);
+  absorbProducersOnlyReadBy(optimizer, worklist);
+  return optimizer;
+}
+
+static bool sumsWholeTensor(Operation *op) {
+  auto reduce = dyn_cast<nv::ReduceOp>(op);
+  if (!reduce || reduce.getKind() != nv::ReduceKind::sum)
+    return false;
+  int64_t rank = shapeOf(reduce.getInput()).size();
+  return rank >= 1 && isDims(reduce.getDims(), rank);
+}
+
+void BlockFuser::formGlobalNormGroup(int updates) {
+  if (updates < 0)
+    return;
+  // Walk back from the updates through scalar elementwise ops (the norm's
+  // square root, the sum of the per-tensor sums) to the sums.
+  SmallVector<Operation *> sums;
+  SmallVector<Value> work;
+  DenseSet<Operation *> seen;
+  for (Operation *op : groups[updates].ops)
+    llvm::append_range(work, op->getOperands());
+  while (!work.empty()) {
+    Operation *def = producerInBlock(work.pop_back_val());
+    if (!def || groupOf(def) >= 0 || !seen.insert(def).second)
+      continue;
+    if (sumsWholeTensor(def))
+      sums.push_back(def);
+    else if (roleOf(def) == Role::Elementwise &&
+             llvm::product_of(shapeOf(def->getResult(0))) == 1)
+      llvm::append_range(work, def->getOperands());
+  }
+  // One sum is an ordinary reduction kernel.
+  if (sums.size() < 2)
+    return;
+  llvm::sort(sums, [&](Operation *a, Operation *b) {
+    return position[a] < position[b];
+  });
+  int norm = -1;
+  SmallVector<Operation *> joined;
+  for (Operation *sum : sums)
+    if (joinOptimizer(norm, sum))
+      joined.push_back(sum);
+  absorbProducersOnlyReadBy(norm, joined);
 }
 
 void BlockFuser::fuseProducersAndConsumers() {
@@ -511,7 +576,7 @@ void BlockFuser::fuseSiblings() {
 
 LogicalResult BlockFuser::run() {
   findRecomputable();
-  formOptimizerGroup();
+  formGlobalNormGroup(formOptimizerGroup());
   fuseProducersAndConsumers();
   fuseSiblings();
   for (Group &group : groups) {

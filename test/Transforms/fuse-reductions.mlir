@@ -220,13 +220,16 @@ func.func @views(%x: tensor<8x4xf32>, %w: tensor<4x8xf32>, %y: tensor<8x16xf32>)
 
 // AdamW over two tensors with global-norm clipping and bf16 working copies:
 // the clipping scale, both updates and both casts are one optimizer kernel;
-// the two sums of squares are reductions before it.
+// the two sums of squares are one multi-tensor kernel before it.
 // CHECK-LABEL: func.func @optimizer
-// CHECK-NEXT: %[[S1:.*]] = nova_tile.fusion column_reduction
-// CHECK: nova.reduce sum %{{.*}} dims [0, 1]
-// CHECK: %[[S2:.*]] = nova_tile.fusion row_reduction
-// CHECK: nova.reduce sum %{{.*}} dims [0]
-// CHECK: %[[U:.*]]:8 = nova_tile.fusion optimizer(%[[S1]], %[[S2]], {{.*}}) : ({{.*}}) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xbf16>) {
+// CHECK-NEXT: %[[S:.*]]:2 = nova_tile.fusion optimizer(%{{.*}}, %{{.*}}) : (tensor<4x8xf32>, tensor<8xf32>) -> (tensor<f32>, tensor<f32>) {
+// CHECK: nova.mul
+// CHECK-NEXT: nova.reduce sum %{{.*}} dims [0, 1]
+// CHECK-NEXT: nova.mul
+// CHECK-NEXT: nova.reduce sum %{{.*}} dims [0]
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[U:.*]]:8 = nova_tile.fusion optimizer(%[[S]]#0, %[[S]]#1, {{.*}}) : ({{.*}}) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xbf16>) {
 // CHECK: nova.add
 // CHECK-NEXT: nova.sqrt
 // CHECK: nova.div

@@ -711,13 +711,56 @@ func.func @scatter_indices(%i0: tensor<3x4xf32>, %i1: tensor<3xi64>) {
 
 // -----
 
-// Optimizer: at least one adamw.
+// Optimizer: adamw updates or sums over whole tensors.
 func.func @opt_none(%i0: tensor<8xf32>) {
-  // expected-error @+1 {{optimizer contract: an optimizer kernel holds at least one 'nova.adamw'}}
+  // expected-error @+1 {{optimizer contract: an optimizer kernel holds 'nova.adamw' updates or sums over whole tensors (a global norm), the body has neither}}
   %r = nova_tile.fusion optimizer (%i0) : (tensor<8xf32>) -> tensor<8xf32> {
   ^bb0(%a0: tensor<8xf32>):
     %n = nova.neg %a0 : tensor<8xf32>
     nova_tile.yield %n : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Optimizer: a global norm's sums cover whole tensors.
+func.func @opt_partial_sum(%i0: tensor<4x8xf32>) {
+  %r = nova_tile.fusion optimizer (%i0) : (tensor<4x8xf32>) -> tensor<8xf32> {
+  ^bb0(%a0: tensor<4x8xf32>):
+    // expected-error @+1 {{optimizer contract: reduces part of a tensor; an optimizer kernel sums whole tensors only}}
+    %s = nova.reduce sum %a0 dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    nova_tile.yield %s : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Optimizer: a sum over a whole tensor is only yielded.
+func.func @opt_sum_read(%i0: tensor<4x8xf32>, %i1: tensor<8xf32>) {
+  %r = nova_tile.fusion optimizer (%i0, %i1) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<f32> {
+  ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<8xf32>):
+    %s = nova.reduce sum %a0 dims [0, 1] : tensor<4x8xf32> -> tensor<f32>
+    %t = nova.reduce sum %a1 dims [0] : tensor<8xf32> -> tensor<f32>
+    // expected-error @+1 {{optimizer contract: reads a sum over a whole tensor, which is complete only at the end of the kernel; such a sum is only yielded}}
+    %n = nova.add %s, %t : tensor<f32>, tensor<f32>
+    nova_tile.yield %n : tensor<f32>
+  }
+  return
+}
+
+// -----
+
+// Optimizer: updates and the sums they read are two kernels.
+func.func @opt_sum_and_update(%i0: tensor<8xf32>, %i1: tensor<i64>) {
+  // expected-error @+1 {{optimizer contract: an optimizer kernel holds either 'nova.adamw' updates or sums over whole tensors, not both: the updates read the finished sums}}
+  %r:2 = nova_tile.fusion optimizer (%i0, %i1) : (tensor<8xf32>, tensor<i64>) -> (tensor<f32>, tensor<8xf32>) {
+  ^bb0(%a0: tensor<8xf32>, %a1: tensor<i64>):
+    %s = nova.reduce sum %a0 dims [0] : tensor<8xf32> -> tensor<f32>
+    %lr = nova.constant dense<1.0e-3> : tensor<f32>
+    %u:3 = nova.adamw %a0, %a0, %a0, %a0, %a1, %lr beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8xf32>, tensor<i64>
+    nova_tile.yield %s, %u#0 : tensor<f32>, tensor<8xf32>
   }
   return
 }

@@ -211,6 +211,22 @@ func.func @totals(%x: tensor<4x8xf32>, %m: tensor<4xf32>) -> (tensor<f32>, tenso
   return %y#0, %y#1 : tensor<f32>, tensor<f32>
 }
 
+// A global gradient norm's sums of squares over two tensors in one
+// multi-tensor kernel.
+// CONTRACT: fusion #14 optimizer {{[0-9a-f]+}} space 40 in [elementwise, elementwise] out [scalar, scalar]
+func.func @global_norm(%g1: tensor<4x8xf32>, %g2: tensor<8xbf16>) -> (tensor<f32>, tensor<f32>) {
+  %y:2 = nova_tile.fusion optimizer (%g1, %g2) : (tensor<4x8xf32>, tensor<8xbf16>) -> (tensor<f32>, tensor<f32>) {
+  ^bb0(%a: tensor<4x8xf32>, %b: tensor<8xbf16>):
+    %sa = nova.mul %a, %a : tensor<4x8xf32>, tensor<4x8xf32>
+    %ra = nova.reduce sum %sa dims [0, 1] : tensor<4x8xf32> -> tensor<f32>
+    %bf = nova.cast %b : tensor<8xbf16> to tensor<8xf32>
+    %sb = nova.mul %bf, %bf : tensor<8xf32>, tensor<8xf32>
+    %rb = nova.reduce sum %sb dims [0] : tensor<8xf32> -> tensor<f32>
+    nova_tile.yield %ra, %rb : tensor<f32>, tensor<f32>
+  }
+  return %y#0, %y#1 : tensor<f32>, tensor<f32>
+}
+
 // The outlined form: a kernel symbol and its launch.
 // CHECK-LABEL: func.func @launch
 // CHECK: nova_tile.launch @relu_kernel(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>

@@ -834,22 +834,50 @@ LogicalResult Checker::scatterAdd() {
 }
 
 LogicalResult Checker::optimizer() {
-  // Updates of empty parameters are valid: the kernel then has no elements.
-  int64_t elements = 0, updates = 0;
-  for (auto adamw : body.getOps<nv::AdamWOp>()) {
-    ++updates;
-    elements += product(shapeOf(adamw.getParam()));
-    if (!contract.computeType)
-      contract.computeType = getElementTypeOrSelf(adamw.getParam());
-  }
-  if (!updates)
-    return fail(group, "an optimizer kernel holds at least one 'nova.adamw'");
-  contract.space = {elements};
-  // Each update and what feeds or follows it works tensor by tensor, so
-  // every value is elementwise over its own tensor: no views that move
-  // elements.
+  // Two kinds of multi-tensor kernel, each elementwise tensor by tensor:
+  // the AdamW updates of many parameters, or the sums over whole tensors
+  // that a global gradient norm needs (each result complete only at the end
+  // of the kernel, so only yielded). Updates of empty parameters are valid:
+  // the kernel then has no elements.
+  int64_t elements = 0, updates = 0, sums = 0;
   for (Operation &op : body.without_terminator()) {
-    if (isa<nv::AdamWOp>(op))
+    Value tensor;
+    if (auto adamw = dyn_cast<nv::AdamWOp>(op)) {
+      ++updates;
+      tensor = adamw.getParam();
+    } else if (auto reduce = dyn_cast<nv::ReduceOp>(op)) {
+      int64_t rank = shapeOf(reduce.getInput()).size();
+      if (rank == 0 ||
+          reduce.getDims() != ArrayRef<int64_t>(leadingDims(rank)))
+        return fail(&op, "reduces part of a tensor; an optimizer kernel "
+                         "sums whole tensors only");
+      ++sums;
+      tensor = reduce.getInput();
+      for (Operation *user : op.getUsers())
+        if (user != yield())
+          return fail(user, "reads a sum over a whole tensor, which is "
+                            "complete only at the end of the kernel; such a "
+                            "sum is only yielded");
+    } else {
+      continue;
+    }
+    elements += product(shapeOf(tensor));
+    if (!contract.computeType)
+      contract.computeType = getElementTypeOrSelf(tensor);
+  }
+  if (!updates && !sums)
+    return fail(group, "an optimizer kernel holds 'nova.adamw' updates or "
+                       "sums over whole tensors (a global norm), the body "
+                       "has neither");
+  if (updates && sums)
+    return fail(group, "an optimizer kernel holds either 'nova.adamw' "
+                       "updates or sums over whole tensors, not both: the "
+                       "updates read the finished sums");
+  contract.space = {elements};
+  // Everything else works tensor by tensor, so every value is elementwise
+  // over its own tensor: no views that move elements.
+  for (Operation &op : body.without_terminator()) {
+    if (isa<nv::AdamWOp, nv::ReduceOp>(op))
       continue;
     if (!isElementwiseOp(&op))
       return fail(&op, "'" + op.getName().getStringRef() +
@@ -863,8 +891,12 @@ LogicalResult Checker::optimizer() {
                                    : AccessKind::Elementwise,
                                {},
                                false});
-  contract.results.assign(outputs().size(),
-                          Access{AccessKind::Elementwise, {}, false});
+  for (Value v : outputs())
+    contract.results.push_back({product(shapeOf(v)) == 1 && sums
+                                    ? AccessKind::Scalar
+                                    : AccessKind::Elementwise,
+                                {},
+                                false});
   return success();
 }
 
