@@ -179,27 +179,36 @@ func.func @table_constant(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   return %e : tensor<3x2xf32>
 }
 
-// Paths through a kernel count as a whole: the row group G reads the
-// reciprocal of %k (through %w) and yields the total %t, which the neg reads.
-// No op-level path leads from the reciprocal to the neg, but merging the
-// div with %k's group would put G both after and before that kernel.
+// Paths through a kernel count as a whole. Both scalar kernels read the
+// total %k: the reciprocal feeds the row kernel's %w (through a reshape and a
+// broadcast) and the neg reads that kernel's total %t. No op-level path
+// leads from the reciprocal to the neg (%w and %t are separate ops of the
+// kernel), but merging the two scalar kernels would put the big kernel both
+// after and before the merged one.
 // CHECK-LABEL: func.func @path_through_group
-// CHECK-NEXT: %[[K:.*]]:2 = nova_tile.fusion row_reduction
-// CHECK: nova.reduce sum %{{.*}} dims [0]
+// CHECK-NEXT: %[[K:.*]] = nova_tile.fusion column_reduction
+// CHECK: %[[R:.*]] = nova_tile.fusion pointwise(%[[K]])
+// CHECK-NEXT: ^bb0
 // CHECK-NEXT: nova.reciprocal
-// CHECK: %[[G:.*]]:3 = nova_tile.fusion column_reduction(%{{.*}}, %[[K]]#1)
-// CHECK: %[[S:.*]] = nova_tile.fusion pointwise(%[[G]]#{{[0-9]}}, %[[K]]#0)
-// CHECK: nova.neg
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[RR:.*]] = nova.reshape %[[R]]
+// CHECK-NEXT: %[[G:.*]]:3 = nova_tile.fusion column_reduction(%{{.*}}, %[[RR]])
+// CHECK: %[[S:.*]] = nova_tile.fusion pointwise(%[[G]]#1, %[[K]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.neg
 // CHECK-NEXT: nova.div
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: return %[[S]]
-func.func @path_through_group(%x: tensor<4x8xf32>, %m: tensor<4xf32>) -> (tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>) {
-  %k = nova.reduce sum %m dims [0] : tensor<4xf32> -> tensor<f32>
-  %r = nova.reciprocal %k : tensor<f32>
+func.func @path_through_group(%x: tensor<4x8xf32>, %m: tensor<4x8xf32>) -> (tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %k = nova.reduce sum %m dims [0, 1] : tensor<4x8xf32> -> tensor<f32>
   %e = nova.exp %x : tensor<4x8xf32>
   %t = nova.reduce sum %e dims [0, 1] : tensor<4x8xf32> -> tensor<f32>
-  %w = nova.mul %e, %r : tensor<4x8xf32>, tensor<f32>
+  %r = nova.reciprocal %k : tensor<f32>
+  %rr = nova.reshape %r : tensor<f32> -> tensor<1x1xf32>
+  %rb = nova.broadcast %rr : tensor<1x1xf32> -> tensor<4x8xf32>
+  %w = nova.mul %e, %rb : tensor<4x8xf32>, tensor<4x8xf32>
   %a = nova.neg %t : tensor<f32>
   %b = nova.div %a, %k : tensor<f32>, tensor<f32>
   return %b, %w, %e : tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>
