@@ -6,6 +6,17 @@
 // RUN: nova-opt %t.mlir --nova-fuse | FileCheck %s
 // Every group passes its family's contract: the fused module verifies.
 // RUN: nova-opt %t.mlir --verify-diagnostics -o %t.verified.mlir
+// Each kernel's contract: how it reads its inputs and writes its outputs
+// (the README shows the LayerNorm backward line).
+// RUN: nova-opt %s --nova-fuse --nova-print-hash -o %t.hash.mlir | FileCheck %s --check-prefix=CONTRACT
+// CONTRACT: fusion #0 row_reduction {{[0-9a-f]+}} space 8x8 in [elementwise, elementwise, per-column, per-column] out [elementwise, elementwise]
+// CONTRACT: fusion #2 row_reduction {{[0-9a-f]+}} space 4x10 in [elementwise, per-row] out [scalar, elementwise]
+// CONTRACT: fusion #4 row_reduction 1c518089e03fb89fd84152796d801463 space 8x8 in [elementwise, per-column, elementwise, per-row] out [elementwise, per-column, per-column]
+// CONTRACT: fusion #5 column_reduction {{[0-9a-f]+}} space 8x16 in [elementwise, elementwise] out [elementwise, per-column]
+// CONTRACT: fusion #6 column_reduction {{[0-9a-f]+}} space 8x16 in [elementwise, elementwise] out [per-column, per-column]
+// CONTRACT: fusion #7 row_reduction {{[0-9a-f]+}} space 8x8 in [elementwise, transposed(1,0), sliced(0,1,8,16,1,2)] out [elementwise, per-row, elementwise]
+// CONTRACT: fusion #8 optimizer {{[0-9a-f]+}} space 40 in [elementwise, elementwise] out [scalar, scalar]
+// CONTRACT: fusion #9 optimizer {{[0-9a-f]+}} space 40 in [scalar, scalar, {{.*}}] out [elementwise, elementwise, elementwise, elementwise, elementwise, elementwise, elementwise, elementwise]
 // The interpreter gives the same outputs before and after on fresh inputs.
 // RUN: for f in layer_norm softmax cross_entropy layer_norm_backward bias_grad dgamma_dbeta views optimizer recompute middle_dim softmax_op; do \
 // RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
