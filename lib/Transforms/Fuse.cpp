@@ -230,7 +230,8 @@ private:
   bool absorbsView(const Group &group, ArrayRef<int64_t> space,
                    Value v) const;
 
-  LogicalResult materialize(Group &group);
+  /// Replaces the group by a nova_tile.fusion op.
+  void materialize(Group &group);
 
   Block &block;
   DenseMap<Operation *, unsigned> position;
@@ -585,8 +586,7 @@ LogicalResult BlockFuser::run() {
     llvm::sort(group.ops, [&](Operation *a, Operation *b) {
       return position[a] < position[b];
     });
-    if (failed(materialize(group)))
-      return failure();
+    materialize(group);
   }
   for (Operation *op : llvm::reverse(cloned))
     if (op->use_empty())
@@ -607,7 +607,7 @@ bool BlockFuser::absorbsView(const Group &group, ArrayRef<int64_t> space,
          groupOf(view) < 0 && shapeOf(v) == space;
 }
 
-LogicalResult BlockFuser::materialize(Group &group) {
+void BlockFuser::materialize(Group &group) {
   DenseSet<Operation *> inGroup(group.ops.begin(), group.ops.end());
   auto usedOutside = [&](Value v) {
     return llvm::any_of(v.getUsers(), [&](Operation *user) {
@@ -708,9 +708,14 @@ LogicalResult BlockFuser::materialize(Group &group) {
     yielded.push_back(mapping.lookup(output));
   nt::YieldOp::create(builder, last->getLoc(), yielded);
 
+  // The merge rules mirror the contracts; should a group still break its
+  // family's contract, its ops stay as they are, unfused and correct.
   if (failed(nt::computeContract(
-          cast<nt::FusionGroupOpInterface>(fusion.getOperation()))))
-    return failure();
+          cast<nt::FusionGroupOpInterface>(fusion.getOperation()),
+          /*emitErrors=*/false))) {
+    fusion.erase();
+    return;
+  }
 
   for (auto [output, result] : llvm::zip(outputs, fusion.getResults()))
     output.replaceUsesWithIf(result, [&](OpOperand &use) {
@@ -718,7 +723,6 @@ LogicalResult BlockFuser::materialize(Group &group) {
     });
   for (Operation *op : llvm::reverse(group.ops))
     op->erase();
-  return success();
 }
 
 namespace {
