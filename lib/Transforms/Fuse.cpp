@@ -43,6 +43,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/Sequence.h"
@@ -725,12 +726,231 @@ void BlockFuser::materialize(Group &group) {
     op->erase();
 }
 
+//===----------------------------------------------------------------------===//
+// Recomputing cheap values instead of saving them
+//===----------------------------------------------------------------------===//
+
+/// A kernel family whose bodies hold any elementwise op over their space.
+static bool holdsElementwise(nt::FusionOp op) {
+  nt::Family family = op.getFamily();
+  return family == nt::Family::pointwise ||
+         family == nt::Family::row_reduction ||
+         family == nt::Family::column_reduction;
+}
+
+/// `fusion` rebuilt with `inputs` and a body made by `build`, which gets the
+/// new block (arguments added for `inputs`) and the mapping from the old
+/// block arguments it keeps; the yield is rebuilt from `yielded` mapped.
+/// Returns null, erasing the new op, when the result breaks the contract.
+static nt::FusionOp
+rebuildFusion(nt::FusionOp fusion, ArrayRef<Value> inputs,
+              ArrayRef<Value> yielded,
+              function_ref<void(OpBuilder &, IRMapping &)> build) {
+  OpBuilder builder(fusion);
+  auto rebuilt = nt::FusionOp::create(
+      builder, fusion.getLoc(), ValueRange(yielded).getTypes(),
+      fusion.getFamily(), inputs, fusion.getScheduleAttr());
+  Block *body = builder.createBlock(&rebuilt.getBody());
+  for (Value input : inputs)
+    body->addArgument(input.getType(), input.getLoc());
+  IRMapping mapping;
+  build(builder, mapping);
+  SmallVector<Value> results;
+  for (Value v : yielded)
+    results.push_back(mapping.lookupOrDefault(v));
+  nt::YieldOp::create(builder, fusion.getBody().front().getTerminator()->getLoc(),
+                      results);
+  if (failed(nt::computeContract(
+          cast<nt::FusionGroupOpInterface>(rebuilt.getOperation()),
+          /*emitErrors=*/false))) {
+    rebuilt.erase();
+    return nullptr;
+  }
+  return rebuilt;
+}
+
+/// Lets the kernels that read result `index` of `producer` compute it
+/// themselves from values they already read (or small per-row, per-column
+/// or scalar ones), so the producer no longer writes it: LayerNorm's x̂ =
+/// (x - mean) * rstd is recomputed by the backward kernel that reads
+/// x - mean and rstd anyway, and is not saved between forward and backward.
+/// Only an elementwise op whose operands the producer already yields (or
+/// reads) qualifies, and only when every reader is a kernel that can hold
+/// it. Returns whether it rewrote anything.
+static bool recomputeInReaders(nt::FusionOp producer, unsigned index) {
+  Block &body = producer.getBody().front();
+  Operation *yield = body.getTerminator();
+  Value inner = yield->getOperand(index);
+  Operation *op = inner.getDefiningOp();
+  if (!op || op->getBlock() != &body || roleOf(op) != Role::Elementwise ||
+      isa<nv::BroadcastOp>(op))
+    return false;
+  Value outer = producer.getResult(index);
+  int64_t size = llvm::product_of(shapeOf(outer));
+  // Where each operand of `op` is outside the producer: an input, another
+  // result, or a splat constant the readers clone.
+  SmallVector<Value> sources;
+  for (Value operand : op->getOperands()) {
+    if (auto arg = dyn_cast<BlockArgument>(operand)) {
+      sources.push_back(producer.getInputs()[arg.getArgNumber()]);
+      continue;
+    }
+    if (splatConstant(operand)) {
+      sources.push_back(Value());
+      continue;
+    }
+    auto it = llvm::find(yield->getOperands(), operand);
+    if (it == yield->getOperands().end() || operand == inner)
+      return false;
+    sources.push_back(producer.getResult(it - yield->operand_begin()));
+  }
+  SmallVector<nt::FusionOp> readers;
+  for (Operation *user : outer.getUsers()) {
+    auto reader = dyn_cast<nt::FusionOp>(user);
+    if (!reader || reader == producer || !holdsElementwise(reader))
+      return false;
+    if (!llvm::is_contained(readers, reader))
+      readers.push_back(reader);
+  }
+  if (readers.empty())
+    return false;
+  // A reader must not start reading a large tensor it did not read before:
+  // that would keep the tensor alive instead of the one saved.
+  for (nt::FusionOp reader : readers)
+    for (Value source : sources)
+      if (source && llvm::product_of(shapeOf(source)) * 8 > size &&
+          !llvm::is_contained(reader.getInputs(), source))
+        return false;
+
+  SmallVector<std::pair<nt::FusionOp, nt::FusionOp>> rewritten;
+  for (nt::FusionOp reader : readers) {
+    Block &readerBody = reader.getBody().front();
+    // Inputs: the old ones but `outer`, plus the sources not read directly
+    // (through no view) yet.
+    SmallVector<Value> inputs;
+    SmallVector<BlockArgument> kept;
+    for (auto [input, arg] :
+         llvm::zip(reader.getInputs(), readerBody.getArguments()))
+      if (input != outer) {
+        inputs.push_back(input);
+        kept.push_back(arg);
+      }
+    auto directArg = [&](Value source) -> int {
+      for (auto [i, arg] : llvm::enumerate(kept))
+        if (inputs[i] == source &&
+            llvm::none_of(arg.getUsers(), [](Operation *u) {
+              return isa<nv::TransposeOp, nv::SliceOp, nv::ReshapeOp>(u);
+            }))
+          return i;
+      return -1;
+    };
+    SmallVector<int> sourceArg;
+    for (Value source : sources) {
+      if (!source) {
+        sourceArg.push_back(-1);
+        continue;
+      }
+      int at = directArg(source);
+      if (at < 0) {
+        at = inputs.size();
+        inputs.push_back(source);
+      }
+      sourceArg.push_back(at);
+    }
+    SmallVector<Value> yielded(readerBody.getTerminator()->getOperands());
+    nt::FusionOp rebuilt = rebuildFusion(
+        reader, inputs, yielded, [&](OpBuilder &b, IRMapping &mapping) {
+          Block *newBody = b.getInsertionBlock();
+          for (auto [i, arg] : llvm::enumerate(kept))
+            mapping.map(arg, newBody->getArgument(i));
+          IRMapping local;
+          for (auto [operand, at] : llvm::zip(op->getOperands(), sourceArg)) {
+            if (at >= 0)
+              local.map(operand, newBody->getArgument(at));
+            else
+              local.map(operand, b.clone(*operand.getDefiningOp())->getResult(0));
+          }
+          Value value = b.clone(*op, local)->getResult(0);
+          for (auto [input, arg] :
+               llvm::zip(reader.getInputs(), readerBody.getArguments()))
+            if (input == outer)
+              mapping.map(arg, value);
+          for (Operation &inner : readerBody.without_terminator())
+            b.clone(inner, mapping);
+        });
+    if (!rebuilt) {
+      for (auto [old, made] : rewritten)
+        made.erase();
+      return false;
+    }
+    rewritten.push_back({reader, rebuilt});
+  }
+  for (auto [old, made] : rewritten) {
+    old.replaceAllUsesWith(made.getResults());
+    old.erase();
+  }
+
+  // The producer stops writing the value.
+  SmallVector<Value> yielded;
+  SmallVector<unsigned> kept;
+  for (auto [i, v] : llvm::enumerate(yield->getOperands()))
+    if (i != index) {
+      yielded.push_back(v);
+      kept.push_back(i);
+    }
+  nt::FusionOp rebuilt = rebuildFusion(
+      producer, SmallVector<Value>(producer.getInputs()), yielded,
+      [&](OpBuilder &b, IRMapping &mapping) {
+        for (auto [arg, newArg] : llvm::zip(
+                 body.getArguments(), b.getInsertionBlock()->getArguments()))
+          mapping.map(arg, newArg);
+        for (Operation &inner : body.without_terminator())
+          b.clone(inner, mapping);
+      });
+  // Dropping an output cannot break a contract; keep the old op otherwise.
+  if (!rebuilt)
+    return true;
+  for (auto [newIndex, oldIndex] : llvm::enumerate(kept))
+    producer.getResult(oldIndex).replaceAllUsesWith(rebuilt.getResult(newIndex));
+  producer.erase();
+  // Ops of the body that fed only the dropped output.
+  Block &newBody = rebuilt.getBody().front();
+  for (Operation &inner :
+       llvm::make_early_inc_range(llvm::reverse(newBody.without_terminator())))
+    if (inner.use_empty() && isMemoryEffectFree(&inner))
+      inner.erase();
+  return true;
+}
+
+/// Runs recomputeInReaders over every kernel result until nothing changes.
+static void recomputeSavedValues(Block &block) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<nt::FusionOp> fusions(block.getOps<nt::FusionOp>());
+    for (nt::FusionOp fusion : fusions) {
+      if (!holdsElementwise(fusion))
+        continue;
+      for (unsigned i = 0; i < fusion.getNumResults(); ++i)
+        if (recomputeInReaders(fusion, i)) {
+          changed = true;
+          break;
+        }
+      // The op may have been replaced; the next round sees the new one.
+      if (changed)
+        break;
+    }
+  }
+}
+
 namespace {
 struct NovaFusePass : nv::impl::NovaFuseBase<NovaFusePass> {
   void runOnOperation() override {
-    for (Block &block : getOperation().getBody())
+    for (Block &block : getOperation().getBody()) {
       if (failed(BlockFuser(block).run()))
         return signalPassFailure();
+      recomputeSavedValues(block);
+    }
   }
 };
 

@@ -18,7 +18,7 @@
 // CONTRACT: fusion #8 optimizer {{[0-9a-f]+}} space 40 in [elementwise, elementwise] out [scalar, scalar]
 // CONTRACT: fusion #9 optimizer {{[0-9a-f]+}} space 40 in [scalar, scalar, {{.*}}] out [elementwise, elementwise, elementwise, elementwise, elementwise, elementwise, elementwise, elementwise]
 // The interpreter gives the same outputs before and after on fresh inputs.
-// RUN: for f in layer_norm softmax cross_entropy layer_norm_backward bias_grad dgamma_dbeta views optimizer recompute middle_dim softmax_op; do \
+// RUN: for f in layer_norm softmax cross_entropy layer_norm_backward bias_grad dgamma_dbeta views optimizer recompute middle_dim softmax_op saved_value; do \
 // RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 1e-6 --atol 0 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
@@ -336,4 +336,48 @@ func.func @softmax_op(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf3
   %y = nova.softmax %s dim 1 : tensor<4x8xf32>
   %l = nova.log %y : tensor<4x8xf32>
   return %l : tensor<4x8xf32>
+}
+
+// A value the forward kernel computes from two of its other outputs (x̂ =
+// (x - mean) * rstd) and that only a backward kernel reads, which reads both
+// anyway: the backward kernel recomputes it and the forward kernel no
+// longer writes it, so it is not saved in between.
+// CHECK-LABEL: func.func @saved_value
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: %[[F:.*]]:3 = nova_tile.fusion row_reduction(%{{.*}}) : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x8xf32>) {
+// CHECK: %[[XC:.*]] = nova.sub
+// CHECK: %[[RS:.*]] = nova.rsqrt
+// CHECK-NEXT: %[[XH:.*]] = nova.mul %[[XC]], %[[RS]]
+// CHECK-NEXT: nova.constant
+// CHECK-NEXT: %[[Y:.*]] = nova.mul %[[XH]], %{{.*}}
+// CHECK-NEXT: nova_tile.yield %[[XC]], %[[RS]], %[[Y]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[DY:.*]] = nova.matmul %[[F]]#2
+// CHECK-NEXT: %[[B:.*]] = nova_tile.fusion row_reduction(%[[DY]], %[[F]]#1, %[[F]]#0)
+// CHECK-NEXT: ^bb0(%[[DA:.*]]: tensor<4x8xf32>, %[[RA:.*]]: tensor<4x1xf32>, %[[XA:.*]]: tensor<4x8xf32>):
+// CHECK-NEXT: %[[XH2:.*]] = nova.mul %[[XA]], %[[RA]]
+// CHECK: nova.mul %[[DA]], %[[XH2]]
+// CHECK: return
+func.func @saved_value(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %inv = nova.constant dense<0.125> : tensor<f32>
+  %eps = nova.constant dense<1.0e-5> : tensor<f32>
+  %two = nova.constant dense<2.0> : tensor<f32>
+  %x2 = nova.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %s = nova.reduce sum %x2 dims [1] keep_dims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %mean = nova.mul %s, %inv : tensor<4x1xf32>, tensor<f32>
+  %xc = nova.sub %x2, %mean : tensor<4x8xf32>, tensor<4x1xf32>
+  %sq = nova.mul %xc, %xc : tensor<4x8xf32>, tensor<4x8xf32>
+  %vs = nova.reduce sum %sq dims [1] keep_dims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %var = nova.mul %vs, %inv : tensor<4x1xf32>, tensor<f32>
+  %ve = nova.add %var, %eps : tensor<4x1xf32>, tensor<f32>
+  %rs = nova.rsqrt %ve : tensor<4x1xf32>
+  %xh = nova.mul %xc, %rs : tensor<4x8xf32>, tensor<4x1xf32>
+  %y = nova.mul %xh, %two : tensor<4x8xf32>, tensor<f32>
+  %dy = nova.matmul %y, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %g = nova.mul %dy, %xh : tensor<4x8xf32>, tensor<4x8xf32>
+  %a = nova.mul %dy, %rs : tensor<4x8xf32>, tensor<4x1xf32>
+  %r = nova.reduce sum %g dims [1] keep_dims : tensor<4x8xf32> -> tensor<4x1xf32>
+  %b = nova.mul %xc, %r : tensor<4x8xf32>, tensor<4x1xf32>
+  %dx = nova.sub %a, %b : tensor<4x8xf32>, tensor<4x8xf32>
+  return %dx, %y : tensor<4x8xf32>, tensor<4x8xf32>
 }
