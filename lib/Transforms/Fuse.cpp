@@ -126,8 +126,7 @@ static Role roleOf(Operation *op) {
 
 /// Whether `shape` is one value per element, per row or a scalar of the
 /// rows x cols space `space`: the values a reduction kernel computes.
-static bool computedInSpace(ArrayRef<int64_t> shape,
-                            ArrayRef<int64_t> space) {
+static bool computedInSpace(ArrayRef<int64_t> shape, ArrayRef<int64_t> space) {
   if (shape == space || llvm::product_of(shape) == 1)
     return true;
   ArrayRef<int64_t> lead = space.drop_back();
@@ -144,12 +143,15 @@ public:
       position[&op] = opAt.size();
       opAt.push_back(&op);
     }
+    // An op depends on what it and the ops of its regions read.
     producers.resize(opAt.size());
     for (auto [i, op] : llvm::enumerate(opAt))
-      for (Value operand : op->getOperands())
-        if (Operation *def = producerInBlock(operand);
-            def && !llvm::is_contained(producers[i], position[def]))
-          producers[i].push_back(position[def]);
+      op->walk([&, i = i](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (Operation *def = producerInBlock(operand);
+              def && !llvm::is_contained(producers[i], position[def]))
+            producers[i].push_back(position[def]);
+      });
     groupAt.assign(opAt.size(), -1);
     visited.assign(opAt.size(), 0);
   }
@@ -228,8 +230,7 @@ private:
 
   /// A transpose or slice outside every group that `group` can read its
   /// operand through.
-  bool absorbsView(const Group &group, ArrayRef<int64_t> space,
-                   Value v) const;
+  bool absorbsView(const Group &group, ArrayRef<int64_t> space, Value v) const;
 
   /// Replaces the group by a nova_tile.fusion op.
   void materialize(Group &group);
@@ -253,8 +254,7 @@ private:
 };
 } // namespace
 
-std::optional<SmallVector<int64_t>> BlockFuser::unionSpace(int a,
-                                                           int b) const {
+std::optional<SmallVector<int64_t>> BlockFuser::unionSpace(int a, int b) const {
   auto ops = llvm::concat<Operation *const>(
       ArrayRef<Operation *>(groups[a].ops),
       b < 0 ? ArrayRef<Operation *>() : ArrayRef<Operation *>(groups[b].ops));
@@ -438,10 +438,12 @@ int BlockFuser::formOptimizerGroup() {
   for (size_t i = 0; i < worklist.size(); ++i)
     for (Operation *user : worklist[i]->getUsers())
       if (optimizerCandidate(user) &&
-          llvm::all_of(user->getOperands(), [&](Value v) {
-            Operation *def = producerInBlock(v);
-            return splatConstant(v) || (def && groupOf(def) == optimizer);
-          }) &&
+          llvm::all_of(user->getOperands(),
+                       [&](Value v) {
+                         Operation *def = producerInBlock(v);
+                         return splatConstant(v) ||
+                                (def && groupOf(def) == optimizer);
+                       }) &&
           joinOptimizer(optimizer, user))
         worklist.push_back(user);
   absorbProducersOnlyReadBy(optimizer, worklist);
@@ -499,9 +501,8 @@ void BlockFuser::fuseProducersAndConsumers() {
     newGroup(&op);
     // The largest value first: keeping it in registers saves the most.
     SmallVector<Value> operands(op.getOperands());
-    llvm::stable_sort(operands, [](Value x, Value y) {
-      return byteSize(x) > byteSize(y);
-    });
+    llvm::stable_sort(
+        operands, [](Value x, Value y) { return byteSize(x) > byteSize(y); });
     for (Value operand : operands) {
       Operation *def = producerInBlock(operand);
       if (!def)
@@ -640,7 +641,8 @@ void BlockFuser::materialize(Group &group) {
   auto addOperand = [&](Value v) {
     if (splatConstant(v))
       return;
-    if (Operation *def = producerInBlock(v); def && recomputable.contains(def)) {
+    if (Operation *def = producerInBlock(v);
+        def && recomputable.contains(def)) {
       for (Value x : def->getOperands())
         if (!splatConstant(x))
           direct.insert(x);
@@ -671,9 +673,9 @@ void BlockFuser::materialize(Group &group) {
   Operation *last = group.ops.back();
   OpBuilder builder(last->getContext());
   builder.setInsertionPointAfter(last);
-  auto fusion = nt::FusionOp::create(
-      builder, builder.getFusedLoc(locations), ValueRange(outputs).getTypes(),
-      family, inputs, nt::ScheduleAttr());
+  auto fusion = nt::FusionOp::create(builder, builder.getFusedLoc(locations),
+                                     ValueRange(outputs).getTypes(), family,
+                                     inputs, nt::ScheduleAttr());
 
   Block *body = builder.createBlock(&fusion.getBody());
   IRMapping mapping;
@@ -758,8 +760,8 @@ rebuildFusion(nt::FusionOp fusion, ArrayRef<Value> inputs,
   SmallVector<Value> results;
   for (Value v : yielded)
     results.push_back(mapping.lookupOrDefault(v));
-  nt::YieldOp::create(builder, fusion.getBody().front().getTerminator()->getLoc(),
-                      results);
+  nt::YieldOp::create(
+      builder, fusion.getBody().front().getTerminator()->getLoc(), results);
   if (failed(nt::computeContract(
           cast<nt::FusionGroupOpInterface>(rebuilt.getOperation()),
           /*emitErrors=*/false))) {
@@ -868,7 +870,8 @@ static bool recomputeInReaders(nt::FusionOp producer, unsigned index) {
             if (at >= 0)
               local.map(operand, newBody->getArgument(at));
             else
-              local.map(operand, b.clone(*operand.getDefiningOp())->getResult(0));
+              local.map(operand,
+                        b.clone(*operand.getDefiningOp())->getResult(0));
           }
           Value value = b.clone(*op, local)->getResult(0);
           for (auto [input, arg] :
@@ -911,7 +914,8 @@ static bool recomputeInReaders(nt::FusionOp producer, unsigned index) {
   if (!rebuilt)
     return true;
   for (auto [newIndex, oldIndex] : llvm::enumerate(kept))
-    producer.getResult(oldIndex).replaceAllUsesWith(rebuilt.getResult(newIndex));
+    producer.getResult(oldIndex).replaceAllUsesWith(
+        rebuilt.getResult(newIndex));
   producer.erase();
   // Ops of the body that fed only the dropped output.
   Block &newBody = rebuilt.getBody().front();

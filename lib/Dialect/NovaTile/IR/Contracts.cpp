@@ -473,11 +473,11 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
                : llvm::formatv("[{0}] or every dim",
                                llvm::interleaved(leadingDims(rank - 1)))
                      .str();
-      return fail(&op, llvm::formatv("reduces dims [{0}] of a rank-{1} "
-                                     "tensor; a {2} reduces dims {3}",
-                                     llvm::interleaved(dims), rank, family,
-                                     want)
-                           .str());
+      return fail(&op,
+                  llvm::formatv("reduces dims [{0}] of a rank-{1} "
+                                "tensor; a {2} reduces dims {3}",
+                                llvm::interleaved(dims), rank, family, want)
+                      .str());
     }
     if (rows && isa<nv::SoftmaxOp, nv::LogSoftmaxOp>(op)) {
       int64_t dim = op.getAttrOfType<IntegerAttr>("dim").getInt();
@@ -565,11 +565,10 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
     bool fromAcross = def && acrossSet.contains(def);
     auto is = [&](AccessKind kind) { return access && access->kind == kind; };
     bool ok = fromAcross ? is(AccessKind::PerColumn) || is(AccessKind::Scalar)
-              : rows
-                  ? is(AccessKind::Elementwise) || is(AccessKind::PerRow) ||
-                        is(AccessKind::Scalar)
-                  : is(AccessKind::Elementwise) ||
-                        is(AccessKind::PerColumn) || is(AccessKind::Scalar);
+              : rows ? is(AccessKind::Elementwise) || is(AccessKind::PerRow) ||
+                           is(AccessKind::Scalar)
+                     : is(AccessKind::Elementwise) ||
+                           is(AccessKind::PerColumn) || is(AccessKind::Scalar);
     if (!ok)
       return fail(yield(),
                   llvm::formatv("output #{0} of shape {1} is not {2} of the "
@@ -610,14 +609,14 @@ FailureOr<Access> Checker::reductionInputAccess(BlockArgument arg,
     return fail(group, llvm::formatv("input #{0} of shape {1} is not per "
                                      "element, per row or per column of "
                                      "the reduced {2} tensor",
-                                     arg.getArgNumber(),
-                                     shapeStr(shapeOf(arg)), shapeStr(full))
+                                     arg.getArgNumber(), shapeStr(shapeOf(arg)),
+                                     shapeStr(full))
                            .str());
   }
   // A view of an input: a transpose or a slice feeds whole elements of the
   // space; a reshape may also relabel a per-row or per-column vector.
-  std::optional<Access> seen = reductionAccess(shapeOf(view->getResult(0)),
-                                               full);
+  std::optional<Access> seen =
+      reductionAccess(shapeOf(view->getResult(0)), full);
   if (seen && seen->kind == AccessKind::Elementwise) {
     if (auto transpose = dyn_cast<nv::TransposeOp>(view))
       return Access{AccessKind::Transposed,
@@ -847,8 +846,7 @@ LogicalResult Checker::optimizer() {
       tensor = adamw.getParam();
     } else if (auto reduce = dyn_cast<nv::ReduceOp>(op)) {
       int64_t rank = shapeOf(reduce.getInput()).size();
-      if (rank == 0 ||
-          reduce.getDims() != ArrayRef<int64_t>(leadingDims(rank)))
+      if (rank == 0 || reduce.getDims() != ArrayRef<int64_t>(leadingDims(rank)))
         return fail(&op, "reduces part of a tensor; an optimizer kernel "
                          "sums whole tensors only");
       ++sums;
