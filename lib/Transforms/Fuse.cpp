@@ -109,7 +109,9 @@ static Role roleOf(Operation *op) {
     ArrayRef<int64_t> dims = reduce.getDims();
     if (rank >= 1 && dims == ArrayRef<int64_t>{rank - 1})
       return Role::AlongRows;
-    if (rank >= 2 && (isDims(dims, rank - 1) || isDims(dims, rank)))
+    // Column sums over leading dims (every dim but the last, or fewer: a
+    // sum over the batch dim alone) and totals over every dim.
+    if (rank >= 2 && !dims.empty() && isDims(dims, dims.size()))
       return Role::AcrossRows;
     return Role::None;
   }
@@ -124,14 +126,24 @@ static Role roleOf(Operation *op) {
   return Role::None;
 }
 
-/// Whether `shape` is one value per element, per row or a scalar of the
-/// rows x cols space `space`: the values a reduction kernel computes.
-static bool computedInSpace(ArrayRef<int64_t> shape, ArrayRef<int64_t> space) {
-  if (shape == space || llvm::product_of(shape) == 1)
+/// The iteration space of a kernel: its shape, and for reductions how many
+/// leading dims index the rows (the others index the columns).
+struct Space {
+  SmallVector<int64_t> shape;
+  size_t rowDims = 0;
+};
+
+/// Whether `shape` is one value per element, per row or a scalar of
+/// `space`: the values a reduction kernel computes.
+static bool computedInSpace(ArrayRef<int64_t> shape, const Space &space) {
+  ArrayRef<int64_t> full = space.shape;
+  if (shape == full || llvm::product_of(shape) == 1)
     return true;
-  ArrayRef<int64_t> lead = space.drop_back();
-  return shape == lead || (shape.size() == space.size() &&
-                           shape.drop_back() == lead && shape.back() == 1);
+  ArrayRef<int64_t> rows = full.take_front(space.rowDims);
+  return shape == rows ||
+         (shape.size() == full.size() &&
+          shape.take_front(space.rowDims) == rows &&
+          llvm::product_of(shape.drop_front(space.rowDims)) == 1);
 }
 
 namespace {
@@ -203,7 +215,7 @@ private:
   /// elementwise code alone; otherwise one rows x cols space every
   /// reduction works on, every computed value per element, per row or
   /// scalar of it, and no reduction across the rows read inside.
-  std::optional<SmallVector<int64_t>> unionSpace(int a, int b) const;
+  std::optional<Space> unionSpace(int a, int b) const;
 
   /// Whether a path leaves group `from`, passes through at least one kernel
   /// or op in neither group and enters group `to`. Merging the two would
@@ -254,7 +266,7 @@ private:
 };
 } // namespace
 
-std::optional<SmallVector<int64_t>> BlockFuser::unionSpace(int a, int b) const {
+std::optional<Space> BlockFuser::unionSpace(int a, int b) const {
   auto ops = llvm::concat<Operation *const>(
       ArrayRef<Operation *>(groups[a].ops),
       b < 0 ? ArrayRef<Operation *>() : ArrayRef<Operation *>(groups[b].ops));
@@ -262,32 +274,36 @@ std::optional<SmallVector<int64_t>> BlockFuser::unionSpace(int a, int b) const {
     int g = groupOf(op);
     return g == a || (b >= 0 && g == b);
   };
-  std::optional<SmallVector<int64_t>> rows, columns;
+  // Row reductions and column sums fix the space; a total only sums a
+  // value of it.
+  std::optional<Space> fixed;
   SmallVector<int64_t> largest;
   bool reduces = false;
   for (Operation *op : ops) {
     Role role = roleOf(op);
-    if (role == Role::AlongRows || role == Role::AcrossRows) {
-      reduces = true;
-      ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
-      // Row and column reductions fix the space; a total only sums a value
-      // of it.
-      bool columnSum = role == Role::AcrossRows &&
-                       isDims(cast<nv::ReduceOp>(op).getDims(), in.size() - 1);
-      if (role == Role::AlongRows || columnSum) {
-        auto &slot = role == Role::AlongRows ? rows : columns;
-        if (slot && ArrayRef<int64_t>(*slot) != in)
-          return std::nullopt;
-        slot = SmallVector<int64_t>(in);
-      }
-      if (llvm::product_of(in) > llvm::product_of(largest) || largest.empty())
-        largest.assign(in.begin(), in.end());
-      // Nothing in the kernel may read a result complete only at its end.
-      if (role == Role::AcrossRows)
-        for (Operation *user : op->getUsers())
-          if (inUnion(user))
-            return std::nullopt;
+    if (role != Role::AlongRows && role != Role::AcrossRows)
+      continue;
+    reduces = true;
+    ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
+    std::optional<size_t> rowDims;
+    if (role == Role::AlongRows)
+      rowDims = in.size() - 1;
+    else if (size_t reduced = cast<nv::ReduceOp>(op).getDims().size();
+             reduced < in.size())
+      rowDims = reduced;
+    if (rowDims) {
+      if (fixed &&
+          (ArrayRef<int64_t>(fixed->shape) != in || fixed->rowDims != *rowDims))
+        return std::nullopt;
+      fixed = Space{SmallVector<int64_t>(in), *rowDims};
     }
+    if (largest.empty() || llvm::product_of(in) > llvm::product_of(largest))
+      largest.assign(in.begin(), in.end());
+    // Nothing in the kernel may read a result complete only at its end.
+    if (role == Role::AcrossRows)
+      for (Operation *user : op->getUsers())
+        if (inUnion(user))
+          return std::nullopt;
   }
   if (!reduces) {
     // Pointwise: one iteration space, the shape of every value.
@@ -295,14 +311,12 @@ std::optional<SmallVector<int64_t>> BlockFuser::unionSpace(int a, int b) const {
     for (Operation *op : ops)
       if (shapeOf(op->getResult(0)) != shape)
         return std::nullopt;
-    return SmallVector<int64_t>(shape);
+    return Space{SmallVector<int64_t>(shape), 0};
   }
-  if (rows && columns && *rows != *columns)
-    return std::nullopt;
-  SmallVector<int64_t> space = rows ? *rows : columns ? *columns : largest;
+  Space space =
+      fixed ? *fixed : Space{largest, largest.empty() ? 0 : largest.size() - 1};
   for (Operation *op : ops) {
-    Role role = roleOf(op);
-    if (role == Role::AcrossRows) {
+    if (roleOf(op) == Role::AcrossRows) {
       if (!computedInSpace(shapeOf(op->getOperand(0)), space))
         return std::nullopt;
       continue;
@@ -561,7 +575,7 @@ void BlockFuser::fuseSiblings() {
     SmallVector<int> candidates;
     for (int g : readingGroups) {
       auto space = unionSpace(g, -1);
-      if (space && ArrayRef<int64_t>(*space) == shapeOf(v))
+      if (space && ArrayRef<int64_t>(space->shape) == shapeOf(v))
         candidates.push_back(g);
     }
     for (size_t i = 0; i < candidates.size(); ++i)
@@ -622,7 +636,7 @@ void BlockFuser::materialize(Group &group) {
     family = nt::Family::optimizer;
   } else {
     int id = groupOf(group.ops.front());
-    space = *unionSpace(id, -1);
+    space = unionSpace(id, -1)->shape;
     for (Operation *op : group.ops) {
       Role role = roleOf(op);
       if (role == Role::AlongRows)

@@ -436,6 +436,33 @@ func.func @cr_across_read(%i0: tensor<4x8xf32>) {
 
 // -----
 
+// Column reduction: every column sum splits rows and columns alike.
+func.func @cr_two_splits(%i0: tensor<2x4x8xf32>) {
+  %r:2 = nova_tile.fusion column_reduction (%i0) : (tensor<2x4x8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>) {
+  ^bb0(%a0: tensor<2x4x8xf32>):
+    %s = nova.reduce sum %a0 dims [0] : tensor<2x4x8xf32> -> tensor<4x8xf32>
+    // expected-error @+1 {{column_reduction contract: reduces the first 2 dims of a 2x4x8 tensor, but the kernel's rows are its first 1 dims (from its first reduction); all reductions share them}}
+    %t = nova.reduce sum %a0 dims [0, 1] : tensor<2x4x8xf32> -> tensor<8xf32>
+    nova_tile.yield %s, %t : tensor<4x8xf32>, tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Column reduction: leading dims only.
+func.func @cr_middle(%i0: tensor<2x4x8xf32>) {
+  %r = nova_tile.fusion column_reduction (%i0) : (tensor<2x4x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%a0: tensor<2x4x8xf32>):
+    // expected-error @+1 {{column_reduction contract: reduces dims [1] of a rank-3 tensor; a column reduction reduces dims [0] to [0, 1] (leading dims) or every dim}}
+    %s = nova.reduce sum %a0 dims [1] : tensor<2x4x8xf32> -> tensor<2x8xf32>
+    nova_tile.yield %s : tensor<2x8xf32>
+  }
+  return
+}
+
+// -----
+
 // Column reduction: outputs per element, per column or scalar.
 func.func @cr_output(%i0: tensor<4x8xf32>, %i1: tensor<4x1xf32>) {
   %r:2 = nova_tile.fusion column_reduction (%i0, %i1) : (tensor<4x8xf32>, tensor<4x1xf32>) -> (tensor<8xf32>, tensor<4x1xf32>) {

@@ -227,6 +227,19 @@ func.func @global_norm(%g1: tensor<4x8xf32>, %g2: tensor<8xbf16>) -> (tensor<f32
   return %y#0, %y#1 : tensor<f32>, tensor<f32>
 }
 
+// A sum over the batch dim alone: rows are the batch, columns the other
+// two dims; a value per column is 4x8.
+// CONTRACT: fusion #15 column_reduction {{[0-9a-f]+}} space 2x32 in [elementwise, per-column] out [per-column, elementwise]
+func.func @batch_sum(%x: tensor<2x4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<1x4x8xf32>, tensor<2x4x8xf32>) {
+  %y:2 = nova_tile.fusion column_reduction (%x, %b) : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> (tensor<1x4x8xf32>, tensor<2x4x8xf32>) {
+  ^bb0(%xa: tensor<2x4x8xf32>, %ba: tensor<4x8xf32>):
+    %a = nova.add %xa, %ba : tensor<2x4x8xf32>, tensor<4x8xf32>
+    %s = nova.reduce sum %a dims [0] keep_dims : tensor<2x4x8xf32> -> tensor<1x4x8xf32>
+    nova_tile.yield %s, %a : tensor<1x4x8xf32>, tensor<2x4x8xf32>
+  }
+  return %y#0, %y#1 : tensor<1x4x8xf32>, tensor<2x4x8xf32>
+}
+
 // The outlined form: a kernel symbol and its launch.
 // CHECK-LABEL: func.func @launch
 // CHECK: nova_tile.launch @relu_kernel(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>

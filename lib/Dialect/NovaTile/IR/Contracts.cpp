@@ -215,6 +215,9 @@ private:
   Block &body;
   bool emitErrors;
   Contract contract;
+  /// Row and column reductions: how many leading dims of the reduced tensor
+  /// index its rows.
+  size_t split = 0;
 };
 } // namespace
 
@@ -385,22 +388,26 @@ LogicalResult Checker::recordInputs(ArrayRef<int64_t> space,
   return success();
 }
 
-/// The rows x cols view of a reduced tensor `full`: how a row or column
-/// reduction kernel over it reads or writes a value of `shape`. Per row:
-/// the leading dims, the last dropped or kept as 1. Per column: the last dim
-/// alone (leading 1s allowed). Any other NumPy broadcast keeps its dims.
-static std::optional<Access> reductionAccess(ArrayRef<int64_t> shape,
-                                             ArrayRef<int64_t> full) {
+/// The rows x cols view of a reduced tensor `full` whose first `split` dims
+/// index the rows and the others the columns: how a row or column reduction
+/// kernel over it reads or writes a value of `shape`. Per row: the row dims,
+/// the column dims dropped or kept as 1s. Per column: the column dims alone
+/// (leading 1s allowed). Any other NumPy broadcast keeps its dims.
+static std::optional<Access>
+reductionAccess(ArrayRef<int64_t> shape, ArrayRef<int64_t> full, size_t split) {
   if (shape == full)
     return Access{AccessKind::Elementwise, {}, false};
   if (product(shape) == 1)
     return Access{AccessKind::Scalar, {}, false};
-  ArrayRef<int64_t> lead = full.drop_back();
-  if (shape == lead || (shape.size() == full.size() &&
-                        shape.drop_back() == lead && shape.back() == 1))
+  ArrayRef<int64_t> rowDims = full.take_front(split);
+  ArrayRef<int64_t> colDims = full.drop_front(split);
+  if (shape == rowDims ||
+      (shape.size() == full.size() && shape.take_front(split) == rowDims &&
+       product(shape.drop_front(split)) == 1))
     return Access{AccessKind::PerRow, {}, false};
-  if (!full.empty() && product(shape) == full.back() &&
-      shape.back() == full.back())
+  if (!colDims.empty() && shape.size() >= colDims.size() &&
+      shape.take_back(colDims.size()) == colDims &&
+      product(shape) == product(colDims))
     return Access{AccessKind::PerColumn, {}, false};
   return shapeAccess(shape, full);
 }
@@ -418,23 +425,32 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
              "layer_norm, cross_entropy) or across the rows"
            : "a column reduction holds elementwise ops, views and reductions "
              "over every dim but the innermost";
-  // The reduced tensor's shape: in a row reduction the input of the first
-  // reduction along the rows, in a column reduction the input of the first
-  // reduction across them.
+  // The reduced tensor's shape and how many of its leading dims index the
+  // rows: in a row reduction the input of the first reduction along the
+  // rows (every dim but the last), in a column reduction the input of the
+  // first reduction across them (the dims it reduces).
   SmallVector<int64_t> full;
-  auto reduces = [&](Operation *op, ArrayRef<int64_t> shape) {
+  auto reduces = [&](Operation *op, ArrayRef<int64_t> shape, size_t rowDims) {
     if (full.empty()) {
       full.assign(shape.begin(), shape.end());
+      split = rowDims;
       contract.computeType = getElementTypeOrSelf(op->getOperand(0));
       return success();
     }
-    if (ArrayRef<int64_t>(full) == shape)
-      return success();
-    return fail(op, llvm::formatv("reduces a {0} tensor, but the kernel's "
-                                  "rows x cols space is {1} (from its first "
-                                  "reduction); all reductions share it",
-                                  shapeStr(shape), shapeStr(full))
-                        .str());
+    if (ArrayRef<int64_t>(full) != shape)
+      return fail(op, llvm::formatv("reduces a {0} tensor, but the kernel's "
+                                    "rows x cols space is {1} (from its first "
+                                    "reduction); all reductions share it",
+                                    shapeStr(shape), shapeStr(full))
+                          .str());
+    if (split != rowDims)
+      return fail(op, llvm::formatv("reduces the first {0} dims of a {1} "
+                                    "tensor, but the kernel's rows are its "
+                                    "first {2} dims (from its first "
+                                    "reduction); all reductions share them",
+                                    rowDims, shapeStr(shape), split)
+                          .str());
+    return success();
   };
   // Reductions across the rows (a column sum, a total, cross_entropy's
   // mean): complete only once every row is done, so their results leave the
@@ -448,14 +464,19 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
       int64_t rank = in.size();
       ArrayRef<int64_t> dims = reduce.getDims();
       if (rows && rank >= 1 && dims == ArrayRef<int64_t>{rank - 1}) {
-        if (failed(reduces(&op, in)))
+        if (failed(reduces(&op, in, rank - 1)))
           return failure();
         continue;
       }
-      if (rank >= 2 && dims == ArrayRef<int64_t>(leadingDims(rank - 1))) {
+      // A column sum over every dim but the last; a column reduction may
+      // also take columns of several dims (a sum over the batch dim alone).
+      if (rank >= 2 &&
+          (dims == ArrayRef<int64_t>(leadingDims(rank - 1)) ||
+           (!rows && !dims.empty() && dims.size() + 1 < size_t(rank) &&
+            dims == ArrayRef<int64_t>(leadingDims(dims.size()))))) {
         across.push_back(&op);
         columnSums.push_back(reduce);
-        if (!rows && failed(reduces(&op, in)))
+        if (!rows && failed(reduces(&op, in, dims.size())))
           return failure();
         continue;
       }
@@ -470,9 +491,13 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
                                rank - 1,
                                llvm::interleaved(leadingDims(rank - 1)))
                      .str()
-               : llvm::formatv("[{0}] or every dim",
-                               llvm::interleaved(leadingDims(rank - 1)))
-                     .str();
+          : rank <= 2
+              ? llvm::formatv("[{0}] or every dim",
+                              llvm::interleaved(leadingDims(rank - 1)))
+                    .str()
+              : llvm::formatv("[0] to [{0}] (leading dims) or every dim",
+                              llvm::interleaved(leadingDims(rank - 1)))
+                    .str();
       return fail(&op,
                   llvm::formatv("reduces dims [{0}] of a rank-{1} "
                                 "tensor; a {2} reduces dims {3}",
@@ -488,12 +513,14 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
                                        "reduces only the innermost dim",
                                        dim, rank)
                              .str());
-      if (failed(reduces(&op, shapeOf(op.getOperand(0)))))
+      if (failed(reduces(&op, shapeOf(op.getOperand(0)),
+                         shapeOf(op.getOperand(0)).size() - 1)))
         return failure();
       continue;
     }
     if (rows && isa<nv::LayerNormOp, nv::CrossEntropyOp>(op)) {
-      if (failed(reduces(&op, shapeOf(op.getOperand(0)))))
+      if (failed(reduces(&op, shapeOf(op.getOperand(0)),
+                         shapeOf(op.getOperand(0)).size() - 1)))
         return failure();
       // The loss is a mean over every row.
       if (isa<nv::CrossEntropyOp>(op))
@@ -509,6 +536,7 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
       if (product(shapeOf(total.getInput())) > product(shapeOf(largest)))
         largest = total.getInput();
     full.assign(shapeOf(largest).begin(), shapeOf(largest).end());
+    split = full.size() - 1;
     contract.computeType = getElementTypeOrSelf(largest);
   }
   if (full.empty())
@@ -518,11 +546,11 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
                    .str());
   // A row reduction's column sums reduce its own space.
   for (nv::ReduceOp sum : columnSums)
-    if (failed(reduces(sum, shapeOf(sum.getInput()))))
+    if (failed(reduces(sum, shapeOf(sum.getInput()), sum.getDims().size())))
       return failure();
   // A total sums a value the kernel has per element or per row.
   for (nv::ReduceOp total : totals) {
-    auto access = reductionAccess(shapeOf(total.getInput()), full);
+    auto access = reductionAccess(shapeOf(total.getInput()), full, split);
     if (!access || (access->kind != AccessKind::Elementwise &&
                     access->kind != AccessKind::PerRow &&
                     access->kind != AccessKind::Scalar))
@@ -550,17 +578,17 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
     if (!reduction && failed(checkElementwiseOrView(&op, allowed)))
       return failure();
     for (Value r : op.getResults())
-      if (!acrossSet.contains(&op) && !reductionAccess(shapeOf(r), full))
+      if (!acrossSet.contains(&op) && !reductionAccess(shapeOf(r), full, split))
         return fail(&op, llvm::formatv("value of shape {0} is not per "
                                        "element, per row or per column of "
                                        "the reduced {1} tensor",
                                        shapeStr(shapeOf(r)), shapeStr(full))
                              .str());
   }
-  int64_t cols = full.back();
+  int64_t cols = product(ArrayRef<int64_t>(full).drop_front(split));
   contract.space = {product(full) / std::max<int64_t>(cols, 1), cols};
   for (auto [i, v] : llvm::enumerate(outputs())) {
-    std::optional<Access> access = reductionAccess(shapeOf(v), full);
+    std::optional<Access> access = reductionAccess(shapeOf(v), full, split);
     Operation *def = v.getDefiningOp();
     bool fromAcross = def && acrossSet.contains(def);
     auto is = [&](AccessKind kind) { return access && access->kind == kind; };
@@ -604,7 +632,7 @@ FailureOr<Access> Checker::reductionInputAccess(BlockArgument arg,
                                     view->getName().getStringRef())
                           .str());
   if (!view) {
-    if (auto access = reductionAccess(shapeOf(arg), full))
+    if (auto access = reductionAccess(shapeOf(arg), full, split))
       return *access;
     return fail(group, llvm::formatv("input #{0} of shape {1} is not per "
                                      "element, per row or per column of "
@@ -616,7 +644,7 @@ FailureOr<Access> Checker::reductionInputAccess(BlockArgument arg,
   // A view of an input: a transpose or a slice feeds whole elements of the
   // space; a reshape may also relabel a per-row or per-column vector.
   std::optional<Access> seen =
-      reductionAccess(shapeOf(view->getResult(0)), full);
+      reductionAccess(shapeOf(view->getResult(0)), full, split);
   if (seen && seen->kind == AccessKind::Elementwise) {
     if (auto transpose = dyn_cast<nv::TransposeOp>(view))
       return Access{AccessKind::Transposed,
