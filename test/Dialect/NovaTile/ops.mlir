@@ -240,6 +240,19 @@ func.func @batch_sum(%x: tensor<2x4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<1x4x
   return %y#0, %y#1 : tensor<1x4x8xf32>, tensor<2x4x8xf32>
 }
 
+// A position table added to every sequence of the batch is broadcast over
+// the batch dim, not one value per column.
+// CONTRACT: fusion #16 row_reduction {{[0-9a-f]+}} space 6x8 in [elementwise, broadcast(0)] out [per-row]
+func.func @row_broadcast(%x: tensor<2x3x8xf32>, %pos: tensor<3x8xf32>) -> tensor<2x3xf32> {
+  %y = nova_tile.fusion row_reduction (%x, %pos) : (tensor<2x3x8xf32>, tensor<3x8xf32>) -> tensor<2x3xf32> {
+  ^bb0(%xa: tensor<2x3x8xf32>, %pa: tensor<3x8xf32>):
+    %a = nova.add %xa, %pa : tensor<2x3x8xf32>, tensor<3x8xf32>
+    %s = nova.reduce max %a dims [2] : tensor<2x3x8xf32> -> tensor<2x3xf32>
+    nova_tile.yield %s : tensor<2x3xf32>
+  }
+  return %y : tensor<2x3xf32>
+}
+
 // The outlined form: a kernel symbol and its launch.
 // CHECK-LABEL: func.func @launch
 // CHECK: nova_tile.launch @relu_kernel(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
