@@ -146,6 +146,14 @@ static bool computedInSpace(ArrayRef<int64_t> shape, const Space &space) {
           llvm::product_of(shape.drop_front(space.rowDims)) == 1);
 }
 
+/// Drops the fusible ops nothing reads (elementwise code, reductions,
+/// reshapes and updates have no side effects), so no kernel computes them.
+static void eraseDeadFusibleOps(Block &block) {
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+    if (op.use_empty() && roleOf(&op) != Role::None)
+      op.erase();
+}
+
 namespace {
 /// The groups of one block while they are being formed.
 class BlockFuser {
@@ -680,6 +688,13 @@ void BlockFuser::materialize(Group &group) {
         outputs.push_back(result);
     locations.push_back(op->getLoc());
   }
+  // Nothing reads the group (its last reader was in a group that became
+  // dead too): a kernel without outputs would break every contract.
+  if (outputs.empty()) {
+    for (Operation *op : llvm::reverse(group.ops))
+      op->erase();
+    return;
+  }
   SmallVector<Value> inputs(direct.begin(), direct.end());
   for (Operation *view : views)
     inputs.push_back(view->getOperand(0));
@@ -965,6 +980,7 @@ namespace {
 struct NovaFusePass : nv::impl::NovaFuseBase<NovaFusePass> {
   void runOnOperation() override {
     for (Block &block : getOperation().getBody()) {
+      eraseDeadFusibleOps(block);
       if (failed(BlockFuser(block).run()))
         return signalPassFailure();
       recomputeSavedValues(block);

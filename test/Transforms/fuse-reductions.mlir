@@ -18,7 +18,7 @@
 // CONTRACT: fusion #8 optimizer {{[0-9a-f]+}} space 40 in [elementwise, elementwise] out [scalar, scalar]
 // CONTRACT: fusion #9 optimizer {{[0-9a-f]+}} space 40 in [scalar, scalar, {{.*}}] out [elementwise, elementwise, elementwise, elementwise, elementwise, elementwise, elementwise, elementwise]
 // The interpreter gives the same outputs before and after on fresh inputs.
-// RUN: for f in layer_norm softmax cross_entropy layer_norm_backward bias_grad dgamma_dbeta views optimizer recompute middle_dim softmax_op saved_value batch_sum; do \
+// RUN: for f in layer_norm softmax cross_entropy layer_norm_backward bias_grad dgamma_dbeta views optimizer recompute middle_dim softmax_op saved_value batch_sum dead_code; do \
 // RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 1e-6 --atol 0 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
@@ -397,4 +397,23 @@ func.func @batch_sum(%x: tensor<2x4x8xf32>, %w: tensor<8x8xf32>) -> tensor<1x4x8
   %t = nova.tanh %p : tensor<2x4x8xf32>
   %s = nova.reduce sum %t dims [0] keep_dims : tensor<2x4x8xf32> -> tensor<1x4x8xf32>
   return %s : tensor<1x4x8xf32>
+}
+
+// Elementwise ops and a reduction that nothing reads are dead: they form no
+// kernel (one without outputs would break its contract) and disappear.
+// CHECK-LABEL: func.func @dead_code
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: %[[G:.*]] = nova_tile.fusion pointwise
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.tanh
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]
+func.func @dead_code(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %p = nova.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %e = nova.exp %p : tensor<4x8xf32>
+  %s = nova.reduce sum %e dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %n = nova.neg %s : tensor<4xf32>
+  %t = nova.tanh %p : tensor<4x8xf32>
+  return %t : tensor<4x8xf32>
 }
