@@ -14,6 +14,11 @@ namespace nova::gpt2 {
 struct Config {
   int64_t layers = 12, heads = 12, embd = 768, vocab = 50304, seq = 1024,
           batch = 4;
+  /// Spell LayerNorm, softmax, attention, GELU and cross-entropy out in
+  /// primitive ops (reductions, exp, rsqrt, compare/select, matmul) instead
+  /// of the composites: the same function, as a model ported op by op
+  /// would have it.
+  bool primitives = false;
 };
 
 /// Records `gpt2_loss(params..., tokens, targets) -> loss`: token and
@@ -21,6 +26,8 @@ struct Config {
 /// tanh-GELU MLP), a final LayerNorm and a head tied to the token embedding,
 /// then mean cross-entropy. Parameters are named as in Hugging Face's GPT-2
 /// (`wte`, `h.0.attn.c_attn.weight`, ...) with weights stored (in, out).
+/// With `config.primitives` the same parameters and computation, written
+/// only from primitive ops.
 mlir::OwningOpRef<mlir::ModuleOp> buildLoss(mlir::MLIRContext &context,
                                             const Config &config);
 

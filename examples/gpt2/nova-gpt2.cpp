@@ -1,8 +1,8 @@
 //===- nova-gpt2.cpp - emit GPT-2's training loss as nova IR --------------===//
 //
 //   nova-gpt2 [--layers 12 --heads 12 --embd 768 --vocab 50304 --seq 1024
-//              --batch 4] [-o gpt2.mlir] [--init-params init.safetensors
-//              --seed 0]
+//              --batch 4] [--primitives] [-o gpt2.mlir]
+//              [--init-params init.safetensors --seed 0]
 //
 // Sizes are checked before anything is built, and each output file is
 // written whole or not at all.
@@ -54,6 +54,12 @@ static cl::opt<std::string>
 static cl::opt<uint64_t>
     seed("seed", cl::desc("random seed of --init-params (default 0)"),
          cl::init(0), cl::cat(cat));
+static cl::opt<bool> primitives(
+    "primitives",
+    cl::desc("write LayerNorm, softmax, attention, GELU and cross-entropy "
+             "from primitive ops only (same parameters and loss; default "
+             "off)"),
+    cl::cat(cat));
 static cl::opt<bool>
     locations("locations",
               cl::desc("print each op's location, the GPT2.cpp line that "
@@ -128,6 +134,7 @@ int main(int argc, char **argv) {
       "as one func.func of nova ops (@gpt2_loss: parameters, tokens, targets "
       "-> loss). The defaults are GPT-2 124M.\n");
   nova::gpt2::Config config{layers, heads, embd, vocab, seqLen, batch};
+  config.primitives = primitives;
   Expected<int64_t> parameters = checkSizes(config);
   if (!parameters) {
     errs() << "nova-gpt2: error: " << toString(parameters.takeError()) << "\n";

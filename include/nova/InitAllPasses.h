@@ -8,6 +8,7 @@
 #include "nova/Dialect/Nova/Transforms/Passes.h"
 #include "nova/Dialect/NovaTile/Transforms/Passes.h"
 #include "nova/Transforms/Passes.h"
+#include "nova/Transforms/Pipelines.h"
 
 namespace mlir::nova {
 /// Nova's own passes only: what the plugin registers inside mlir-opt.
@@ -15,6 +16,7 @@ inline void registerNovaPasses() {
   registerNovaDialectPasses();
   nova_tile::registerNovaTilePasses();
   registerNovaTransformsPasses();
+  registerNovaPipelines();
 }
 
 /// Nova's passes plus the upstream ones its pipelines use (canonicalize,

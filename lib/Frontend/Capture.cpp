@@ -256,6 +256,7 @@ Tensor capture::exp(At x) { return unary(x, ExpOp::getOperationName()); }
 Tensor capture::log(At x) { return unary(x, LogOp::getOperationName()); }
 Tensor capture::tanh(At x) { return unary(x, TanhOp::getOperationName()); }
 Tensor capture::sqrt(At x) { return unary(x, SqrtOp::getOperationName()); }
+Tensor capture::rsqrt(At x) { return unary(x, RsqrtOp::getOperationName()); }
 Tensor capture::relu(At x) { return unary(x, ReluOp::getOperationName()); }
 Tensor capture::sigmoid(At x) {
   return unary(x, SigmoidOp::getOperationName());
@@ -274,6 +275,19 @@ Tensor capture::gelu(At x, bool tanhApproximation) {
 Tensor capture::cast(At x, Type element) {
   return x.t.graph().emit(x.where, CastOp::getOperationName(), {x.t}, {},
                           RankedTensorType::get(x.t.shape(), element));
+}
+
+Tensor capture::compare(At a, const Tensor &b, CmpPredicate predicate) {
+  Graph &g = a.t.graph();
+  return g.emit(
+      a.where, CmpOp::getOperationName(), {a.t, b},
+      {attr(g, "predicate", CmpPredicateAttr::get(&g.context(), predicate))});
+}
+
+Tensor capture::select(At condition, const Tensor &onTrue,
+                       const Tensor &onFalse) {
+  return condition.t.graph().emit(condition.where, SelectOp::getOperationName(),
+                                  {condition.t, onTrue, onFalse});
 }
 
 Tensor capture::sum(At x, ArrayRef<int64_t> dims, bool keepDims) {

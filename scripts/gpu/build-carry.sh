@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what the GPU machine runs (it has no MLIR and no FlatBuffers):
 # the runtime-only configuration (NOVA_ENABLE_COMPILER=OFF) and the test
-# kernels, into gpu-carry/ (git-ignored; name it in the device tool's carry).
+# kernels, into gpu-carry/ (git-ignored; it travels to the GPU machine).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 carry=$root/gpu-carry

@@ -159,4 +159,37 @@ TEST(Capture, CrossEntropyIgnoreIndex) {
   EXPECT_NEAR((*out)[1].f[0], rowLoss(0, 0), 1e-6);
 }
 
+// compare, select and rsqrt record their ops and compute: where x <= y pick
+// 1 / sqrt(x), else y.
+TEST(Capture, CompareSelectRsqrt) {
+  MLIRContext ctx;
+  Graph g(ctx, "f");
+  Tensor x = g.input("x", {4});
+  Tensor y = g.input("y", {4});
+  Tensor keep = compare(x, y, CmpPredicate::le);
+  EXPECT_TRUE(keep.elementType().isInteger(1));
+  Tensor out = select(keep, rsqrt(x), y);
+  OwningOpRef<ModuleOp> module = g.finish({out});
+  auto fn = module->lookupSymbol<func::FuncOp>("f");
+  ASSERT_TRUE(fn);
+  SmallVector<CmpOp> cmps(fn.getOps<CmpOp>());
+  ASSERT_EQ(cmps.size(), 1u);
+  EXPECT_EQ(cmps[0].getPredicate(), CmpPredicate::le);
+
+  ::nova::HostTensor xs(::nova::DType::F32, {4}), ys(::nova::DType::F32, {4});
+  xs.f = {0.25, 4.0, 1.0, 9.0};
+  ys.f = {1.0, 2.0, 1.0, 3.0};
+  Interpreter interp(*module);
+  auto res = interp.run(fn, {xs, ys});
+  ASSERT_TRUE(succeeded(res));
+  std::vector<double> expect = {2.0, 2.0, 1.0, 3.0};
+  for (int k = 0; k < 4; ++k)
+    EXPECT_NEAR((*res)[0].f[k], expect[k], 1e-6) << k;
+  // A predicate between mismatched element types is a recording error.
+  Graph h(ctx, "h");
+  Tensor a = h.input("a", {4});
+  Tensor b = h.input("b", {4}, h.i32());
+  EXPECT_THROW((void)compare(a, b, CmpPredicate::eq), Error);
+}
+
 } // namespace

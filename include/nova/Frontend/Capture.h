@@ -148,10 +148,15 @@ Tensor exp(At x);
 Tensor log(At x);
 Tensor tanh(At x);
 Tensor sqrt(At x);
+Tensor rsqrt(At x);
 Tensor relu(At x);
 Tensor sigmoid(At x);
 Tensor gelu(At x, bool tanhApproximation = true);
 Tensor cast(At x, Type element);
+/// An i1 tensor: `a PREDICATE b` per element (broadcasting).
+Tensor compare(At a, const Tensor &b, CmpPredicate predicate);
+/// `condition ? onTrue : onFalse` per element (all three broadcast).
+Tensor select(At condition, const Tensor &onTrue, const Tensor &onFalse);
 
 // Reductions.
 Tensor sum(At x, ArrayRef<int64_t> dims = {}, bool keepDims = false);

@@ -272,10 +272,13 @@ NOVA_GRADIENT(BroadcastOp) {
 }
 
 /// Zeros of `x`'s shape with `size` elements along `dim` (a splat: O(1) IR).
+/// Zeros shaped like `x` but `size` long along `dim`. They are -0.0, the
+/// identity of addition (x + -0.0 == x for every x, -0.0 included), so when
+/// such padded gradients are summed the zeros fold away exactly.
 static Value zerosLike(NovaBuilder &nb, Value x, int64_t dim, int64_t size) {
   SmallVector<int64_t> shape(shapeOf(x));
   shape[dim] = size;
-  return nb.splat(RankedTensorType::get(shape, elementTypeOf(x)), 0.0);
+  return nb.splat(RankedTensorType::get(shape, elementTypeOf(x)), -0.0);
 }
 
 NOVA_GRADIENT(SliceOp) {

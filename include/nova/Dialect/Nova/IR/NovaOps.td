@@ -153,7 +153,12 @@ class Nova_BinaryOp<string mnemonic, Type tensorType, string math,
 }
 
 def Nova_AddOp : Nova_BinaryOp<"add", Nova_NumericTensor, "lhs + rhs",
-                               [Commutative]>;
+                               [Commutative]> {
+  // Sums of concatenations split the same way become concatenations of sums
+  // (NovaPatterns.cpp): the gradient of a tensor read through several slices
+  // is then one concatenation, not a sum of zero-padded copies.
+  let hasCanonicalizer = 1;
+}
 def Nova_SubOp : Nova_BinaryOp<"sub", Nova_NumericTensor, "lhs - rhs">;
 def Nova_MulOp : Nova_BinaryOp<"mul", Nova_NumericTensor, "lhs * rhs",
                                [Commutative]>;

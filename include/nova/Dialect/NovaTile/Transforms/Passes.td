@@ -38,4 +38,100 @@ def NovaOutlineKernels : Pass<"nova-outline-kernels", "ModuleOp"> {
   let dependentDialects = ["::mlir::nova_tile::NovaTileDialect"];
 }
 
+def NovaConfigure : Pass<"nova-configure", "ModuleOp"> {
+  let summary = "Attach the configurator's schedule to every kernel";
+  let description = [{
+    For every `nova_tile.fusion` and `nova_tile.kernel` (nested modules
+    included), derives the family contract (`Contracts.h`), turns it into the
+    configurator's problem and attaches the schedule the analytic model
+    chooses for `target` as `#nova_tile.schedule<...>`, replacing any
+    schedule already there. No search and no timing runs: the same module
+    and target always give byte-identical output.
+
+    The schedule's `tile` is `[M, N, K]` for matmul and attention,
+    `[rows, cols]` for reductions, gather and scatter_add, and `[elements]`
+    for pointwise and optimizer kernels.
+
+    `explain=true` prints to standard output, per kernel in order, the
+    problem, the chosen schedule (tile, threads, grid, shared memory,
+    instruction), the predicted time, whether it is compute- or
+    memory-bound, the wave efficiency, and one line per consideration
+    (arithmetic intensity against the machine balance, resident blocks,
+    rejected alternatives). `nova-explain` prints the same without changing
+    the IR.
+
+    `target` must be one of h200, h100, a100, rtx3060, rtx6000ada; another
+    name is an error at the module's location listing them.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"h200\"",
+           "GPU to configure for: h200, h100, a100, rtx3060, rtx6000ada">,
+    Option<"explain", "explain", "bool", "false",
+           "print why each kernel gets its schedule">
+  ];
+  let dependentDialects = ["::mlir::nova_tile::NovaTileDialect"];
+}
+
+def NovaExplain : Pass<"nova-explain", "ModuleOp"> {
+  let summary = "Print why the configurator would schedule each kernel so";
+  let description = [{
+    `nova-configure{explain=true}` without changing the IR: for every
+    kernel, the problem, the schedule the configurator chooses for `target`
+    and its reasoning, on standard output.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"h200\"",
+           "GPU to explain for: h200, h100, a100, rtx3060, rtx6000ada">
+  ];
+}
+
+def NovaReport : Pass<"nova-report", "ModuleOp"> {
+  let summary = "Print kernels, launches, bytes moved and planned peak per function";
+  let description = [{
+    For every function with a body, prints to standard output what one call
+    (one training step) costs at the level the pass runs. A kernel is what
+    would be one GPU launch: a `nova_tile.fusion`, a `nova_tile.launch`, or
+    a compute op outside any group (every op but `nova.reshape`, a view,
+    `nova.constant` and the return).
+
+    On `test/Transforms/Inputs/report-step.mlir` after
+    `--nova-report=record=true --nova-fuse --nova-report`:
+
+    ```
+    nova-report @step
+      kernels before fusion: 7
+      kernels after fusion: 5
+      distinct kernels: 5
+      launches per step: 5
+      bytes moved per step: 1796 (0.000 GB)
+      floor: 900 (0.000 GB): inputs 384, outputs 260, saved activations 2 x 128
+      bytes against the floor: 2.00x
+      bytes before fusion: 2180 (0.000 GB); fusion removed 17.6%
+      planned peak: not planned (no nova_mem.peak_bytes and nova_mem.naive_bytes)
+    ```
+
+    - *distinct kernels*: by structural hash for groups and outlined kernels;
+      a loose op by its name, attributes and types.
+    - *bytes moved*: the contracts' `streamedBytes` of each launch (inputs
+      read, broadcast and scalar inputs aside, plus outputs written); a
+      loose op reads every operand (splat constants aside) and writes every
+      result once.
+    - *floor*: every entry input read once, every output written once, and
+      every saved activation (a value defined before the op computing the
+      returned loss and used after it, views counted as their source)
+      written once and read once.
+    - *kernels / bytes before fusion*: what `nova-report{record=true}`
+      stored as `nova_tile.unfused_kernels` and `nova_tile.unfused_bytes` on
+      the function when it ran on the unfused step (it prints nothing then).
+    - *planned peak*: the function attributes `nova_mem.peak_bytes` and
+      `nova_mem.naive_bytes` that memory planning sets, when present.
+  }];
+  let options = [
+    Option<"record", "record", "bool", "false",
+           "store this level's kernel and byte counts on each function as "
+           "the unfused baseline instead of printing">
+  ];
+  let dependentDialects = ["::mlir::nova_tile::NovaTileDialect"];
+}
+
 #endif // NOVA_DIALECT_NOVATILE_TRANSFORMS_PASSES_TD

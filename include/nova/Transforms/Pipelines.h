@@ -1,0 +1,59 @@
+//===- Pipelines.h - Nova's registered pass pipelines -----------*- C++ -*-===//
+
+#ifndef NOVA_TRANSFORMS_PIPELINES_H
+#define NOVA_TRANSFORMS_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir::nova {
+
+/// Options of --nova-train-pipeline: the target and precision, and the
+/// stage options users need to reach.
+struct TrainPipelineOptions : public PassPipelineOptions<TrainPipelineOptions> {
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("GPU to configure kernels for: h200, h100, a100, "
+                     "rtx3060, rtx6000ada"),
+      llvm::cl::init("h200")};
+  Option<std::string> compute{
+      *this, "compute",
+      llvm::cl::desc("precision of matrix products: bf16, tf32 or f32"),
+      llvm::cl::init("bf16")};
+  Option<double> clipNorm{
+      *this, "clip-norm",
+      llvm::cl::desc("global gradient-norm clipping threshold (0: off)"),
+      llvm::cl::init(0.0)};
+  Option<unsigned> accumulate{
+      *this, "accumulate",
+      llvm::cl::desc("micro-batches per update (a leading dim on batch "
+                     "inputs)"),
+      llvm::cl::init(1)};
+  Option<bool> workingCopies{
+      *this, "working-copies",
+      llvm::cl::desc("carry each parameter's bf16 copy as step state "
+                     "(compute=bf16)"),
+      llvm::cl::init(false)};
+  Option<bool> report{
+      *this, "report",
+      llvm::cl::desc("print nova-report at the end (baseline recorded "
+                     "before fusion)"),
+      llvm::cl::init(false)};
+  Option<bool> explain{
+      *this, "explain",
+      llvm::cl::desc("print why each kernel gets its schedule"),
+      llvm::cl::init(false)};
+};
+
+/// The whole-graph training pipeline, from a loss function to configured,
+/// outlined kernels. One list of stages: a new stage is one line.
+void buildTrainPipeline(OpPassManager &pm, const TrainPipelineOptions &options);
+
+/// Registers --nova-train-pipeline (nova-opt and the plugin).
+void registerNovaPipelines();
+
+} // namespace mlir::nova
+
+#endif // NOVA_TRANSFORMS_PIPELINES_H

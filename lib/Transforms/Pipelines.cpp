@@ -1,0 +1,85 @@
+//===- Pipelines.cpp - --nova-train-pipeline ------------------------------===//
+
+#include "nova/Transforms/Pipelines.h"
+
+#include "nova/Dialect/NovaTile/Transforms/Passes.h"
+#include "nova/Runtime/Configurator.h"
+#include "nova/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::nova;
+
+void mlir::nova::buildTrainPipeline(OpPassManager &pm,
+                                    const TrainPipelineOptions &options) {
+  NovaTrainStepOptions trainStep;
+  trainStep.clipNorm = options.clipNorm;
+  trainStep.accumulate = options.accumulate;
+  NovaAutocastOptions autocast;
+  autocast.compute = options.compute;
+  autocast.workingCopies = options.workingCopies;
+  nova_tile::NovaConfigureOptions configure;
+  configure.target = options.target;
+  configure.explain = options.explain;
+  nova_tile::NovaReportOptions record;
+  record.record = true;
+
+  pm.addPass(createNovaCollapseAttention());
+  pm.addPass(createNovaDecompose(NovaDecomposeOptions{{"attention"}}));
+  pm.addPass(createNovaAutodiff());
+  pm.addPass(createNovaTrainStep(trainStep));
+  pm.addPass(createNovaAutocast(autocast));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.report)
+    pm.addPass(nova_tile::createNovaReport(record));
+  pm.addNestedPass<func::FuncOp>(createNovaFuse());
+  pm.addPass(nova_tile::createNovaConfigure(configure));
+  pm.addPass(nova_tile::createNovaOutlineKernels());
+  if (options.report)
+    pm.addPass(nova_tile::createNovaReport());
+}
+
+/// Target and precision are checked when the pipeline is parsed, before any
+/// work, with the valid values in the message.
+static LogicalResult
+checkOptions(const TrainPipelineOptions &options,
+             function_ref<LogicalResult(const Twine &)> errorHandler) {
+  std::vector<std::string> targets = ::nova::DeviceDescriptor::known();
+  if (!llvm::is_contained(targets, options.target.getValue()))
+    return errorHandler("nova-train-pipeline: unknown target '" +
+                        options.target + "'; expected one of " +
+                        llvm::join(targets, ", "));
+  StringRef compute = options.compute;
+  if (compute != "bf16" && compute != "tf32" && compute != "f32")
+    return errorHandler("nova-train-pipeline: compute must be bf16, tf32 "
+                        "or f32, got '" +
+                        compute + "'");
+  return success();
+}
+
+void mlir::nova::registerNovaPipelines() {
+  registerPassPipeline(
+      "nova-train-pipeline",
+      "From a loss function to configured, outlined kernels of a training "
+      "step: collapse-attention, decompose{keep=attention}, autodiff, "
+      "train-step, autocast, canonicalize, cse, fuse, configure, "
+      "outline-kernels",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        TrainPipelineOptions options;
+        if (failed(options.parseFromString(text)) ||
+            failed(checkOptions(options, errorHandler)))
+          return failure();
+        buildTrainPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optionHandler) {
+        optionHandler(TrainPipelineOptions());
+      });
+}
