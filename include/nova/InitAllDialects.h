@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
+#include "nova/Dialect/NovaMem/IR/NovaMem.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
 
 namespace mlir::nova {
@@ -25,6 +26,7 @@ inline void registerAllDialects(DialectRegistry &registry) {
   registry.insert<
       NovaDialect,
       nova_tile::NovaTileDialect,
+      nova_mem::NovaMemDialect,
       arith::ArithDialect,
       func::FuncDialect,
       math::MathDialect,

@@ -5,7 +5,9 @@
 #define NOVA_INITALLPASSES_H
 
 #include "mlir/Transforms/Passes.h"
+#include "nova/Conversion/Passes.h"
 #include "nova/Dialect/Nova/Transforms/Passes.h"
+#include "nova/Dialect/NovaMem/Transforms/Passes.h"
 #include "nova/Dialect/NovaTile/Transforms/Passes.h"
 #include "nova/Transforms/Passes.h"
 #include "nova/Transforms/Pipelines.h"
@@ -15,6 +17,8 @@ namespace mlir::nova {
 inline void registerNovaPasses() {
   registerNovaDialectPasses();
   nova_tile::registerNovaTilePasses();
+  nova_mem::registerNovaMemPasses();
+  registerNovaConversionPasses();
   registerNovaTransformsPasses();
   registerNovaPipelines();
 }

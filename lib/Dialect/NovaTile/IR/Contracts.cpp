@@ -31,6 +31,8 @@ const char *mlir::nova_tile::accessKindName(AccessKind kind) {
     return "reshaped";
   case AccessKind::Sliced:
     return "sliced";
+  case AccessKind::Concatenated:
+    return "concatenated";
   case AccessKind::PerRow:
     return "per-row";
   case AccessKind::PerColumn:
@@ -84,9 +86,17 @@ static bool isFreeView(Operation *op) {
   return isa<nv::ReshapeOp, nv::BroadcastOp>(op);
 }
 
-/// Views that move elements between threads: allowed on inputs only.
+/// Views that move elements between threads: allowed on inputs only. A
+/// concat joins inputs (and constants) without computing on them.
 static bool isInputView(Operation *op) {
-  return isa<nv::TransposeOp, nv::SliceOp>(op);
+  return isa<nv::TransposeOp, nv::SliceOp, nv::ConcatOp>(op);
+}
+
+/// Whether `v` is something a view may read: a kernel input, or a constant
+/// (which a concat may place beside inputs).
+static bool isViewSource(Operation *view, Value v) {
+  return isa<BlockArgument>(v) ||
+         (isa<nv::ConcatOp>(view) && v.getDefiningOp<nv::ConstantOp>());
 }
 
 static ArrayRef<int64_t> shapeOf(Value v) {
@@ -236,7 +246,9 @@ LogicalResult Checker::checkElementwiseOrView(Operation *op,
   if (!isElementwiseOp(op) && !isFreeView(op) && !isInputView(op))
     return fail(op, "'" + op->getName().getStringRef() +
                         "' is not allowed here; " + allowed);
-  if (isInputView(op) && !isa<BlockArgument>(op->getOperand(0)))
+  if (isInputView(op) && !llvm::all_of(op->getOperands(), [&](Value v) {
+        return isViewSource(op, v);
+      }))
     return fail(op, "'" + op->getName().getStringRef() +
                         "' applies to kernel inputs only: a kernel reads an "
                         "input through a view but cannot permute or cut "
@@ -248,6 +260,11 @@ LogicalResult Checker::checkElementwise(Operation *op, ArrayRef<int64_t> space,
                                         StringRef allowed) {
   if (failed(checkElementwiseOrView(op, allowed)))
     return failure();
+  // A constant a concat places has the shape of its window, not the space.
+  if (isa<nv::ConstantOp>(op) &&
+      llvm::all_of(op->getUsers(),
+                   [](Operation *user) { return isa<nv::ConcatOp>(user); }))
+    return success();
   for (Value r : op->getResults())
     if (!shapeAccess(shapeOf(r), space))
       return fail(op, "value of shape " + shapeStr(shapeOf(r)) +
@@ -272,6 +289,15 @@ FailureOr<Access> Checker::elementwiseAccess(BlockArgument arg,
   if (auto transpose = dyn_cast_or_null<nv::TransposeOp>(view))
     return Access{AccessKind::Transposed,
                   llvm::to_vector(transpose.getPermutation()), false};
+  if (auto concat = dyn_cast_or_null<nv::ConcatOp>(view)) {
+    int64_t axis = concat.getDim(), start = 0;
+    for (Value operand : concat.getOperands()) {
+      if (operand == arg)
+        break;
+      start += shapeOf(operand)[axis];
+    }
+    return Access{AccessKind::Concatenated, {axis, start}, false};
+  }
   if (auto slice = dyn_cast_or_null<nv::SliceOp>(view)) {
     Access access{AccessKind::Sliced, {}, false};
     llvm::append_range(access.dims, slice.getStarts());
@@ -374,7 +400,7 @@ LogicalResult Checker::pointwise() {
 }
 
 LogicalResult Checker::recordInputs(ArrayRef<int64_t> space,
-                                   const DenseMap<Value, Access> &direct) {
+                                    const DenseMap<Value, Access> &direct) {
   for (BlockArgument arg : body.getArguments()) {
     if (auto it = direct.find(arg); it != direct.end()) {
       contract.inputs.push_back(it->second);
@@ -393,22 +419,29 @@ LogicalResult Checker::recordInputs(ArrayRef<int64_t> space,
 /// kernel over it reads or writes a value of `shape`. Per row: the row dims,
 /// the column dims dropped or kept as 1s. Per column: the column dims alone
 /// (leading 1s allowed). Any other NumPy broadcast keeps its dims.
-static std::optional<Access>
-reductionAccess(ArrayRef<int64_t> shape, ArrayRef<int64_t> full, size_t split) {
+/// When rows and columns have the same size a vector of that size could be
+/// either: `columnsFirst` takes it per column (what a column reduction
+/// writes).
+static std::optional<Access> reductionAccess(ArrayRef<int64_t> shape,
+                                             ArrayRef<int64_t> full,
+                                             size_t split,
+                                             bool columnsFirst = false) {
   if (shape == full)
     return Access{AccessKind::Elementwise, {}, false};
   if (product(shape) == 1)
     return Access{AccessKind::Scalar, {}, false};
   ArrayRef<int64_t> rowDims = full.take_front(split);
   ArrayRef<int64_t> colDims = full.drop_front(split);
-  if (shape == rowDims ||
-      (shape.size() == full.size() && shape.take_front(split) == rowDims &&
-       product(shape.drop_front(split)) == 1))
-    return Access{AccessKind::PerRow, {}, false};
-  if (!colDims.empty() && shape.size() >= colDims.size() &&
-      shape.take_back(colDims.size()) == colDims &&
-      product(shape) == product(colDims))
+  bool perRow = shape == rowDims || (shape.size() == full.size() &&
+                                     shape.take_front(split) == rowDims &&
+                                     product(shape.drop_front(split)) == 1);
+  bool perColumn = !colDims.empty() && shape.size() >= colDims.size() &&
+                   shape.take_back(colDims.size()) == colDims &&
+                   product(shape) == product(colDims);
+  if (perColumn && (columnsFirst || !perRow))
     return Access{AccessKind::PerColumn, {}, false};
+  if (perRow)
+    return Access{AccessKind::PerRow, {}, false};
   return shapeAccess(shape, full);
 }
 
@@ -588,9 +621,10 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
   int64_t cols = product(ArrayRef<int64_t>(full).drop_front(split));
   contract.space = {product(full) / std::max<int64_t>(cols, 1), cols};
   for (auto [i, v] : llvm::enumerate(outputs())) {
-    std::optional<Access> access = reductionAccess(shapeOf(v), full, split);
     Operation *def = v.getDefiningOp();
     bool fromAcross = def && acrossSet.contains(def);
+    std::optional<Access> access =
+        reductionAccess(shapeOf(v), full, split, fromAcross || !rows);
     auto is = [&](AccessKind kind) { return access && access->kind == kind; };
     bool ok = fromAcross ? is(AccessKind::PerColumn) || is(AccessKind::Scalar)
               : rows ? is(AccessKind::Elementwise) || is(AccessKind::PerRow) ||
