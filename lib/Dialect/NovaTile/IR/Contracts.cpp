@@ -426,12 +426,16 @@ static std::optional<Access> reductionAccess(ArrayRef<int64_t> shape,
                                              ArrayRef<int64_t> full,
                                              size_t split,
                                              bool columnsFirst = false) {
+  ArrayRef<int64_t> rowDims = full.take_front(split);
+  ArrayRef<int64_t> colDims = full.drop_front(split);
+  // With a single row, a column sum keeping its dims has the full shape.
+  if (columnsFirst && shape == full && product(rowDims) == 1 &&
+      product(shape) != 1)
+    return Access{AccessKind::PerColumn, {}, false};
   if (shape == full)
     return Access{AccessKind::Elementwise, {}, false};
   if (product(shape) == 1)
     return Access{AccessKind::Scalar, {}, false};
-  ArrayRef<int64_t> rowDims = full.take_front(split);
-  ArrayRef<int64_t> colDims = full.drop_front(split);
   bool perRow = shape == rowDims || (shape.size() == full.size() &&
                                      shape.take_front(split) == rowDims &&
                                      product(shape.drop_front(split)) == 1);
