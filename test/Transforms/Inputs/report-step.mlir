@@ -14,9 +14,8 @@ func.func @step(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<f32>, tenso
 }
 
 // No loss; two identical exp kernels (on two inputs, so no rule joins
-// them); a memory plan's figures.
-func.func @twice(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
-    attributes {nova_mem.peak_bytes = 256 : i64, nova_mem.naive_bytes = 384 : i64} {
+// them).
+func.func @twice(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
   %a = nova.exp %x : tensor<4x8xf32>
   %d = nova.exp %y : tensor<4x8xf32>
   return %a, %d : tensor<4x8xf32>, tensor<4x8xf32>
