@@ -9,28 +9,34 @@
 //   consumers over the same rows (per-element, per-row or scalar values) in a
 //   row_reduction group, several of them per group when they reduce the same
 //   rows x cols space;
-// - reductions across the rows (a column sum over every dim but the last, or
-//   a total) join a group over the same space whose other ops do not read
-//   their result: with no row reduction the group is a column_reduction, and
-//   a row_reduction group may produce them too (per-block partials combined
+// - reductions across the rows (a column sum over leading dims, or a total)
+//   join a group over the same space whose other ops do not read their
+//   result: with no row reduction the group is a column_reduction, and a
+//   row_reduction group may produce them too (per-block partials combined
 //   after the last row);
+// - a reshape between a reduction and its reader joins their group;
 // - groups over the same space that read the same tensor join one kernel
 //   (horizontal fusion: LayerNorm backward's dgamma, dbeta and dx);
 // - transposes and slices of a tensor computed elsewhere are read by the
 //   group through the view instead of being copied first;
 // - every adamw of the block, the elementwise ops that only feed them (a
 //   clipping scale) and the ones that only read them (bf16 working copies)
-//   form one optimizer group;
+//   form one optimizer group; with global-norm clipping, the sums over whole
+//   tensors whose scalars reach the updates form a second, multi-tensor one;
 // - an elementwise op of function arguments (a parameter's cast) that only
 //   fused ops read is recomputed in each group that reads it instead of
-//   being a kernel of its own.
+//   being a kernel of its own; after grouping, a kernel output that one
+//   elementwise op computes from the kernel's other outputs is recomputed by
+//   its readers when they read those anyway (LayerNorm's normalized x is not
+//   saved for the backward).
 //
 // A merge happens only when the union satisfies its family's contract, and
 // never when a path leaves one of the two groups and re-enters the other
-// through ops outside both (a cycle). Among the producers of an op, the one
-// whose value is largest is tried first, so the largest intermediate is the
-// one kept in registers. Reductions and matmuls are never duplicated; ops no
-// rule covers stay outside, unchanged.
+// through ops or groups outside both (a cycle). Among the producers of an
+// op, the one whose value is largest is tried first, so the largest
+// intermediate is the one kept in registers. Reductions and matmuls are
+// never duplicated; fusible ops nothing reads are dropped; ops no rule
+// covers stay outside, unchanged.
 //
 //===----------------------------------------------------------------------===//
 
