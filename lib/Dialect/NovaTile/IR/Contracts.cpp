@@ -11,6 +11,7 @@
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InterleavedRange.h"
 
@@ -207,6 +208,9 @@ private:
   /// says, every other input elementwise over `space`.
   LogicalResult recordInputs(ArrayRef<int64_t> space,
                              const DenseMap<Value, Access> &direct = {});
+  /// How a row or column reduction over `full` reads input `arg`.
+  FailureOr<Access> reductionInputAccess(BlockArgument arg,
+                                         ArrayRef<int64_t> full);
   /// Every output has shape `space`.
   LogicalResult outputsHaveShape(ArrayRef<int64_t> space, StringRef what);
   /// The single op of type OpT in the body, or failure with a diagnostic.
@@ -221,6 +225,9 @@ private:
   Block &body;
   bool emitErrors;
   Contract contract;
+  /// Row and column reductions: how many leading dims of the reduced tensor
+  /// index its rows.
+  size_t split = 0;
 };
 } // namespace
 
@@ -407,35 +414,44 @@ LogicalResult Checker::recordInputs(ArrayRef<int64_t> space,
   return success();
 }
 
-/// The rows x cols view of a reduced tensor: how a value of `shape` is read
-/// or written by a row (`rows`) or column reduction over `full`. When rows
-/// and columns have the same size a vector of that size could be either;
-/// a column reduction's outputs (`rows` false) take it per column.
-static std::optional<AccessKind> reductionAccess(ArrayRef<int64_t> shape,
-                                                 ArrayRef<int64_t> full,
-                                                 bool rows = true) {
+/// The rows x cols view of a reduced tensor `full` whose first `split` dims
+/// index the rows and the others the columns: how a row or column reduction
+/// kernel over it reads or writes a value of `shape`. Per row: the row dims,
+/// the column dims dropped or kept as 1s. Per column: the column dims alone
+/// (leading 1s allowed). Any other NumPy broadcast keeps its dims.
+/// When rows and columns have the same size a vector of that size could be
+/// either: `columnsFirst` takes it per column (what a column reduction
+/// writes).
+static std::optional<Access> reductionAccess(ArrayRef<int64_t> shape,
+                                             ArrayRef<int64_t> full,
+                                             size_t split,
+                                             bool columnsFirst = false) {
+  ArrayRef<int64_t> rowDims = full.take_front(split);
+  ArrayRef<int64_t> colDims = full.drop_front(split);
+  // With a single row, a column sum keeping its dims has the full shape.
+  if (columnsFirst && shape == full && product(rowDims) == 1 &&
+      product(shape) != 1)
+    return Access{AccessKind::PerColumn, {}, false};
   if (shape == full)
-    return AccessKind::Elementwise;
+    return Access{AccessKind::Elementwise, {}, false};
   if (product(shape) == 1)
-    return AccessKind::Scalar;
-  if (!rows && !full.empty() && !shape.empty() &&
-      product(shape) == full.back() && shape.back() == full.back())
-    return AccessKind::PerColumn;
-  ArrayRef<int64_t> lead = full.drop_back();
-  if (shape == lead || (shape.size() == full.size() &&
-                        shape.drop_back() == lead && shape.back() == 1))
-    return AccessKind::PerRow;
-  if (auto access = shapeAccess(shape, full)) {
-    // Broadcast along every dim but the last: one value per column.
-    if (access->kind == AccessKind::Broadcast &&
-        !llvm::is_contained(access->dims, int64_t(full.size() - 1)))
-      return AccessKind::PerColumn;
-    return std::nullopt;
-  }
-  if (!full.empty() && product(shape) == full.back() &&
-      shape.back() == full.back())
-    return AccessKind::PerColumn;
-  return std::nullopt;
+    return Access{AccessKind::Scalar, {}, false};
+  bool perRow = shape == rowDims || (shape.size() == full.size() &&
+                                     shape.take_front(split) == rowDims &&
+                                     product(shape.drop_front(split)) == 1);
+  bool perColumn = !colDims.empty() && shape.size() >= colDims.size() &&
+                   shape.take_back(colDims.size()) == colDims &&
+                   product(shape) == product(colDims);
+  if (perColumn && (columnsFirst || !perRow))
+    return Access{AccessKind::PerColumn, {}, false};
+  if (perRow)
+    return Access{AccessKind::PerRow, {}, false};
+  return shapeAccess(shape, full);
+}
+
+/// The dims [0, n) as a list.
+static SmallVector<int64_t> leadingDims(int64_t n) {
+  return llvm::to_vector(llvm::seq<int64_t>(0, std::max<int64_t>(n, 0)));
 }
 
 LogicalResult Checker::rowOrColumnReduction(bool rows) {
@@ -443,48 +459,87 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
   std::string allowed =
       rows ? "a row reduction holds elementwise ops, views and reductions "
              "along the innermost dim (reduce, softmax, log_softmax, "
-             "layer_norm, cross_entropy)"
+             "layer_norm, cross_entropy) or across the rows"
            : "a column reduction holds elementwise ops, views and reductions "
              "over every dim but the innermost";
-  // The reduced tensor's shape, from the first reduction.
+  // The reduced tensor's shape and how many of its leading dims index the
+  // rows: in a row reduction the input of the first reduction along the
+  // rows (every dim but the last), in a column reduction the input of the
+  // first reduction across them (the dims it reduces).
   SmallVector<int64_t> full;
-  auto reduces = [&](Operation *op, ArrayRef<int64_t> shape) {
+  auto reduces = [&](Operation *op, ArrayRef<int64_t> shape, size_t rowDims) {
     if (full.empty()) {
       full.assign(shape.begin(), shape.end());
+      split = rowDims;
       contract.computeType = getElementTypeOrSelf(op->getOperand(0));
       return success();
     }
-    if (ArrayRef<int64_t>(full) == shape)
-      return success();
-    return fail(op, llvm::formatv("reduces a {0} tensor, but the kernel's "
-                                  "rows x cols space is {1} (from its first "
-                                  "reduction); all reductions share it",
-                                  shapeStr(shape), shapeStr(full))
-                        .str());
+    if (ArrayRef<int64_t>(full) != shape)
+      return fail(op, llvm::formatv("reduces a {0} tensor, but the kernel's "
+                                    "rows x cols space is {1} (from its first "
+                                    "reduction); all reductions share it",
+                                    shapeStr(shape), shapeStr(full))
+                          .str());
+    if (split != rowDims)
+      return fail(op, llvm::formatv("reduces the first {0} dims of a {1} "
+                                    "tensor, but the kernel's rows are its "
+                                    "first {2} dims (from its first "
+                                    "reduction); all reductions share them",
+                                    rowDims, shapeStr(shape), split)
+                          .str());
+    return success();
   };
+  // Reductions across the rows (a column sum, a total, cross_entropy's
+  // mean): complete only once every row is done, so their results leave the
+  // kernel and nothing in it reads them. A GPU kernel keeps per-block
+  // partials and combines them after the last row.
+  SmallVector<Operation *> across;
+  SmallVector<nv::ReduceOp> totals, columnSums;
   for (Operation &op : body.without_terminator()) {
     if (auto reduce = dyn_cast<nv::ReduceOp>(op)) {
       ArrayRef<int64_t> in = shapeOf(reduce.getInput());
       int64_t rank = in.size();
-      SmallVector<int64_t> want;
-      if (rows) {
-        if (rank >= 1)
-          want.push_back(rank - 1);
-      } else {
-        for (int64_t d = 0; d + 1 < rank; ++d)
-          want.push_back(d);
-      }
       ArrayRef<int64_t> dims = reduce.getDims();
-      if (want.empty() || dims != ArrayRef<int64_t>(want))
-        return fail(&op, llvm::formatv("reduces dims [{0}] of a rank-{1} "
-                                       "tensor; a {2} reduces exactly dims "
-                                       "[{3}]",
-                                       llvm::interleaved(dims), rank, family,
-                                       llvm::interleaved(want))
-                             .str());
-      if (failed(reduces(&op, in)))
-        return failure();
-      continue;
+      if (rows && rank >= 1 && dims == ArrayRef<int64_t>{rank - 1}) {
+        if (failed(reduces(&op, in, rank - 1)))
+          return failure();
+        continue;
+      }
+      // A column sum over every dim but the last; a column reduction may
+      // also take columns of several dims (a sum over the batch dim alone).
+      if (rank >= 2 &&
+          (dims == ArrayRef<int64_t>(leadingDims(rank - 1)) ||
+           (!rows && !dims.empty() && dims.size() + 1 < size_t(rank) &&
+            dims == ArrayRef<int64_t>(leadingDims(dims.size()))))) {
+        across.push_back(&op);
+        columnSums.push_back(reduce);
+        if (!rows && failed(reduces(&op, in, dims.size())))
+          return failure();
+        continue;
+      }
+      if (rank >= 1 && dims == ArrayRef<int64_t>(leadingDims(rank))) {
+        across.push_back(&op);
+        totals.push_back(reduce);
+        continue;
+      }
+      std::string want =
+          rows ? llvm::formatv("[{0}] along the rows, or [{1}] or every dim "
+                               "across them",
+                               rank - 1,
+                               llvm::interleaved(leadingDims(rank - 1)))
+                     .str()
+          : rank <= 2
+              ? llvm::formatv("[{0}] or every dim",
+                              llvm::interleaved(leadingDims(rank - 1)))
+                    .str()
+              : llvm::formatv("[0] to [{0}] (leading dims) or every dim",
+                              llvm::interleaved(leadingDims(rank - 1)))
+                    .str();
+      return fail(&op,
+                  llvm::formatv("reduces dims [{0}] of a rank-{1} "
+                                "tensor; a {2} reduces dims {3}",
+                                llvm::interleaved(dims), rank, family, want)
+                      .str());
     }
     if (rows && isa<nv::SoftmaxOp, nv::LogSoftmaxOp>(op)) {
       int64_t dim = op.getAttrOfType<IntegerAttr>("dim").getInt();
@@ -495,25 +550,63 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
                                        "reduces only the innermost dim",
                                        dim, rank)
                              .str());
-      if (failed(reduces(&op, shapeOf(op.getOperand(0)))))
+      if (failed(reduces(&op, shapeOf(op.getOperand(0)),
+                         shapeOf(op.getOperand(0)).size() - 1)))
         return failure();
       continue;
     }
     if (rows && isa<nv::LayerNormOp, nv::CrossEntropyOp>(op)) {
-      if (failed(reduces(&op, shapeOf(op.getOperand(0)))))
+      if (failed(reduces(&op, shapeOf(op.getOperand(0)),
+                         shapeOf(op.getOperand(0)).size() - 1)))
         return failure();
+      // The loss is a mean over every row.
+      if (isa<nv::CrossEntropyOp>(op))
+        across.push_back(&op);
       continue;
     }
-    if (rows && isa<nv::CheckLabelsOp>(op))
-      continue;
+  }
+  // A column reduction made only of totals iterates over the largest
+  // summed tensor.
+  if (!rows && full.empty() && !totals.empty()) {
+    Value largest = totals.front().getInput();
+    for (nv::ReduceOp total : totals)
+      if (product(shapeOf(total.getInput())) > product(shapeOf(largest)))
+        largest = total.getInput();
+    full.assign(shapeOf(largest).begin(), shapeOf(largest).end());
+    split = full.size() - 1;
+    contract.computeType = getElementTypeOrSelf(largest);
   }
   if (full.empty())
     return fail(
         group, llvm::formatv("a {0} holds at least one reduction {1}", family,
                              rows ? "along the innermost dim" : "over the rows")
                    .str());
+  // A row reduction's column sums reduce its own space.
+  for (nv::ReduceOp sum : columnSums)
+    if (failed(reduces(sum, shapeOf(sum.getInput()), sum.getDims().size())))
+      return failure();
+  // A total sums a value the kernel has per element or per row.
+  for (nv::ReduceOp total : totals) {
+    auto access = reductionAccess(shapeOf(total.getInput()), full, split);
+    if (!access || (access->kind != AccessKind::Elementwise &&
+                    access->kind != AccessKind::PerRow &&
+                    access->kind != AccessKind::Scalar))
+      return fail(total, llvm::formatv("sums every element of a {0} tensor, "
+                                       "which is neither per element nor per "
+                                       "row of the kernel's {1} space",
+                                       shapeStr(shapeOf(total.getInput())),
+                                       shapeStr(full))
+                             .str());
+  }
+  DenseSet<Operation *> acrossSet(across.begin(), across.end());
+  for (Operation *op : across)
+    for (Operation *user : op->getUsers())
+      if (user != yield())
+        return fail(user, "reads the result of a reduction across the rows, "
+                          "which is complete only when every row is done; "
+                          "such a result is only yielded");
   // Everything else: elementwise code over the reduced tensor's space, and
-  // every value per element, per row, per column or scalar.
+  // every value per element, per row or per column, broadcast or scalar.
   for (Operation &op : body.without_terminator()) {
     bool reduction =
         isa<nv::ReduceOp>(op) ||
@@ -522,44 +615,100 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
     if (!reduction && failed(checkElementwiseOrView(&op, allowed)))
       return failure();
     for (Value r : op.getResults())
-      if (!reductionAccess(shapeOf(r), full))
+      if (!acrossSet.contains(&op) && !reductionAccess(shapeOf(r), full, split))
         return fail(&op, llvm::formatv("value of shape {0} is not per "
                                        "element, per row or per column of "
                                        "the reduced {1} tensor",
                                        shapeStr(shapeOf(r)), shapeStr(full))
                              .str());
   }
-  int64_t cols = full.empty() ? 1 : full.back();
+  int64_t cols = product(ArrayRef<int64_t>(full).drop_front(split));
   contract.space = {product(full) / std::max<int64_t>(cols, 1), cols};
   for (auto [i, v] : llvm::enumerate(outputs())) {
-    std::optional<AccessKind> kind = reductionAccess(shapeOf(v), full, rows);
-    bool ok = kind && (rows ? *kind != AccessKind::PerColumn
-                            : *kind == AccessKind::PerColumn ||
-                                  *kind == AccessKind::Elementwise ||
-                                  *kind == AccessKind::Scalar);
+    Operation *def = v.getDefiningOp();
+    bool fromAcross = def && acrossSet.contains(def);
+    std::optional<Access> access =
+        reductionAccess(shapeOf(v), full, split, fromAcross || !rows);
+    auto is = [&](AccessKind kind) { return access && access->kind == kind; };
+    bool ok = fromAcross ? is(AccessKind::PerColumn) || is(AccessKind::Scalar)
+              : rows ? is(AccessKind::Elementwise) || is(AccessKind::PerRow) ||
+                           is(AccessKind::Scalar)
+                     : is(AccessKind::Elementwise) ||
+                           is(AccessKind::PerColumn) || is(AccessKind::Scalar);
     if (!ok)
       return fail(yield(),
                   llvm::formatv("output #{0} of shape {1} is not {2} of the "
                                 "reduced {3} tensor",
                                 i, shapeStr(shapeOf(v)),
-                                rows ? "per element, per row or a scalar"
-                                     : "per element, per column or a scalar",
+                                fromAcross ? "per column or a scalar"
+                                : rows     ? "per element, per row or a scalar"
+                                       : "per element, per column or a scalar",
                                 shapeStr(full))
                       .str());
-    contract.results.push_back({*kind, {}, false});
+    contract.results.push_back(*access);
   }
   for (BlockArgument arg : body.getArguments()) {
-    std::optional<AccessKind> kind = reductionAccess(shapeOf(arg), full);
-    if (!kind)
-      return fail(group, llvm::formatv("input #{0} of shape {1} is not per "
-                                       "element, per row or per column of "
-                                       "the reduced {2} tensor",
-                                       arg.getArgNumber(),
-                                       shapeStr(shapeOf(arg)), shapeStr(full))
-                             .str());
-    contract.inputs.push_back({*kind, {}, false});
+    auto access = reductionInputAccess(arg, full);
+    if (failed(access))
+      return failure();
+    contract.inputs.push_back(*access);
   }
   return success();
+}
+
+FailureOr<Access> Checker::reductionInputAccess(BlockArgument arg,
+                                                ArrayRef<int64_t> full) {
+  Operation *view = nullptr;
+  for (Operation *user : arg.getUsers())
+    if (isInputView(user) || isa<nv::ReshapeOp>(user))
+      view = user;
+  if (view && !arg.hasOneUse())
+    return fail(view, llvm::formatv("input #{0} is read both through '{1}' "
+                                    "and directly; a kernel reads each input "
+                                    "one way",
+                                    arg.getArgNumber(),
+                                    view->getName().getStringRef())
+                          .str());
+  if (!view) {
+    if (auto access = reductionAccess(shapeOf(arg), full, split))
+      return *access;
+    return fail(group, llvm::formatv("input #{0} of shape {1} is not per "
+                                     "element, per row or per column of "
+                                     "the reduced {2} tensor",
+                                     arg.getArgNumber(), shapeStr(shapeOf(arg)),
+                                     shapeStr(full))
+                           .str());
+  }
+  // A view of an input: a transpose or a slice feeds whole elements of the
+  // space; a reshape may also relabel a per-row or per-column vector.
+  std::optional<Access> seen =
+      reductionAccess(shapeOf(view->getResult(0)), full, split);
+  if (seen && seen->kind == AccessKind::Elementwise) {
+    if (auto transpose = dyn_cast<nv::TransposeOp>(view))
+      return Access{AccessKind::Transposed,
+                    llvm::to_vector(transpose.getPermutation()), false};
+    if (auto slice = dyn_cast<nv::SliceOp>(view)) {
+      Access access{AccessKind::Sliced, {}, false};
+      llvm::append_range(access.dims, slice.getStarts());
+      llvm::append_range(access.dims, slice.getLimits());
+      llvm::append_range(access.dims, slice.getStrides());
+      return access;
+    }
+    return Access{AccessKind::Reshaped, {}, false};
+  }
+  if (seen && isa<nv::ReshapeOp>(view) &&
+      (seen->kind == AccessKind::PerRow ||
+       seen->kind == AccessKind::PerColumn || seen->kind == AccessKind::Scalar))
+    return *seen;
+  return fail(view, llvm::formatv("reads input #{0} as a {1} value, which is "
+                                  "not one element per point of the reduced "
+                                  "{2} tensor; a reduction kernel reads "
+                                  "transposed, sliced or reshaped inputs "
+                                  "element by element",
+                                  arg.getArgNumber(),
+                                  shapeStr(shapeOf(view->getResult(0))),
+                                  shapeStr(full))
+                        .str());
 }
 
 LogicalResult Checker::matmul() {
@@ -750,22 +899,49 @@ LogicalResult Checker::scatterAdd() {
 }
 
 LogicalResult Checker::optimizer() {
-  // Updates of empty parameters are valid: the kernel then has no elements.
-  int64_t elements = 0, updates = 0;
-  for (auto adamw : body.getOps<nv::AdamWOp>()) {
-    ++updates;
-    elements += product(shapeOf(adamw.getParam()));
-    if (!contract.computeType)
-      contract.computeType = getElementTypeOrSelf(adamw.getParam());
-  }
-  if (!updates)
-    return fail(group, "an optimizer kernel holds at least one 'nova.adamw'");
-  contract.space = {elements};
-  // Each update and what feeds or follows it works tensor by tensor, so
-  // every value is elementwise over its own tensor: no views that move
-  // elements.
+  // Two kinds of multi-tensor kernel, each elementwise tensor by tensor:
+  // the AdamW updates of many parameters, or the sums over whole tensors
+  // that a global gradient norm needs (each result complete only at the end
+  // of the kernel, so only yielded). Updates of empty parameters are valid:
+  // the kernel then has no elements.
+  int64_t elements = 0, updates = 0, sums = 0;
   for (Operation &op : body.without_terminator()) {
-    if (isa<nv::AdamWOp>(op))
+    Value tensor;
+    if (auto adamw = dyn_cast<nv::AdamWOp>(op)) {
+      ++updates;
+      tensor = adamw.getParam();
+    } else if (auto reduce = dyn_cast<nv::ReduceOp>(op)) {
+      int64_t rank = shapeOf(reduce.getInput()).size();
+      if (rank == 0 || reduce.getDims() != ArrayRef<int64_t>(leadingDims(rank)))
+        return fail(&op, "reduces part of a tensor; an optimizer kernel "
+                         "sums whole tensors only");
+      ++sums;
+      tensor = reduce.getInput();
+      for (Operation *user : op.getUsers())
+        if (user != yield())
+          return fail(user, "reads a sum over a whole tensor, which is "
+                            "complete only at the end of the kernel; such a "
+                            "sum is only yielded");
+    } else {
+      continue;
+    }
+    elements += product(shapeOf(tensor));
+    if (!contract.computeType)
+      contract.computeType = getElementTypeOrSelf(tensor);
+  }
+  if (!updates && !sums)
+    return fail(group, "an optimizer kernel holds 'nova.adamw' updates or "
+                       "sums over whole tensors (a global norm), the body "
+                       "has neither");
+  if (updates && sums)
+    return fail(group, "an optimizer kernel holds either 'nova.adamw' "
+                       "updates or sums over whole tensors, not both: the "
+                       "updates read the finished sums");
+  contract.space = {elements};
+  // Everything else works tensor by tensor, so every value is elementwise
+  // over its own tensor: no views that move elements.
+  for (Operation &op : body.without_terminator()) {
+    if (isa<nv::AdamWOp, nv::ReduceOp>(op))
       continue;
     if (!isElementwiseOp(&op))
       return fail(&op, "'" + op.getName().getStringRef() +
@@ -779,8 +955,12 @@ LogicalResult Checker::optimizer() {
                                    : AccessKind::Elementwise,
                                {},
                                false});
-  contract.results.assign(outputs().size(),
-                          Access{AccessKind::Elementwise, {}, false});
+  for (Value v : outputs())
+    contract.results.push_back({product(shapeOf(v)) == 1 && sums
+                                    ? AccessKind::Scalar
+                                    : AccessKind::Elementwise,
+                                {},
+                                false});
   return success();
 }
 

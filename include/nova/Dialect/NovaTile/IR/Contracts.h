@@ -56,10 +56,16 @@ struct Access {
 
 struct Contract {
   Family family = Family::pointwise;
-  /// Pointwise: the output shape. Row / column reduction: [rows, cols].
+  /// Pointwise: the output shape. Row / column reduction: [rows, cols]
+  /// (a row reduction's rows are every dim of the reduced tensor but the
+  /// last; a column reduction's are the dims its column sums reduce). Both
+  /// may yield reductions across their rows (per column, or a scalar total),
+  /// complete only at the end of the kernel: per-block partials combined
+  /// after the last row.
   /// Matmul: [batch, M, N, K]. Attention: [batch*heads, T, T, D]. Gather /
   /// scatter_add: [indices, width, table rows]. Optimizer: [elements of
-  /// every updated tensor].
+  /// every updated tensor] (or, for a global norm's sums over whole tensors,
+  /// of every summed tensor).
   SmallVector<int64_t> space;
   SmallVector<Access> inputs, results;
   /// Element type of the main computation (the matmul's operands, the
