@@ -16,7 +16,8 @@ namespace mlir::nova_tile {
 using namespace mlir;
 using namespace mlir::nova_tile;
 
-/// "[broadcast(0), matmul-lhs(T)]": kind, its dims, (T) when transposed.
+/// "[broadcast(0), matmul-lhs(T)@0[8,1]]": kind, its dims, (T) when
+/// transposed, @offset[strides] when read through a strided view.
 static void printAccesses(llvm::raw_ostream &os, StringRef label,
                           ArrayRef<Access> accesses) {
   os << label << '[';
@@ -26,6 +27,9 @@ static void printAccesses(llvm::raw_ostream &os, StringRef label,
       os << '(' << llvm::interleaved(a.dims, ",", "", "") << ')';
     if (a.transposed)
       os << "(T)";
+    if (!a.strides.empty())
+      os << '@' << a.offset << '[' << llvm::interleaved(a.strides, ",", "", "")
+         << ']';
   });
   os << ']';
 }
@@ -49,6 +53,15 @@ struct PrintHashPass
         os << " space " << llvm::interleaved(contract->space, "x", "", "");
         printAccesses(os, " in ", contract->inputs);
         printAccesses(os, " out ", contract->results);
+        // A grouped GEMM: every problem, and what it reads.
+        if (contract->problems.size() > 1)
+          for (const MainProblem &p : contract->problems) {
+            os << (p.columnSum ? " | column-sum " : " | gemm ")
+               << llvm::interleaved(p.space, "x", "", "") << " reads";
+            for (auto &[input, access] : p.operands)
+              os << " #" << input << '@' << access.offset << '['
+                 << llvm::interleaved(access.strides, ",", "", "") << ']';
+          }
       }
       os << '\n';
     });
