@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuseMatmul.h"
+
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
@@ -254,7 +256,8 @@ namespace {
 struct NovaFusePass : nv::impl::NovaFuseBase<NovaFusePass> {
   void runOnOperation() override {
     for (Block &block : getOperation().getBody())
-      if (failed(BlockFuser(block).run()))
+      if (failed(BlockFuser(block).run()) ||
+          failed(nv::fuseMatmulsAndAttention(block)))
         return signalPassFailure();
   }
 };
