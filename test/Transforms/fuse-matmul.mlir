@@ -1,0 +1,184 @@
+// nova-fuse's matmul and attention phase: prologues (casts and views read
+// by the GEMM), epilogues (pointwise groups on the product), grouped GEMMs
+// (matmuls reading one operand, with its column sums) and attention groups
+// that read q, k, v through views of the fused qkv tensor.
+// RUN: nova-opt %s --nova-fuse -o %t.mlir
+// RUN: FileCheck %s < %t.mlir
+// Every group passes its contract; the contracts describe the reads.
+// RUN: nova-opt %t.mlir --nova-print-hash -o /dev/null | FileCheck %s --check-prefix=CONTRACT
+// A second run finds nothing left to fuse.
+// RUN: nova-opt %t.mlir --nova-fuse | FileCheck %s
+// The interpreter gives the same outputs before and after on fresh inputs.
+// RUN: for f in prologue working_copy batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped chained attention; do \
+// RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
+// RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 1e-6 --atol 0 || exit 1; \
+// RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
+// SAME: match
+
+// Casts of both operands and the weight's transpose are the prologue; the
+// bias, GELU and cast are the epilogue: one kernel.
+// CHECK-LABEL: func.func @prologue
+// CHECK-NEXT: %[[G:.*]] = nova_tile.fusion matmul(%arg0, %arg1, %arg2)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova.transpose
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova.add
+// CHECK-NEXT: nova.gelu
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]
+// CONTRACT: fusion #0 matmul {{[0-9a-f]+}} space 2x4x16x8 in [matmul-lhs@0[32,8,1], matmul-rhs(T)@0[0,1,8], broadcast(0,1)] out [elementwise]
+func.func @prologue(%x: tensor<2x4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>) -> tensor<2x4x16xf32> {
+  %xh = nova.cast %x : tensor<2x4x8xf32> to tensor<2x4x8xbf16>
+  %wt = nova.transpose %w [1, 0] : tensor<16x8xf32> -> tensor<8x16xf32>
+  %wh = nova.cast %wt : tensor<8x16xf32> to tensor<8x16xbf16>
+  %p = nova.matmul %xh, %wh : tensor<2x4x8xbf16>, tensor<8x16xbf16> -> tensor<2x4x16xbf16>
+  %pf = nova.cast %p : tensor<2x4x16xbf16> to tensor<2x4x16xf32>
+  %s = nova.add %pf, %b : tensor<2x4x16xf32>, tensor<16xf32>
+  %g = nova.gelu tanh %s : tensor<2x4x16xf32>
+  return %g : tensor<2x4x16xf32>
+}
+
+// A cast two matmuls read is a working copy: it stays its own kernel and
+// both read it. They read it as one grouped GEMM (two independent problems).
+// CHECK-LABEL: func.func @working_copy
+// CHECK-NEXT: %[[W:.*]] = nova_tile.fusion pointwise(%arg2)
+// CHECK: %[[G:.*]]:2 = nova_tile.fusion matmul(%arg0, %[[W]], %arg1)
+// CHECK: nova.matmul
+// CHECK: nova.matmul
+// CHECK: return %[[G]]#0, %[[G]]#1
+// CONTRACT: fusion #2 matmul {{[0-9a-f]+}} space 1x4x16x8 {{.*}} | gemm 1x4x16x8 reads #0@0[8,1] #1@0[16,1] | gemm 1x4x8x16 reads #2@0[16,1] #1@0[1,16]
+func.func @working_copy(%x: tensor<4x8xf32>, %y: tensor<4x16xf32>, %w: tensor<8x16xf32>) -> (tensor<4x16xbf16>, tensor<4x8xbf16>) {
+  %wh = nova.cast %w : tensor<8x16xf32> to tensor<8x16xbf16>
+  %xh = nova.cast %x : tensor<4x8xf32> to tensor<4x8xbf16>
+  %yh = nova.cast %y : tensor<4x16xf32> to tensor<4x16xbf16>
+  %p = nova.matmul %xh, %wh : tensor<4x8xbf16>, tensor<8x16xbf16> -> tensor<4x16xbf16>
+  %q = nova.matmul %yh, %wh transpose_rhs : tensor<4x16xbf16>, tensor<8x16xbf16> -> tensor<4x8xbf16>
+  return %p, %q : tensor<4x16xbf16>, tensor<4x8xbf16>
+}
+
+// A weight broadcast over the batch is read with stride 0.
+// CHECK-LABEL: func.func @batch_broadcast
+// CHECK-NEXT: nova_tile.fusion matmul(%arg1, %arg0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.broadcast
+// CHECK-NEXT: nova.matmul
+// CONTRACT: fusion #3 matmul {{[0-9a-f]+}} space 3x4x16x8 in [matmul-rhs@0[0,16,1], matmul-lhs@0[32,8,1]]
+func.func @batch_broadcast(%x: tensor<3x4x8xf32>, %w: tensor<8x16xf32>) -> tensor<3x4x16xf32> {
+  %wb = nova.broadcast %w : tensor<8x16xf32> -> tensor<3x8x16xf32>
+  %p = nova.matmul %x, %wb : tensor<3x4x8xf32>, tensor<3x8x16xf32> -> tensor<3x4x16xf32>
+  return %p : tensor<3x4x16xf32>
+}
+
+// Heads transposed and then merged into rows are not one strided view: the
+// kernel keeps the reshape (a strided view of the transposed copy), the
+// transpose stays outside.
+// CHECK-LABEL: func.func @not_strided
+// CHECK-NEXT: %[[T:.*]] = nova.transpose %arg0
+// CHECK-NEXT: nova_tile.fusion matmul(%[[T]], %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.reshape
+// CHECK-NEXT: nova.matmul
+func.func @not_strided(%o: tensor<2x2x4x3xf32>, %w: tensor<6x5xf32>) -> tensor<8x5xf32> {
+  %t = nova.transpose %o [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
+  %r = nova.reshape %t : tensor<2x4x2x3xf32> -> tensor<8x6xf32>
+  %p = nova.matmul %r, %w : tensor<8x6xf32>, tensor<6x5xf32> -> tensor<8x5xf32>
+  return %p : tensor<8x5xf32>
+}
+
+// The product is used outside too: the kernel yields it and the epilogue.
+// CHECK-LABEL: func.func @epilogue_and_product
+// CHECK-NEXT: %[[G:.*]]:2 = nova_tile.fusion matmul(%arg0, %arg1, %arg2, %arg3)
+// CHECK: %[[P:.*]] = nova.matmul
+// CHECK-NEXT: nova.add %[[P]]
+// CHECK-NEXT: %[[R:.*]] = nova.add
+// CHECK-NEXT: nova_tile.yield %[[P]], %[[R]]
+// CHECK: return %[[G]]#0, %[[G]]#1
+func.func @epilogue_and_product(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: tensor<16xf32>, %res: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %p = nova.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  %s = nova.add %p, %b : tensor<4x16xf32>, tensor<16xf32>
+  %r = nova.add %s, %res : tensor<4x16xf32>, tensor<4x16xf32>
+  return %p, %r : tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// The subtraction also reads a reduction of the product: merging it would
+// put the reduction both before and after the kernel.
+// CHECK-LABEL: func.func @epilogue_cycle
+// CHECK-NEXT: %[[P:.*]] = nova_tile.fusion matmul
+// CHECK: %[[M:.*]] = nova.reduce max %[[P]]
+// CHECK-NEXT: nova_tile.fusion pointwise(%[[P]], %[[M]])
+func.func @epilogue_cycle(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %p = nova.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  %m = nova.reduce max %p dims [1] keep_dims : tensor<4x16xf32> -> tensor<4x1xf32>
+  %s = nova.sub %p, %m : tensor<4x16xf32>, tensor<4x1xf32>
+  return %s : tensor<4x16xf32>
+}
+
+// A layer's backward: dX = dY.W^T, dW = X^T.dY and the bias gradient (the
+// column sum of dY's f32 copy from the same kernel) in one grouped GEMM.
+// CHECK-LABEL: func.func @grouped
+// CHECK-NEXT: %[[D:.*]]:2 = nova_tile.fusion pointwise(%arg0)
+// CHECK: %[[G:.*]]:3 = nova_tile.fusion matmul(%[[D]]#1, %arg2, %arg1, %[[D]]#0)
+// CHECK: nova.matmul
+// CHECK: nova.matmul
+// CHECK: nova.reduce sum
+// CHECK: nova.cast
+// CHECK: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[B:.*]] = nova.reshape %[[G]]#1
+// CHECK-NEXT: return %[[G]]#0, %[[G]]#2, %[[B]]
+// CONTRACT: matmul {{[0-9a-f]+}} space 2x4x8x16 {{.*}} out [elementwise, per-column, elementwise] | gemm 2x4x8x16 reads #0@0[64,16,1] #1@0[0,1,16] | gemm 1x8x16x8 reads #2@0[1,8] #0@0[16,1] | column-sum 1x1x16x8 reads #3@0[16,1]
+func.func @grouped(%dy: tensor<2x4x16xf32>, %x: tensor<2x4x8xbf16>, %w: tensor<8x16xbf16>) -> (tensor<2x4x8xbf16>, tensor<8x16xf32>, tensor<16xf32>) {
+  %d = nova.add %dy, %dy : tensor<2x4x16xf32>, tensor<2x4x16xf32>
+  %dh = nova.cast %d : tensor<2x4x16xf32> to tensor<2x4x16xbf16>
+  %dx = nova.matmul %dh, %w transpose_rhs : tensor<2x4x16xbf16>, tensor<8x16xbf16> -> tensor<2x4x8xbf16>
+  %xr = nova.reshape %x : tensor<2x4x8xbf16> -> tensor<8x8xbf16>
+  %dr = nova.reshape %dh : tensor<2x4x16xbf16> -> tensor<8x16xbf16>
+  %dw = nova.matmul %xr, %dr transpose_lhs : tensor<8x8xbf16>, tensor<8x16xbf16> -> tensor<8x16xbf16>
+  %dwf = nova.cast %dw : tensor<8x16xbf16> to tensor<8x16xf32>
+  %db = nova.reduce sum %d dims [0, 1] keep_dims : tensor<2x4x16xf32> -> tensor<1x1x16xf32>
+  %dbr = nova.reshape %db : tensor<1x1x16xf32> -> tensor<16xf32>
+  return %dx, %dwf, %dbr : tensor<2x4x8xbf16>, tensor<8x16xf32>, tensor<16xf32>
+}
+
+// A matmul that reads another's product is not grouped with it.
+// CHECK-LABEL: func.func @chained
+// CHECK-NEXT: %[[P:.*]] = nova_tile.fusion matmul(%arg0, %arg1)
+// CHECK: nova_tile.fusion matmul(%[[P]], %arg1)
+func.func @chained(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %p = nova.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %q = nova.matmul %p, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  return %q : tensor<4x8xf32>
+}
+
+// q, k and v are slices of one qkv tensor split into heads: three strided
+// reads of one input. The output is written back as [B, T, C] through the
+// transpose and reshape, and as it is for the other reader.
+// CHECK-LABEL: func.func @attention
+// CHECK-NEXT: %[[A:.*]]:3 = nova_tile.fusion attention_forward(%arg0)
+// CHECK-COUNT-3: nova.slice
+// CHECK: nova.attention_fwd
+// CHECK-NEXT: nova.transpose
+// CHECK-NEXT: nova.reshape
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[A]]#2, %[[A]]#0, %[[A]]#1
+// CONTRACT: attention_forward {{[0-9a-f]+}} space 4x4x4x3 in [query@0[72,3,18,1]] out [elementwise, log-sum-exp, elementwise@0[24,3,6,1]]
+func.func @attention(%qkv: tensor<2x4x18xf32>) -> (tensor<2x4x6xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4xf32>) {
+  %qs = nova.slice %qkv starts [0, 0, 0] limits [2, 4, 6] strides [1, 1, 1] : tensor<2x4x18xf32> -> tensor<2x4x6xf32>
+  %qr = nova.reshape %qs : tensor<2x4x6xf32> -> tensor<2x4x2x3xf32>
+  %q = nova.transpose %qr [0, 2, 1, 3] : tensor<2x4x2x3xf32> -> tensor<2x2x4x3xf32>
+  %ks = nova.slice %qkv starts [0, 0, 6] limits [2, 4, 12] strides [1, 1, 1] : tensor<2x4x18xf32> -> tensor<2x4x6xf32>
+  %kr = nova.reshape %ks : tensor<2x4x6xf32> -> tensor<2x4x2x3xf32>
+  %k = nova.transpose %kr [0, 2, 1, 3] : tensor<2x4x2x3xf32> -> tensor<2x2x4x3xf32>
+  %vs = nova.slice %qkv starts [0, 0, 12] limits [2, 4, 18] strides [1, 1, 1] : tensor<2x4x18xf32> -> tensor<2x4x6xf32>
+  %vr = nova.reshape %vs : tensor<2x4x6xf32> -> tensor<2x4x2x3xf32>
+  %v = nova.transpose %vr [0, 2, 1, 3] : tensor<2x4x2x3xf32> -> tensor<2x2x4x3xf32>
+  %o, %lse = nova.attention_fwd %q, %k, %v scale 0.5 causal : tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32> -> tensor<2x2x4x3xf32>, tensor<2x2x4xf32>
+  %ot = nova.transpose %o [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
+  %y = nova.reshape %ot : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
+  return %y, %o, %lse : tensor<2x4x6xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4xf32>
+}
