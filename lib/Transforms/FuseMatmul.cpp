@@ -116,6 +116,10 @@ private:
   void mergeEpilogues();
   void groupHorizontally();
   void formAttentionGroups();
+  /// Lets the attention ops that read `result` read it back through the
+  /// inverse of `chain` (the transposes and reshapes the kernel writes it
+  /// through), so the kernel writes it once, as the chain's value.
+  void readThroughWrittenView(Value result, ArrayRef<Operation *> chain);
 
   Block &block;
   nt::FusionOp placeholder;
@@ -416,19 +420,58 @@ void MatmulFuser::formAttentionGroups() {
     // Transposes and reshapes that only pass a result on to one reader
     // are how the kernel writes it.
     SmallVector<Operation *> moved{attn};
-    for (Value result : attn->getResults())
-      for (Operation *user : result.getUsers()) {
+    for (Value result : attn->getResults()) {
+      SmallVector<Operation *> users(result.getUsers());
+      for (Operation *user : users) {
+        SmallVector<Operation *> chain;
         Operation *view = user;
         while (isa<nv::TransposeOp, nv::ReshapeOp>(view)) {
-          moved.push_back(view);
+          chain.push_back(view);
           Value out = view->getResult(0);
           if (!out.hasOneUse())
             break;
           view = *out.getUsers().begin();
         }
+        if (!chain.empty())
+          readThroughWrittenView(result, chain);
+        llvm::append_range(moved, chain);
       }
+    }
     if (!materializeWithChains(family, moved, prologue))
       materializeWithChains(family, {attn}, prologue);
+  }
+}
+
+void MatmulFuser::readThroughWrittenView(Value result,
+                                         ArrayRef<Operation *> chain) {
+  Value written = chain.back()->getResult(0);
+  OpBuilder builder(chain.back()->getContext());
+  builder.setInsertionPointAfter(chain.back());
+  Value undone;
+  for (OpOperand &use : llvm::make_early_inc_range(result.getUses())) {
+    Operation *reader = use.getOwner();
+    if (!isa<nv::AttentionOp, nv::AttentionFwdOp, nv::AttentionBwdOp>(reader))
+      continue;
+    if (!undone) {
+      // The chain backwards: each reshape to its operand's shape, each
+      // transpose by the inverse permutation.
+      undone = written;
+      for (Operation *view : llvm::reverse(chain)) {
+        Location loc = view->getLoc();
+        Type type = view->getOperand(0).getType();
+        if (auto t = dyn_cast<nv::TransposeOp>(view)) {
+          SmallVector<int64_t> inverse(t.getPermutation().size());
+          for (auto [i, d] : llvm::enumerate(t.getPermutation()))
+            inverse[d] = i;
+          undone = nv::TransposeOp::create(builder, loc, type, undone,
+                                           builder.getDenseI64ArrayAttr(
+                                               inverse));
+        } else {
+          undone = nv::ReshapeOp::create(builder, loc, type, undone);
+        }
+      }
+    }
+    use.set(undone);
   }
 }
 

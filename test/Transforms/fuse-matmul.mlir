@@ -9,7 +9,7 @@
 // A second run finds nothing left to fuse.
 // RUN: nova-opt %t.mlir --nova-fuse | FileCheck %s
 // The interpreter gives the same outputs before and after on fresh inputs.
-// RUN: for f in prologue working_copy batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped chained attention; do \
+// RUN: for f in prologue working_copy batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped chained attention attention_backward_reads_written; do \
 // RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 1e-6 --atol 0 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
@@ -181,4 +181,31 @@ func.func @attention(%qkv: tensor<2x4x18xf32>) -> (tensor<2x4x6xf32>, tensor<2x2
   %ot = nova.transpose %o [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
   %y = nova.reshape %ot : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
   return %y, %o, %lse : tensor<2x4x6xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4xf32>
+}
+
+// The backward reads O, which the forward writes as [B, T, C]: it reads
+// that through the inverse views, so O is written once. dq, dk, dv are
+// written as [B, T, C] through their transposes and reshapes.
+// CHECK-LABEL: func.func @attention_backward_reads_written
+// CHECK-NEXT: %[[F:.*]]:2 = nova_tile.fusion attention_forward(%arg0, %arg1, %arg2) : ({{.*}}) -> (tensor<2x2x4xf32>, tensor<2x4x6xf32>)
+// CHECK: nova_tile.yield %lse, %{{.*}} : tensor<2x2x4xf32>, tensor<2x4x6xf32>
+// CHECK: %[[B:.*]]:3 = nova_tile.fusion attention_backward(%[[F]]#1, %arg0, %arg1, %arg2, %[[F]]#0, %arg3) : ({{.*}}) -> (tensor<2x4x6xf32>, tensor<2x4x6xf32>, tensor<2x4x6xf32>)
+// CHECK: nova.reshape
+// CHECK-NEXT: nova.transpose
+// CHECK-NEXT: nova.attention_bwd
+// CHECK: return %[[F]]#1, %[[B]]#0, %[[B]]#1, %[[B]]#2
+// CONTRACT: attention_forward {{[0-9a-f]+}} space 4x4x4x3 in [query@0[24,12,3,1], key@0[24,12,3,1], value@0[24,12,3,1]] out [log-sum-exp, elementwise@0[24,3,6,1]]
+// CONTRACT: attention_backward {{[0-9a-f]+}} space 4x4x4x3 in [attention-output@0[24,3,6,1], query@0[24,12,3,1], key@0[24,12,3,1], value@0[24,12,3,1], log-sum-exp@0[8,4,1], grad-output@0[24,12,3,1]] out [query@0[24,3,6,1], key@0[24,3,6,1], value@0[24,3,6,1]]
+func.func @attention_backward_reads_written(%q: tensor<2x2x4x3xf32>, %k: tensor<2x2x4x3xf32>, %v: tensor<2x2x4x3xf32>, %dy: tensor<2x2x4x3xf32>) -> (tensor<2x4x6xf32>, tensor<2x4x6xf32>, tensor<2x4x6xf32>, tensor<2x4x6xf32>) {
+  %o, %lse = nova.attention_fwd %q, %k, %v scale 0.5 causal : tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32> -> tensor<2x2x4x3xf32>, tensor<2x2x4xf32>
+  %ot = nova.transpose %o [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
+  %y = nova.reshape %ot : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
+  %dq, %dk, %dv = nova.attention_bwd %q, %k, %v, %o, %lse, %dy scale 0.5 causal : tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4xf32>, tensor<2x2x4x3xf32>
+  %dqt = nova.transpose %dq [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
+  %dqr = nova.reshape %dqt : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
+  %dkt = nova.transpose %dk [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
+  %dkr = nova.reshape %dkt : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
+  %dvt = nova.transpose %dv [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
+  %dvr = nova.reshape %dvt : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
+  return %y, %dqr, %dkr, %dvr : tensor<2x4x6xf32>, tensor<2x4x6xf32>, tensor<2x4x6xf32>, tensor<2x4x6xf32>
 }
