@@ -11,7 +11,11 @@ Generates bad and borderline inputs for
   run    nova-run, ref backend: mutated programs with --random-inputs;
   st     nova-run with mutated or garbage safetensors inputs;
   runopt nova-run with random option combinations, absurd values included;
-  gpt2   nova-gpt2 with random and absurd options,
+  gpt2   nova-gpt2 with random and absurd options;
+  equiv  random valid programs (utils/random_programs.py) through a random
+         pipeline of the compiler's passes, the reference interpreter run
+         before and after on the same random inputs as the oracle
+         (utils/pass_equivalence.py),
 runs each under a memory limit and a timeout and classifies the outcome:
   accepted  exit 0;
   rejected  non-zero exit with an error message (`error:`);
@@ -19,10 +23,15 @@ runs each under a memory limit and a timeout and classifies the outcome:
             exception or a sanitizer report (whatever the exit code);
   hang      still running after --timeout seconds;
   silent    non-zero exit without any error message;
+  miscompile  the interpreter gives other outputs after a pass than
+            before (equiv);
+  refused   a pass fails on a valid random program (equiv): it must
+            transform it or leave it alone;
   overflow  exit 0, but the IR written (nova-opt -o, nova-gpt2 -o) has a
             tensor type whose element count does not fit in int64: a
             program no tool can run, accepted without a word.
-Crashes, hangs, silent rejections and overflows are failures: each distinct one (by
+Crashes, hangs, silent rejections, miscompiles, refusals and overflows are
+failures: each distinct one (by
 tool and signature) is kept under --out as a reproducer (input files and a
 `repro.sh`) and printed. The campaign stops after --count inputs or --time
 seconds, whichever comes first; with the same --seed it generates the same
@@ -40,6 +49,9 @@ import struct
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from random_programs import random_program  # noqa: E402
 
 # Not `index`: `array<index: ...>` crashes MLIR 22's own attribute parser
 # (reproducible with plain mlir-opt), which is not Nova's to fix.
@@ -262,6 +274,12 @@ class Campaign:
                 self.chunks += split_chunks(f.read())
         self.chunks += self.generic_chunks(args.corpus)
         self.prepare_seeds()
+        self.passes = self.registered_passes()
+
+    def registered_passes(self):
+        """The --pass flags nova-opt knows."""
+        out = subprocess.run([self.tool("nova-opt"), "--help"], capture_output=True, text=True)
+        return set(re.findall(r"^\s+(--[\w-]+)", out.stdout, flags=re.M))
 
     def tool(self, name):
         return os.path.join(self.bin, name)
@@ -361,6 +379,18 @@ class Campaign:
         if rng.random() < 0.2:
             cmd += ["-o", os.path.join(d, "out.safetensors")]
         return "nova-run", cmd
+
+    # A random valid program through random passes, checked by the
+    # interpreter before and after each.
+    def gen_equiv(self, d):
+        rng = self.rng
+        src = self.write(d, "input.mlir", random_program(rng))
+        stages = [s for s in rng.choice(EQUIV_PIPELINES) if s.split("=")[0] in self.passes]
+        return "nova-opt", [sys.executable, os.path.join(self.args.src, "utils/pass_equivalence.py"),
+                            src, "--workdir", os.path.join(d, "stages"), "--entry", "f",
+                            "--seed", str(rng.randint(0, 1000)), "--rtol", "1e-6",
+                            "--nova-opt", self.tool("nova-opt"), "--nova-run", self.tool("nova-run")] + \
+            ["--stage=" + s for s in stages or ["--cse"]]
 
     # nova-run with mutated or garbage safetensors inputs.
     def gen_st(self, d):
@@ -480,7 +510,22 @@ class Campaign:
 
 
 GENERATORS = {"opt": "gen_opt", "run": "gen_run", "st": "gen_st", "runopt": "gen_runopt",
-              "gpt2": "gen_gpt2"}
+              "gpt2": "gen_gpt2", "equiv": "gen_equiv"}
+
+# Pipelines the equiv target draws from; stages whose pass this build does
+# not register are left out.
+EQUIV_PIPELINES = [
+    ["--canonicalize", "--cse"],
+    ["--nova-decompose"],
+    ["--nova-explicit-broadcast"],
+    ["--nova-fuse"],
+    ["--nova-fuse", "--nova-outline-kernels"],
+    ["--nova-decompose", "--canonicalize", "--nova-fuse"],
+    ["--nova-fuse", "--convert-nova-to-tile"],
+    ["--nova-fuse", "--convert-nova-to-tile", "--nova-configure=target=h200"],
+    ["--nova-fuse", "--convert-nova-to-tile", "--nova-outline-kernels", "--nova-bufferize",
+     "--nova-plan-memory"],
+]
 
 
 def keep_reproducer(out, sig_index, d, tool, cmd, outcome, rc, err):
@@ -524,7 +569,8 @@ def main():
         if t not in GENERATORS:
             ap.error(f"unknown target '{t}'")
     campaign = Campaign(args)
-    counts = {"accepted": 0, "rejected": 0, "crash": 0, "hang": 0, "silent": 0, "overflow": 0}
+    counts = {"accepted": 0, "rejected": 0, "crash": 0, "hang": 0, "silent": 0, "overflow": 0,
+              "miscompile": 0, "refused": 0}
     failures = {}
     start = time.monotonic()
     n = 0
@@ -539,8 +585,11 @@ def main():
                 if shape:
                     outcome = "overflow"
                     err += f"\n{written} has {shape}, more than INT64_MAX elements"
+        if outcome == "rejected" and target == "equiv":
+            # Its programs are valid: a pass must keep them or leave them alone.
+            outcome = "miscompile" if re.search(r": MISMATCH ", err) else "refused"
         counts[outcome] += 1
-        if outcome in ("crash", "hang", "silent", "overflow"):
+        if outcome in ("crash", "hang", "silent", "overflow", "miscompile", "refused"):
             sig = signature(target, tool, outcome, rc, err)
             if sig not in failures:
                 dest, cmd = keep_reproducer(args.out, len(failures), d, tool, cmd, outcome, rc, err)
@@ -564,7 +613,8 @@ def main():
     print(f"{n} inputs in {elapsed:.0f} s (seed {args.seed}, targets {','.join(targets)}): "
           f"{counts['accepted']} accepted, {counts['rejected']} rejected with an error, "
           f"{counts['crash']} crashes, {counts['hang']} hangs, {counts['silent']} silent rejections, "
-          f"{counts['overflow']} overflowing shapes accepted")
+          f"{counts['overflow']} overflowing shapes accepted, {counts['miscompile']} miscompiles, "
+          f"{counts['refused']} valid programs refused")
     for sig, (times, dest) in failures.items():
         print(f"  {times} x {sig}  [{dest}]")
     return 1 if failures else 0

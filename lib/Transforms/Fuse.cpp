@@ -207,6 +207,13 @@ LogicalResult BlockFuser::materialize(Group &group) {
       outputs.push_back(op->getResult(0));
     locations.push_back(op->getLoc());
   }
+  // Nothing outside reads the group: its ops are dead (elementwise ops have
+  // no side effects), and a kernel without outputs breaks the contract.
+  if (outputs.empty()) {
+    for (Operation *op : llvm::reverse(group.ops))
+      op->erase();
+    return success();
+  }
 
   Operation *last = group.ops.back();
   OpBuilder builder(last->getContext());
