@@ -2,8 +2,8 @@
 //
 // The second phase of nova-fuse, on IR whose pointwise groups are formed:
 //  1. every matmul becomes a matmul group that reads its operands through
-//     their views (reshape, transpose, broadcast, slice) and through a cast
-//     group read by nothing else (the prologue);
+//     their views (reshape, transpose, broadcast, slice) and through cast
+//     groups that only matmuls and attention read (the prologue);
 //  2. pointwise groups over a product's shape join its group (the
 //     epilogue: bias, activation, its gradient, residual, scale, cast);
 //  3. matmul groups that read one value, and column sums of that value (or
@@ -45,15 +45,31 @@ static nt::FusionOp groupOf(Operation *op, nt::Family family) {
   return fusion && fusion.getFamily() == family ? fusion : nullptr;
 }
 
-/// A pointwise group that only casts its one input: a prologue op.
+/// A pointwise group that only casts and views its one input: a prologue
+/// op.
 static bool isCastGroup(Operation *op) {
   auto fusion = groupOf(op, nt::Family::pointwise);
   if (!fusion || fusion.getInputs().size() != 1 ||
       fusion.getNumResults() != 1)
     return false;
   Block &body = fusion.getBody().front();
-  return llvm::hasSingleElement(body.without_terminator()) &&
-         isa<nv::CastOp>(body.front());
+  return llvm::all_of(body.without_terminator(), [](Operation &inner) {
+    return isa<nv::CastOp>(inner) || isView(&inner);
+  });
+}
+
+static bool isMainOp(Operation *op) {
+  return isa<nv::MatmulOp, nv::AttentionOp, nv::AttentionFwdOp,
+             nv::AttentionBwdOp>(op);
+}
+
+/// Whether every reader of `v` is a matmul or attention op, directly or
+/// through views: each such kernel can then convert on load itself.
+static bool onlyFeedsMainOps(Value v) {
+  return llvm::all_of(v.getUsers(), [](Operation *user) {
+    return isMainOp(user) ||
+           (isView(user) && onlyFeedsMainOps(user->getResult(0)));
+  });
 }
 
 static bool isColumnSum(Operation *op) {
@@ -108,8 +124,8 @@ private:
   /// direct edge is what fusing the two absorbs).
   bool reaches(Operation *from, Operation *to, bool throughOutside) const;
 
-  /// The views and single-use cast groups `operand` is read through, from
-  /// the operand back to what they read.
+  /// The views and cast groups `operand` is read through, from the operand
+  /// back to what they read.
   SmallVector<Operation *> prologueOf(Value operand) const;
 
   void formMatmulGroups();
@@ -166,8 +182,13 @@ SmallVector<Operation *> MatmulFuser::prologueOf(Value operand) const {
     if (def->getBlock() != &block)
       break;
     singleUse &= v.hasOneUse();
-    // A cast read by others too is a working copy other kernels share.
-    if (!isView(def) && !(isCastGroup(def) && singleUse))
+    // A cast that only matmuls and attention read (a weight's bf16 copy)
+    // is converted on load by each of them: reading the f32 value twice
+    // moves fewer bytes than writing the copy and reading it twice, and
+    // saves a launch. A cast something else reads stays a kernel.
+    if (!isView(def) &&
+        !(isCastGroup(def) &&
+          (singleUse || onlyFeedsMainOps(def->getResult(0)))))
       break;
     chain.push_back(def);
     v = def->getOperand(0);
@@ -384,7 +405,8 @@ void MatmulFuser::groupHorizontally() {
         for (Value copy : copies)
           if (sameOperand(copy, shared))
             for (Operation *user : copy.getUsers())
-              if (isColumnSum(user))
+              if (isColumnSum(user) ||
+                  groupOf(user, nt::Family::column_reduction))
                 candidates.push_back(user);
         for (Operation *other : candidates) {
           if (!independent(group, other))

@@ -9,7 +9,7 @@
 // A second run finds nothing left to fuse.
 // RUN: nova-opt %t.mlir --nova-fuse | FileCheck %s
 // The interpreter gives the same outputs before and after on fresh inputs.
-// RUN: for f in prologue working_copy batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped chained attention attention_backward_reads_written; do \
+// RUN: for f in prologue working_copy cast_read_elsewhere prologue_group batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped chained attention attention_backward_reads_written; do \
 // RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 1e-6 --atol 0 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
@@ -30,7 +30,7 @@
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: return %[[G]]
-// CONTRACT: fusion #0 matmul {{[0-9a-f]+}} space 2x4x16x8 in [matmul-lhs@0[32,8,1], matmul-rhs(T)@0[0,1,8], broadcast(0,1)] out [elementwise]
+// CONTRACT: matmul {{[0-9a-f]+}} space 2x4x16x8 in [matmul-lhs@0[32,8,1], matmul-rhs(T)@0[0,1,8], broadcast(0,1)] out [elementwise]
 func.func @prologue(%x: tensor<2x4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>) -> tensor<2x4x16xf32> {
   %xh = nova.cast %x : tensor<2x4x8xf32> to tensor<2x4x8xbf16>
   %wt = nova.transpose %w [1, 0] : tensor<16x8xf32> -> tensor<8x16xf32>
@@ -42,15 +42,20 @@ func.func @prologue(%x: tensor<2x4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf
   return %g : tensor<2x4x16xf32>
 }
 
-// A cast two matmuls read is a working copy: it stays its own kernel and
-// both read it. They read it as one grouped GEMM (two independent problems).
+// A weight's bf16 copy that only matmuls read is converted on load by each
+// (no copy kernel); the two products read one weight and depend on nothing
+// of each other, so they are one grouped GEMM.
 // CHECK-LABEL: func.func @working_copy
-// CHECK-NEXT: %[[W:.*]] = nova_tile.fusion pointwise(%arg2)
-// CHECK: %[[G:.*]]:2 = nova_tile.fusion matmul(%arg0, %[[W]], %arg1)
-// CHECK: nova.matmul
-// CHECK: nova.matmul
+// CHECK-NEXT: %[[G:.*]]:2 = nova_tile.fusion matmul(%arg2, %arg0, %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova.matmul
 // CHECK: return %[[G]]#0, %[[G]]#1
-// CONTRACT: fusion #2 matmul {{[0-9a-f]+}} space 1x4x16x8 {{.*}} | gemm 1x4x16x8 reads #0@0[8,1] #1@0[16,1] | gemm 1x4x8x16 reads #2@0[16,1] #1@0[1,16]
+// CONTRACT: matmul {{[0-9a-f]+}} space 1x4x16x8 {{.*}} | gemm 1x4x16x8 reads #1@0[8,1] #0@0[16,1] | gemm 1x4x8x16 reads #2@0[16,1] #0@0[1,16]
 func.func @working_copy(%x: tensor<4x8xf32>, %y: tensor<4x16xf32>, %w: tensor<8x16xf32>) -> (tensor<4x16xbf16>, tensor<4x8xbf16>) {
   %wh = nova.cast %w : tensor<8x16xf32> to tensor<8x16xbf16>
   %xh = nova.cast %x : tensor<4x8xf32> to tensor<4x8xbf16>
@@ -60,13 +65,42 @@ func.func @working_copy(%x: tensor<4x8xf32>, %y: tensor<4x16xf32>, %w: tensor<8x
   return %p, %q : tensor<4x16xbf16>, tensor<4x8xbf16>
 }
 
+// A cast something else reads too stays a kernel that the matmul reads.
+// CHECK-LABEL: func.func @cast_read_elsewhere
+// CHECK-NEXT: %[[C:.*]] = nova_tile.fusion pointwise(%arg1)
+// CHECK: nova_tile.fusion matmul(%arg0, %[[C]])
+func.func @cast_read_elsewhere(%x: tensor<4x8xbf16>, %w: tensor<8x16xf32>) -> (tensor<4x16xbf16>, tensor<8x16xbf16>) {
+  %wh = nova.cast %w : tensor<8x16xf32> to tensor<8x16xbf16>
+  %p = nova.matmul %x, %wh : tensor<4x8xbf16>, tensor<8x16xbf16> -> tensor<4x16xbf16>
+  return %p, %wh : tensor<4x16xbf16>, tensor<8x16xbf16>
+}
+
+// A pointwise kernel that only transposes and casts one input (as the
+// reduction phase may leave it) is a prologue too.
+// CHECK-LABEL: func.func @prologue_group
+// CHECK-NEXT: nova_tile.fusion matmul(%arg1, %arg0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.transpose
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova.matmul
+func.func @prologue_group(%x: tensor<4x8xbf16>, %w: tensor<16x8xf32>) -> tensor<4x16xbf16> {
+  %wh = nova_tile.fusion pointwise (%w) : (tensor<16x8xf32>) -> tensor<8x16xbf16> {
+  ^bb0(%a: tensor<16x8xf32>):
+    %t = nova.transpose %a [1, 0] : tensor<16x8xf32> -> tensor<8x16xf32>
+    %c = nova.cast %t : tensor<8x16xf32> to tensor<8x16xbf16>
+    nova_tile.yield %c : tensor<8x16xbf16>
+  }
+  %p = nova.matmul %x, %wh : tensor<4x8xbf16>, tensor<8x16xbf16> -> tensor<4x16xbf16>
+  return %p : tensor<4x16xbf16>
+}
+
 // A weight broadcast over the batch is read with stride 0.
 // CHECK-LABEL: func.func @batch_broadcast
 // CHECK-NEXT: nova_tile.fusion matmul(%arg1, %arg0)
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: nova.broadcast
 // CHECK-NEXT: nova.matmul
-// CONTRACT: fusion #3 matmul {{[0-9a-f]+}} space 3x4x16x8 in [matmul-rhs@0[0,16,1], matmul-lhs@0[32,8,1]]
+// CONTRACT: matmul {{[0-9a-f]+}} space 3x4x16x8 in [matmul-rhs@0[0,16,1], matmul-lhs@0[32,8,1]]
 func.func @batch_broadcast(%x: tensor<3x4x8xf32>, %w: tensor<8x16xf32>) -> tensor<3x4x16xf32> {
   %wb = nova.broadcast %w : tensor<8x16xf32> -> tensor<3x8x16xf32>
   %p = nova.matmul %x, %wb : tensor<3x4x8xf32>, tensor<3x8x16xf32> -> tensor<3x4x16xf32>
