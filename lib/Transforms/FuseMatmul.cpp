@@ -11,7 +11,7 @@
 //     become one grouped GEMM when none depends on another;
 //  4. every attention op becomes an attention group that reads its operands
 //     through their views and writes its results through the transposes and
-//     reshapes that only feed outputs.
+//     reshapes (and a concat of them) that only feed outputs.
 // A merge happens only when no path through ops outside both sides links
 // them (no cycle) and the resulting body passes its family's contract;
 // otherwise the ops stay as they were. Views are cloned into every kernel
@@ -459,6 +459,21 @@ void MatmulFuser::formAttentionGroups() {
         llvm::append_range(moved, chain);
       }
     }
+    // A concat of those views (dQ, dK, dV into dQKV) is written in windows.
+    DenseSet<Value> written;
+    for (Operation *op : moved)
+      written.insert(op->getResult(0));
+    for (Value result : attn->getResults())
+      written.insert(result);
+    llvm::SetVector<Operation *> concats;
+    for (Value v : written)
+      if (v.hasOneUse())
+        if (auto concat = dyn_cast<nv::ConcatOp>(*v.getUsers().begin()))
+          if (llvm::all_of(concat->getOperands(), [&](Value part) {
+                return written.contains(part) && part.hasOneUse();
+              }))
+            concats.insert(concat);
+    llvm::append_range(moved, concats);
     if (!materializeWithChains(family, moved, prologue))
       materializeWithChains(family, {attn}, prologue);
   }

@@ -9,7 +9,7 @@
 // A second run finds nothing left to fuse.
 // RUN: nova-opt %t.mlir --nova-fuse | FileCheck %s
 // The interpreter gives the same outputs before and after on fresh inputs.
-// RUN: for f in prologue working_copy cast_read_elsewhere prologue_group batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped chained attention attention_backward_reads_written; do \
+// RUN: for f in prologue working_copy cast_read_elsewhere prologue_group batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped chained attention attention_backward_reads_written attention_backward_into_dqkv; do \
 // RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 1e-6 --atol 0 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
@@ -242,4 +242,26 @@ func.func @attention_backward_reads_written(%q: tensor<2x2x4x3xf32>, %k: tensor<
   %dvt = nova.transpose %dv [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
   %dvr = nova.reshape %dvt : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
   return %y, %dqr, %dkr, %dvr : tensor<2x4x6xf32>, tensor<2x4x6xf32>, tensor<2x4x6xf32>, tensor<2x4x6xf32>
+}
+
+// dq, dk and dv merged back into one dqkv by a concat: the backward writes
+// one window of dqkv per gradient.
+// CHECK-LABEL: func.func @attention_backward_into_dqkv
+// CHECK-NEXT: %[[B:.*]] = nova_tile.fusion attention_backward({{.*}}) : ({{.*}}) -> tensor<2x4x18xf32>
+// CHECK: nova.attention_bwd
+// CHECK-COUNT-3: nova.reshape
+// CHECK-NEXT: %[[C:.*]] = nova.concat
+// CHECK-NEXT: nova_tile.yield %[[C]]
+// CHECK: return %[[B]]
+// CONTRACT: attention_backward {{[0-9a-f]+}} space 4x4x4x3 in [{{.*}}] out [query] | writes query->#0@0[72,3,18,1] key->#0@6[72,3,18,1] value->#0@12[72,3,18,1]
+func.func @attention_backward_into_dqkv(%q: tensor<2x2x4x3xf32>, %k: tensor<2x2x4x3xf32>, %v: tensor<2x2x4x3xf32>, %o: tensor<2x2x4x3xf32>, %lse: tensor<2x2x4xf32>, %dy: tensor<2x2x4x3xf32>) -> tensor<2x4x18xf32> {
+  %dq, %dk, %dv = nova.attention_bwd %q, %k, %v, %o, %lse, %dy scale 0.5 causal : tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4xf32>, tensor<2x2x4x3xf32>
+  %dqt = nova.transpose %dq [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
+  %dqr = nova.reshape %dqt : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
+  %dkt = nova.transpose %dk [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
+  %dkr = nova.reshape %dkt : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
+  %dvt = nova.transpose %dv [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
+  %dvr = nova.reshape %dvt : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
+  %dqkv = nova.concat %dqr, %dkr, %dvr dim 2 : tensor<2x4x6xf32>, tensor<2x4x6xf32>, tensor<2x4x6xf32> -> tensor<2x4x18xf32>
+  return %dqkv : tensor<2x4x18xf32>
 }

@@ -92,3 +92,18 @@ func.func @attn_input_twice(%q: tensor<2x6x4xf32>) {
   }
   return
 }
+
+// -----
+
+// An output concatenated from results holds one result per window.
+func.func @attn_concat_window(%q: tensor<2x8x4xf32>, %o: tensor<2x8x4xf32>, %l: tensor<2x8xf32>) {
+  %r = nova_tile.fusion attention_backward (%q, %o, %l) : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8xf32>) -> tensor<2x8x8xf32> {
+  ^bb0(%a0: tensor<2x8x4xf32>, %a1: tensor<2x8x4xf32>, %a2: tensor<2x8xf32>):
+    %dq, %dk, %dv = nova.attention_bwd %a0, %a0, %a0, %a1, %a2, %a1 scale 0.5 : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8xf32>, tensor<2x8x4xf32>
+    %s = nova.add %dk, %dv : tensor<2x8x4xf32>, tensor<2x8x4xf32>
+    %c = nova.concat %dq, %s dim 2 : tensor<2x8x4xf32>, tensor<2x8x4xf32> -> tensor<2x8x8xf32>
+    // expected-error @+1 {{attention_backward contract: output #0 of shape 2x8x4 is not one of dQ, dK, dV (through an elementwise epilogue, same shape)}}
+    nova_tile.yield %c : tensor<2x8x8xf32>
+  }
+  return
+}

@@ -917,37 +917,67 @@ LogicalResult Checker::attention(bool backward) {
   contract.computeType = getElementTypeOrSelf(attn->getOperand(0));
 
   // An output may be written through transposes and reshapes of a result
-  // (the heads merged back into rows): those views feed only the output.
-  DenseSet<Operation *> outputViews;
-  SmallVector<std::pair<Value, SmallVector<Operation *>>> written;
-  for (Value v : outputs()) {
+  // (the heads merged back into rows), or be the concatenation of such
+  // views of several results (one window each): those views and concats
+  // feed only the output.
+  struct Piece {
+    unsigned output;
+    Value base;
     SmallVector<Operation *> views;
-    Value base = v;
-    while (Operation *def = base.getDefiningOp()) {
-      if (!isa<nv::TransposeOp, nv::ReshapeOp>(def) ||
-          (base != v && !base.hasOneUse()) ||
-          isa<BlockArgument>(def->getOperand(0)))
-        break;
-      views.push_back(def);
-      base = def->getOperand(0);
+    StridedView window; // the piece's elements within the output
+    bool inConcat;
+  };
+  DenseSet<Operation *> outputViews;
+  SmallVector<Piece> pieces;
+  for (auto [i, v] : llvm::enumerate(outputs())) {
+    StridedView whole = contiguousView(shapeOf(v));
+    SmallVector<std::pair<Value, StridedView>> parts{{v, whole}};
+    auto concat = v.getDefiningOp<nv::ConcatOp>();
+    if (concat && llvm::none_of(concat->getOperands(), [](Value x) {
+          return isa<BlockArgument>(x);
+        })) {
+      outputViews.insert(concat);
+      parts.clear();
+      int64_t dim = concat.getDim(), start = 0;
+      for (Value part : concat->getOperands()) {
+        StridedView window = whole;
+        window.offset = start * whole.strides[dim];
+        window.shape[dim] = shapeOf(part)[dim];
+        start += window.shape[dim];
+        parts.push_back({part, window});
+      }
     }
-    outputViews.insert(views.begin(), views.end());
-    written.push_back({base, std::move(views)});
+    for (auto &[part, window] : parts) {
+      Piece piece{unsigned(i), part, {}, window, parts.size() > 1};
+      while (Operation *def = piece.base.getDefiningOp()) {
+        if (!isa<nv::TransposeOp, nv::ReshapeOp>(def) ||
+            (piece.base != v && !piece.base.hasOneUse()) ||
+            isa<BlockArgument>(def->getOperand(0)))
+          break;
+        piece.views.push_back(def);
+        piece.base = def->getOperand(0);
+      }
+      outputViews.insert(piece.views.begin(), piece.views.end());
+      pieces.push_back(std::move(piece));
+    }
   }
   for (Operation &op : body.without_terminator())
     if (&op != attn && !prologue.contains(&op) && !outputViews.contains(&op) &&
         failed(checkElementwiseOrView(
             &op, "an attention kernel holds one attention op, a prologue on "
                  "its operands and an elementwise epilogue on its results, "
-                 "written through transposes and reshapes")))
+                 "written through transposes, reshapes and a concat")))
       return failure();
 
   // Forward: the output through an elementwise epilogue, or the log-sum-exp
   // as it is. Backward: each output is dQ, dK or dV (through an epilogue),
   // shaped like it.
   ArrayRef<int64_t> out = shapeOf(attn->getResult(0));
-  for (auto [i, entry] : llvm::enumerate(written)) {
-    auto &[v, views] = entry;
+  contract.results.assign(outputs().size(), Access{});
+  SmallVector<bool> described(outputs().size(), false);
+  for (Piece &piece : pieces) {
+    unsigned i = piece.output;
+    Value v = piece.base;
     SmallVector<unsigned> from = resultsReaching(v, attn);
     ArrayRef<int64_t> shape = shapeOf(v);
     Access access;
@@ -968,23 +998,29 @@ LogicalResult Checker::attention(bool backward) {
                                            "(through an elementwise epilogue, "
                                            "same shape) nor its log-sum-exp")
                       .str());
-    if (!views.empty()) {
-      StridedView view = contiguousView(shapeOf(outputs()[i]));
-      for (Operation *op : views) {
-        std::optional<StridedView> prev = unapplyView(view, op);
-        if (!prev)
-          return fail(op, llvm::formatv("output #{0} is not one strided view "
-                                        "of the value the kernel computes: "
-                                        "this reshape splits dims that are "
-                                        "not contiguous",
-                                        i)
-                              .str());
-        view = std::move(*prev);
-      }
-      access.offset = view.offset;
-      access.strides = std::move(view.strides);
+    StridedView view = piece.window;
+    for (Operation *op : piece.views) {
+      std::optional<StridedView> prev = unapplyView(view, op);
+      if (!prev)
+        return fail(op, llvm::formatv("output #{0} is not one strided view "
+                                      "of the value the kernel computes: "
+                                      "this reshape splits dims that are "
+                                      "not contiguous",
+                                      i)
+                            .str());
+      view = std::move(*prev);
     }
-    contract.results.push_back(access);
+    Access written = access;
+    written.offset = view.offset;
+    written.strides = view.strides;
+    contract.problems.front().writes.push_back({i, written});
+    // An output that is one piece is described by its access; a
+    // concatenation by its first piece's kind (the windows are `writes`).
+    if (!described[i]) {
+      described[i] = true;
+      contract.results[i] =
+          piece.inConcat || piece.views.empty() ? access : written;
+    }
   }
   auto reads = mainReads(prologue, DenseSet<Operation *>{attn});
   if (failed(reads))

@@ -53,6 +53,15 @@ struct PrintHashPass
         os << " space " << llvm::interleaved(contract->space, "x", "", "");
         printAccesses(os, " in ", contract->inputs);
         printAccesses(os, " out ", contract->results);
+        // Outputs assembled from several results: every window.
+        for (const MainProblem &p : contract->problems)
+          if (p.writes.size() > contract->results.size()) {
+            os << " | writes";
+            for (auto &[output, access] : p.writes)
+              os << ' ' << accessKindName(access.kind) << "->#" << output
+                 << '@' << access.offset << '['
+                 << llvm::interleaved(access.strides, ",", "", "") << ']';
+          }
         // A grouped GEMM: every problem, and what it reads.
         if (contract->problems.size() > 1)
           for (const MainProblem &p : contract->problems) {

@@ -71,6 +71,11 @@ struct MainProblem {
   /// product's batch dims, 0 strides where broadcast); a column sum's only
   /// operand is the rhs; attention's in operand order.
   SmallVector<std::pair<unsigned, Access>> operands;
+  /// Attention: (output number, where) for every result the kernel writes:
+  /// `where` has the result's kind and gives the output's elements the
+  /// result's elements land on (an output concatenated from several
+  /// results, dQ, dK and dV into dQKV, is one window per result).
+  SmallVector<std::pair<unsigned, Access>> writes;
 };
 
 struct Contract {
@@ -87,7 +92,7 @@ struct Contract {
   /// do not depend on each other, typically reading one shared operand);
   /// every epilogue value follows exactly one problem. `inputs` then gives
   /// an input read by several problems as its first read.
-  SmallVector<MainProblem> problems;
+  SmallVector<MainProblem, 1> problems;
   /// Element type of the main computation (the matmul's operands, the
   /// reduced tensor, the first output otherwise).
   Type computeType;
