@@ -465,15 +465,28 @@ void MatmulFuser::formAttentionGroups() {
       written.insert(op->getResult(0));
     for (Value result : attn->getResults())
       written.insert(result);
-    llvm::SetVector<Operation *> concats;
+    // So is a concat of one of them with repeated constants (a gradient
+    // zero-padded to the tensor it was sliced from): the kernel fills the
+    // rest, and the copy kernel the concat would be is gone.
+    auto splat = [](Value v) {
+      auto constant = v.getDefiningOp<nv::ConstantOp>();
+      return constant && isa<SplatElementsAttr>(constant.getValue());
+    };
+    llvm::SetVector<Operation *> concats, constants;
     for (Value v : written)
       if (v.hasOneUse())
         if (auto concat = dyn_cast<nv::ConcatOp>(*v.getUsers().begin()))
           if (llvm::all_of(concat->getOperands(), [&](Value part) {
-                return written.contains(part) && part.hasOneUse();
-              }))
+                return (written.contains(part) && part.hasOneUse()) ||
+                       splat(part);
+              })) {
             concats.insert(concat);
+            for (Value part : concat->getOperands())
+              if (splat(part))
+                constants.insert(part.getDefiningOp());
+          }
     llvm::append_range(moved, concats);
+    llvm::append_range(prologue.emplace_back(), constants);
     if (!materializeWithChains(family, moved, prologue))
       materializeWithChains(family, {attn}, prologue);
   }

@@ -9,7 +9,7 @@
 // A second run finds nothing left to fuse.
 // RUN: nova-opt %t.mlir --nova-fuse | FileCheck %s
 // The interpreter gives the same outputs before and after on fresh inputs.
-// RUN: for f in prologue working_copy cast_read_elsewhere prologue_group batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped chained attention attention_backward_reads_written attention_backward_into_dqkv; do \
+// RUN: for f in prologue working_copy cast_read_elsewhere prologue_group batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped chained attention attention_backward_reads_written attention_backward_into_dqkv attention_backward_zero_padded; do \
 // RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 1e-6 --atol 0 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
@@ -264,4 +264,36 @@ func.func @attention_backward_into_dqkv(%q: tensor<2x2x4x3xf32>, %k: tensor<2x2x
   %dvr = nova.reshape %dvt : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
   %dqkv = nova.concat %dqr, %dkr, %dvr dim 2 : tensor<2x4x6xf32>, tensor<2x4x6xf32>, tensor<2x4x6xf32> -> tensor<2x4x18xf32>
   return %dqkv : tensor<2x4x18xf32>
+}
+
+// The gradient of three slices of one tensor, as autodiff writes it: each
+// of dq, dk, dv zero-padded back to the sliced tensor's shape by a concat
+// with a repeated zero. The backward writes the three padded tensors (its
+// windows and the zeros), so no copy kernel is left; the sum stays outside.
+// CHECK-LABEL: func.func @attention_backward_zero_padded
+// CHECK-NEXT: %[[B:.*]]:3 = nova_tile.fusion attention_backward({{.*}}) : ({{.*}}) -> (tensor<2x4x18xf32>, tensor<2x4x18xf32>, tensor<2x4x18xf32>)
+// CHECK: nova.attention_bwd
+// CHECK: nova.concat
+// CHECK: nova.concat
+// CHECK: nova.concat
+// CHECK: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: nova_tile.fusion pointwise(%[[B]]#0, %[[B]]#1, %[[B]]#2)
+// CONTRACT: attention_backward {{[0-9a-f]+}} space 4x4x4x3 in [{{.*}}] out [query, key, value] | writes query->#0@0[72,3,18,1] key->#1@6[72,3,18,1] value->#2@12[72,3,18,1]
+func.func @attention_backward_zero_padded(%q: tensor<2x2x4x3xf32>, %k: tensor<2x2x4x3xf32>, %v: tensor<2x2x4x3xf32>, %o: tensor<2x2x4x3xf32>, %lse: tensor<2x2x4xf32>, %dy: tensor<2x2x4x3xf32>) -> tensor<2x4x18xf32> {
+  %z6 = nova.constant dense<0.0> : tensor<2x4x6xf32>
+  %z12 = nova.constant dense<0.0> : tensor<2x4x12xf32>
+  %dq, %dk, %dv = nova.attention_bwd %q, %k, %v, %o, %lse, %dy scale 0.5 causal : tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4xf32>, tensor<2x2x4x3xf32>
+  %dqt = nova.transpose %dq [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
+  %dqr = nova.reshape %dqt : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
+  %dkt = nova.transpose %dk [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
+  %dkr = nova.reshape %dkt : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
+  %dvt = nova.transpose %dv [0, 2, 1, 3] : tensor<2x2x4x3xf32> -> tensor<2x4x2x3xf32>
+  %dvr = nova.reshape %dvt : tensor<2x4x2x3xf32> -> tensor<2x4x6xf32>
+  %pq = nova.concat %dqr, %z12 dim 2 : tensor<2x4x6xf32>, tensor<2x4x12xf32> -> tensor<2x4x18xf32>
+  %pk = nova.concat %z6, %dkr, %z6 dim 2 : tensor<2x4x6xf32>, tensor<2x4x6xf32>, tensor<2x4x6xf32> -> tensor<2x4x18xf32>
+  %pv = nova.concat %z12, %dvr dim 2 : tensor<2x4x12xf32>, tensor<2x4x6xf32> -> tensor<2x4x18xf32>
+  %s = nova.add %pq, %pk : tensor<2x4x18xf32>, tensor<2x4x18xf32>
+  %t = nova.add %s, %pv : tensor<2x4x18xf32>, tensor<2x4x18xf32>
+  return %t : tensor<2x4x18xf32>
 }

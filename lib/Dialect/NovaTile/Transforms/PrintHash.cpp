@@ -53,9 +53,14 @@ struct PrintHashPass
         os << " space " << llvm::interleaved(contract->space, "x", "", "");
         printAccesses(os, " in ", contract->inputs);
         printAccesses(os, " out ", contract->results);
-        // Outputs assembled from several results: every window.
+        // Results written into a window of an output (a concat): every
+        // window.
         for (const MainProblem &p : contract->problems)
-          if (p.writes.size() > contract->results.size()) {
+          if (llvm::any_of(p.writes, [&](const auto &write) {
+                const Access &out = contract->results[write.first];
+                return write.second.offset != out.offset ||
+                       write.second.strides != out.strides;
+              })) {
             os << " | writes";
             for (auto &[output, access] : p.writes)
               os << ' ' << accessKindName(access.kind) << "->#" << output
