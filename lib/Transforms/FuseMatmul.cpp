@@ -7,8 +7,9 @@
 //  2. pointwise groups over a product's shape join its group (the
 //     epilogue: bias, activation, its gradient, residual, scale, cast);
 //  3. matmul groups that read one value, and column sums of that value (or
-//     of a copy of it at another precision computed by the same kernel),
-//     become one grouped GEMM when none depends on another;
+//     of a copy of it at another precision computed by the same kernel,
+//     possibly through casts and views only they read), become one grouped
+//     GEMM when none depends on another;
 //  4. every attention op becomes an attention group that reads its operands
 //     through their views and writes its results through the transposes and
 //     reshapes (and a concat of them) that only feed outputs.
@@ -393,26 +394,41 @@ void MatmulFuser::groupHorizontally() {
       if (done.contains(group))
         continue;
       for (Value shared : operandsOf(group)) {
-        SmallVector<Operation *> candidates;
+        // Each candidate with the casts and views it reads `shared` through.
+        SmallVector<std::pair<Operation *, SmallVector<Operation *>>>
+            candidates;
         for (Operation *user : shared.getUsers())
           if (user != group && groupOf(user, nt::Family::matmul) &&
               llvm::is_contained(operandsOf(cast<nt::FusionOp>(user)), shared))
-            candidates.push_back(user);
-        // Column sums of the operand, or of its copy from the same kernel.
+            candidates.push_back({user, {}});
+        // Column sums of the operand, or of its copy from the same kernel,
+        // directly or through casts and views only they read.
         SmallVector<Value> copies{shared};
         if (Operation *def = shared.getDefiningOp())
           llvm::append_range(copies, def->getResults());
-        for (Value copy : copies)
-          if (sameOperand(copy, shared))
-            for (Operation *user : copy.getUsers())
-              if (isColumnSum(user) ||
-                  groupOf(user, nt::Family::column_reduction))
-                candidates.push_back(user);
-        for (Operation *other : candidates) {
+        for (Value copy : copies) {
+          if (!sameOperand(copy, shared))
+            continue;
+          for (Operation *user : copy.getUsers()) {
+            SmallVector<Operation *> chain;
+            Operation *reader = user;
+            while ((isView(reader) || isCastGroup(reader)) &&
+                   reader->getResult(0).hasOneUse()) {
+              chain.push_back(reader);
+              reader = *reader->getResult(0).getUsers().begin();
+            }
+            if (isColumnSum(reader))
+              candidates.push_back({reader, chain});
+            else if (chain.empty() &&
+                     groupOf(reader, nt::Family::column_reduction))
+              candidates.push_back({reader, {}});
+          }
+        }
+        for (auto &[other, chain] : candidates) {
           if (!independent(group, other))
             continue;
           done.erase(other);
-          if (materialize(nt::Family::matmul, {group, other}, {})) {
+          if (materialize(nt::Family::matmul, {group, other}, chain)) {
             merged = true;
             break;
           }

@@ -9,7 +9,7 @@
 // A second run finds nothing left to fuse.
 // RUN: nova-opt %t.mlir --nova-fuse | FileCheck %s
 // The interpreter gives the same outputs before and after on fresh inputs.
-// RUN: for f in prologue working_copy cast_read_elsewhere prologue_group batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped chained attention attention_backward_reads_written attention_backward_into_dqkv attention_backward_zero_padded; do \
+// RUN: for f in prologue working_copy cast_read_elsewhere prologue_group batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped grouped_cast chained attention attention_backward_reads_written attention_backward_into_dqkv attention_backward_zero_padded; do \
 // RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 1e-6 --atol 0 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
@@ -138,16 +138,21 @@ func.func @epilogue_and_product(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %b: t
   return %p, %r : tensor<4x16xf32>, tensor<4x16xf32>
 }
 
-// The subtraction also reads a reduction of the product: merging it would
-// put the reduction both before and after the kernel.
+// The subtraction also reads the product through a concat (a copy kernel):
+// merging it would put the concat both before and after the kernel.
 // CHECK-LABEL: func.func @epilogue_cycle
 // CHECK-NEXT: %[[P:.*]] = nova_tile.fusion matmul
-// CHECK: %[[M:.*]] = nova.reduce max %[[P]]
-// CHECK-NEXT: nova_tile.fusion pointwise(%[[P]], %[[M]])
+// CHECK: nova.matmul
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[C:.*]] = nova.concat %[[P]], %[[P]]
+// CHECK: nova_tile.fusion pointwise
+// CHECK: nova.sub
 func.func @epilogue_cycle(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf32> {
   %p = nova.matmul %x, %w : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
-  %m = nova.reduce max %p dims [1] keep_dims : tensor<4x16xf32> -> tensor<4x1xf32>
-  %s = nova.sub %p, %m : tensor<4x16xf32>, tensor<4x1xf32>
+  %c = nova.concat %p, %p dim 1 : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<4x32xf32>
+  %m = nova.slice %c starts [0, 8] limits [4, 24] strides [1, 1] : tensor<4x32xf32> -> tensor<4x16xf32>
+  %s = nova.sub %p, %m : tensor<4x16xf32>, tensor<4x16xf32>
   return %s : tensor<4x16xf32>
 }
 
@@ -176,6 +181,26 @@ func.func @grouped(%dy: tensor<2x4x16xf32>, %x: tensor<2x4x8xbf16>, %w: tensor<8
   %db = nova.reduce sum %d dims [0, 1] keep_dims : tensor<2x4x16xf32> -> tensor<1x1x16xf32>
   %dbr = nova.reshape %db : tensor<1x1x16xf32> -> tensor<16xf32>
   return %dx, %dwf, %dbr : tensor<2x4x8xbf16>, tensor<8x16xf32>, tensor<16xf32>
+}
+
+// The same with dY itself bf16: the bias gradient sums its f32 cast, a
+// prologue of the column sum.
+// CHECK-LABEL: func.func @grouped_cast
+// CHECK-NEXT: %[[G:.*]]:3 = nova_tile.fusion matmul(%arg0, %arg2, %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.matmul
+// CHECK: nova.matmul
+// CHECK: %[[F:.*]] = nova.cast %{{.*}} : tensor<2x4x16xbf16> to tensor<2x4x16xf32>
+// CHECK-NEXT: nova.reduce sum %[[F]] dims [0, 1]
+// CONTRACT: matmul {{[0-9a-f]+}} space 2x4x8x16 {{.*}} | gemm 2x4x8x16 reads #0@0[64,16,1] #1@0[0,1,16] | gemm 1x8x16x8 reads #2@0[1,8] #0@0[16,1] | column-sum 1x1x16x8 reads #0@0[16,1]
+func.func @grouped_cast(%dy: tensor<2x4x16xbf16>, %x: tensor<2x4x8xbf16>, %w: tensor<8x16xbf16>) -> (tensor<2x4x8xbf16>, tensor<8x16xbf16>, tensor<16xf32>) {
+  %dx = nova.matmul %dy, %w transpose_rhs : tensor<2x4x16xbf16>, tensor<8x16xbf16> -> tensor<2x4x8xbf16>
+  %xr = nova.reshape %x : tensor<2x4x8xbf16> -> tensor<8x8xbf16>
+  %dr = nova.reshape %dy : tensor<2x4x16xbf16> -> tensor<8x16xbf16>
+  %dw = nova.matmul %xr, %dr transpose_lhs : tensor<8x8xbf16>, tensor<8x16xbf16> -> tensor<8x16xbf16>
+  %df = nova.cast %dy : tensor<2x4x16xbf16> to tensor<2x4x16xf32>
+  %db = nova.reduce sum %df dims [0, 1] : tensor<2x4x16xf32> -> tensor<16xf32>
+  return %dx, %dw, %db : tensor<2x4x8xbf16>, tensor<8x16xbf16>, tensor<16xf32>
 }
 
 // A matmul that reads another's product is not grouped with it.
