@@ -204,8 +204,11 @@ nt::FusionOp MatmulFuser::materialize(nt::Family family,
   DenseSet<Operation *> inGroup(moved.begin(), moved.end());
   inGroup.insert(cloned.begin(), cloned.end());
   SmallVector<Operation *> members(inGroup.begin(), inGroup.end());
+  // Block order first, then any member that reads another after it: the
+  // block is only sorted once all kernels are formed.
   llvm::sort(members,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  computeTopologicalSorting(members);
   DenseSet<Operation *> movedSet(moved.begin(), moved.end());
 
   llvm::SetVector<Value> inputs;
@@ -274,9 +277,8 @@ nt::FusionOp MatmulFuser::materialize(nt::Family family,
   for (Operation *op : llvm::reverse(members))
     if (op->use_empty())
       op->erase();
-  // Outside readers of an output may sit above the group: restore a
-  // topological order (none of the merges made a cycle).
-  sortTopologically(&block);
+  // Outside readers of an output may sit above the group until run()
+  // restores a topological order once at the end.
   return fusion;
 }
 
@@ -549,6 +551,12 @@ LogicalResult MatmulFuser::run() {
   groupHorizontally();
   mergeEpilogues();
   formAttentionGroups();
+  // None of the merges made a cycle, so this order exists.
+  if (!sortTopologically(&block))
+    return block.getParentOp()->emitError(
+               "nova-fuse: the block has no topological order after "
+               "forming matmul and attention kernels"),
+           failure();
   return success();
 }
 
