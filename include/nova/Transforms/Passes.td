@@ -251,7 +251,7 @@ def NovaAutocast : Pass<"nova-autocast", "::mlir::ModuleOp"> {
 }
 
 def NovaFuse : Pass<"nova-fuse", "::mlir::func::FuncOp"> {
-  let summary = "Group elementwise ops into nova_tile.fusion pointwise kernels";
+  let summary = "Group elementwise, matmul and attention ops into nova_tile.fusion kernels";
   let description = [{
     Greedy producer-consumer fusion of elementwise `nova` ops (unary math,
     `gelu`, binary ops with NumPy broadcasting, `cmp`, `select`, `cast`,
@@ -264,9 +264,16 @@ def NovaFuse : Pass<"nova-fuse", "::mlir::func::FuncOp"> {
     cloned into its body. A lone elementwise op becomes a group of one: after
     the pass every elementwise op is in a kernel.
 
-    Other ops (matmul, reductions, softmax, layer_norm, data movement,
-    attention, adamw) stay outside; fusing producers and consumers into
-    them is not done yet. Each group satisfies the pointwise contract.
+    Then matmuls and attention ops become kernels: each matmul reads its
+    operands through their views and through casts only matmuls and
+    attention read (prologue) and takes the pointwise groups over its
+    product (epilogue); matmuls that read one value, with the column sums
+    of it, form one grouped GEMM when none depends on another; attention
+    reads q, k, v through the views of the fused qkv tensor and writes its
+    results through transposes, reshapes and concats. A merge that would
+    make a cycle or break its family's contract is not made. Reductions,
+    softmax, layer_norm and adamw stay outside. Each group satisfies its
+    family's contract.
 
     ```mlir
     %s = nova.add %x, %b : tensor<4x8xf32>, tensor<8xf32>
