@@ -50,8 +50,7 @@ static nt::FusionOp groupOf(Operation *op, nt::Family family) {
 /// op.
 static bool isCastGroup(Operation *op) {
   auto fusion = groupOf(op, nt::Family::pointwise);
-  if (!fusion || fusion.getInputs().size() != 1 ||
-      fusion.getNumResults() != 1)
+  if (!fusion || fusion.getInputs().size() != 1 || fusion.getNumResults() != 1)
     return false;
   Block &body = fusion.getBody().front();
   return llvm::all_of(body.without_terminator(), [](Operation &inner) {
@@ -106,9 +105,9 @@ private:
   nt::FusionOp trialAccepted() {
     if (!placeholder) {
       OpBuilder builder(block.getParentOp()->getContext());
-      placeholder = nt::FusionOp::create(
-          builder, builder.getUnknownLoc(), TypeRange(),
-          nt::Family::pointwise, ValueRange(), nt::ScheduleAttr());
+      placeholder = nt::FusionOp::create(builder, builder.getUnknownLoc(),
+                                         TypeRange(), nt::Family::pointwise,
+                                         ValueRange(), nt::ScheduleAttr());
     }
     return placeholder;
   }
@@ -116,9 +115,9 @@ private:
   /// Groups `moved` with the longest prefix of each chain of `chains`
   /// (views, from the main op outwards) that the contract accepts, trying
   /// one chain at a time. Null when not even the bare ops make a group.
-  nt::FusionOp
-  materializeWithChains(nt::Family family, ArrayRef<Operation *> moved,
-                        ArrayRef<SmallVector<Operation *>> chains);
+  nt::FusionOp materializeWithChains(nt::Family family,
+                                     ArrayRef<Operation *> moved,
+                                     ArrayRef<SmallVector<Operation *>> chains);
 
   /// Whether a path of def-use edges leads from `from` to `to`; with
   /// `throughOutside`, only paths through at least one other op count (a
@@ -187,9 +186,8 @@ SmallVector<Operation *> MatmulFuser::prologueOf(Value operand) const {
     // is converted on load by each of them: reading the f32 value twice
     // moves fewer bytes than writing the copy and reading it twice, and
     // saves a launch. A cast something else reads stays a kernel.
-    if (!isView(def) &&
-        !(isCastGroup(def) &&
-          (singleUse || onlyFeedsMainOps(def->getResult(0)))))
+    if (!isView(def) && !(isCastGroup(def) &&
+                          (singleUse || onlyFeedsMainOps(def->getResult(0)))))
       break;
     chain.push_back(def);
     v = def->getOperand(0);
@@ -229,9 +227,9 @@ nt::FusionOp MatmulFuser::materialize(nt::Family family,
 
   OpBuilder builder(block.getParentOp()->getContext());
   builder.setInsertionPointAfter(members.back());
-  auto fusion = nt::FusionOp::create(
-      builder, builder.getFusedLoc(locations), ValueRange(outputs).getTypes(),
-      family, inputs.getArrayRef(), nt::ScheduleAttr());
+  auto fusion = nt::FusionOp::create(builder, builder.getFusedLoc(locations),
+                                     ValueRange(outputs).getTypes(), family,
+                                     inputs.getArrayRef(), nt::ScheduleAttr());
   Block *body = builder.createBlock(&fusion.getBody());
   IRMapping mapping;
   for (Value input : inputs)
@@ -249,8 +247,8 @@ nt::FusionOp MatmulFuser::materialize(nt::Family family,
       mapping.map(arg, mapping.lookup(operand));
     for (Operation &innerOp : innerBody.without_terminator())
       builder.clone(innerOp, mapping);
-    for (auto [result, yielded] :
-         llvm::zip(inner.getResults(), innerBody.getTerminator()->getOperands()))
+    for (auto [result, yielded] : llvm::zip(
+             inner.getResults(), innerBody.getTerminator()->getOperands()))
       mapping.map(result, mapping.lookup(yielded));
   }
   SmallVector<Value> yielded;
@@ -282,9 +280,10 @@ nt::FusionOp MatmulFuser::materialize(nt::Family family,
   return fusion;
 }
 
-nt::FusionOp MatmulFuser::materializeWithChains(
-    nt::Family family, ArrayRef<Operation *> moved,
-    ArrayRef<SmallVector<Operation *>> chains) {
+nt::FusionOp
+MatmulFuser::materializeWithChains(nt::Family family,
+                                   ArrayRef<Operation *> moved,
+                                   ArrayRef<SmallVector<Operation *>> chains) {
   auto cloned = [&](ArrayRef<size_t> lengths) {
     SmallVector<Operation *> ops;
     for (auto [chain, length] : llvm::zip(chains, lengths))
@@ -347,8 +346,8 @@ void MatmulFuser::mergeEpilogues() {
           continue;
         if (reaches(group, epilogue, /*throughOutside=*/true))
           continue;
-        if (auto fused = materialize(nt::Family::matmul, {group, epilogue},
-                                     {})) {
+        if (auto fused =
+                materialize(nt::Family::matmul, {group, epilogue}, {})) {
           group = fused;
           merged = true;
           break;
@@ -531,9 +530,9 @@ void MatmulFuser::readThroughWrittenView(Value result,
           SmallVector<int64_t> inverse(t.getPermutation().size());
           for (auto [i, d] : llvm::enumerate(t.getPermutation()))
             inverse[d] = i;
-          undone = nv::TransposeOp::create(builder, loc, type, undone,
-                                           builder.getDenseI64ArrayAttr(
-                                               inverse));
+          undone =
+              nv::TransposeOp::create(builder, loc, type, undone,
+                                      builder.getDenseI64ArrayAttr(inverse));
         } else {
           undone = nv::ReshapeOp::create(builder, loc, type, undone);
         }

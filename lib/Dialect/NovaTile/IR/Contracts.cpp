@@ -484,14 +484,14 @@ Checker::mainReads(const DenseSet<Operation *> &prologue,
   for (auto &[value, access] : reads)
     for (Operation *user : value.getUsers())
       if (!prologue.contains(user) && !mains.contains(user))
-        return fail(user, llvm::formatv("input #{0} is a {1} operand and "
-                                        "also read here; a kernel reads an "
-                                        "input as main-op operands or "
-                                        "elementwise, not both",
-                                        cast<BlockArgument>(value)
-                                            .getArgNumber(),
-                                        accessKindName(access.kind))
-                              .str());
+        return fail(user,
+                    llvm::formatv("input #{0} is a {1} operand and "
+                                  "also read here; a kernel reads an "
+                                  "input as main-op operands or "
+                                  "elementwise, not both",
+                                  cast<BlockArgument>(value).getArgNumber(),
+                                  accessKindName(access.kind))
+                        .str());
   return reads;
 }
 
@@ -692,8 +692,8 @@ static bool isColumnSum(Operation *op) {
 /// for the lhs, [batch..., K, N] for the rhs) over the product's batch dims
 /// `batch`: swaps the last two dims when the matmul reads it transposed,
 /// and gives batch dims it does not have (or has as 1) stride 0.
-static Access orientOperand(Access declared, ArrayRef<int64_t> shape,
-                            bool swap, ArrayRef<int64_t> batch) {
+static Access orientOperand(Access declared, ArrayRef<int64_t> shape, bool swap,
+                            ArrayRef<int64_t> batch) {
   SmallVector<int64_t> strides = declared.strides;
   size_t r = strides.size();
   if (swap)
@@ -755,8 +755,8 @@ LogicalResult Checker::matmul() {
       int64_t n = in.back(), rows = product(in.drop_back());
       problem.space = {1, 1, n, rows};
       problem.columnSum = true;
-      auto read = operandRead(reduce.getInput(), "column sum's operand",
-                              prologue);
+      auto read =
+          operandRead(reduce.getInput(), "column sum's operand", prologue);
       if (failed(read))
         return failure();
       StridedView view{read->second.offset, SmallVector<int64_t>(in),
@@ -772,10 +772,10 @@ LogicalResult Checker::matmul() {
     contract.problems.push_back(std::move(problem));
   }
   contract.space = contract.problems.front().space;
-  contract.computeType = getElementTypeOrSelf(
-      (*llvm::find_if(mains, [](Operation *op) {
-        return isa<nv::MatmulOp>(op);
-      }))->getOperand(0));
+  contract.computeType =
+      getElementTypeOrSelf((*llvm::find_if(mains, [](Operation *op) {
+                             return isa<nv::MatmulOp>(op);
+                           }))->getOperand(0));
 
   // Every other op is epilogue of exactly one problem: the one it is
   // computed from, or else the one its value feeds.

@@ -63,8 +63,8 @@ struct PrintHashPass
               })) {
             os << " | writes";
             for (auto &[output, access] : p.writes)
-              os << ' ' << accessKindName(access.kind) << "->#" << output
-                 << '@' << access.offset << '['
+              os << ' ' << accessKindName(access.kind) << "->#" << output << '@'
+                 << access.offset << '['
                  << llvm::interleaved(access.strides, ",", "", "") << ']';
           }
         // A grouped GEMM: every problem, and what it reads.

@@ -81,9 +81,9 @@ struct MainProblem {
 struct Contract {
   Family family = Family::pointwise;
   /// Pointwise: the output shape. Row / column reduction: [rows, cols].
-  /// Matmul: [batch, M, N, K] (of the first problem when grouped). Attention: [batch*heads, T, T, D]. Gather /
-  /// scatter_add: [indices, width, table rows]. Optimizer: [elements of
-  /// every updated tensor].
+  /// Matmul: [batch, M, N, K] (of the first problem when grouped). Attention:
+  /// [batch*heads, T, T, D]. Gather / scatter_add: [indices, width, table
+  /// rows]. Optimizer: [elements of every updated tensor].
   SmallVector<int64_t> space;
   SmallVector<Access> inputs, results;
   /// Matmul and attention kernels: every main op. A matmul kernel with more
