@@ -9,7 +9,7 @@
 // A second run finds nothing left to fuse.
 // RUN: nova-opt %t.mlir --nova-fuse | FileCheck %s
 // The interpreter gives the same outputs before and after on fresh inputs.
-// RUN: for f in prologue working_copy cast_read_elsewhere prologue_group batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped grouped_cast chained attention attention_backward_reads_written attention_backward_into_dqkv attention_backward_zero_padded; do \
+// RUN: for f in prologue working_copy cast_read_elsewhere prologue_group batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped grouped_cast chained attention attention_backward_reads_written attention_backward_into_dqkv attention_backward_zero_padded attention_key_is_value; do \
 // RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 1e-6 --atol 0 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
@@ -321,4 +321,19 @@ func.func @attention_backward_zero_padded(%q: tensor<2x2x4x3xf32>, %k: tensor<2x
   %s = nova.add %pq, %pk : tensor<2x4x18xf32>, tensor<2x4x18xf32>
   %t = nova.add %s, %pv : tensor<2x4x18xf32>, tensor<2x4x18xf32>
   return %t : tensor<2x4x18xf32>
+}
+
+// Key and value are one tensor: one view of the input feeds both operands.
+// CHECK-LABEL: func.func @attention_key_is_value
+// CHECK-NEXT: nova_tile.fusion attention_forward(%arg0) : (tensor<2x4x12xf32>) -> tensor<2x2x4x3xf32>
+// CONTRACT: attention_forward {{[0-9a-f]+}} space 4x4x4x3 in [query@0[48,3,12,1]] out [elementwise]{{$}}
+func.func @attention_key_is_value(%qkv: tensor<2x4x12xf32>) -> tensor<2x2x4x3xf32> {
+  %qs = nova.slice %qkv starts [0, 0, 0] limits [2, 4, 6] strides [1, 1, 1] : tensor<2x4x12xf32> -> tensor<2x4x6xf32>
+  %qr = nova.reshape %qs : tensor<2x4x6xf32> -> tensor<2x4x2x3xf32>
+  %q = nova.transpose %qr [0, 2, 1, 3] : tensor<2x4x2x3xf32> -> tensor<2x2x4x3xf32>
+  %ks = nova.slice %qkv starts [0, 0, 6] limits [2, 4, 12] strides [1, 1, 1] : tensor<2x4x12xf32> -> tensor<2x4x6xf32>
+  %kr = nova.reshape %ks : tensor<2x4x6xf32> -> tensor<2x4x2x3xf32>
+  %k = nova.transpose %kr [0, 2, 1, 3] : tensor<2x4x2x3xf32> -> tensor<2x2x4x3xf32>
+  %o = nova.attention %q, %k, %k scale 0.5 causal : tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32>, tensor<2x2x4x3xf32> -> tensor<2x2x4x3xf32>
+  return %o : tensor<2x2x4x3xf32>
 }

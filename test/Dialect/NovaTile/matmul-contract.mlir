@@ -107,3 +107,19 @@ func.func @attn_concat_window(%q: tensor<2x8x4xf32>, %o: tensor<2x8x4xf32>, %l: 
   }
   return
 }
+
+// -----
+
+// A prologue value feeds main-op operands only, also through a cast.
+func.func @mm_prologue_to_epilogue(%i0: tensor<4x4xf32>, %i1: tensor<4x4xf32>) {
+  %r = nova_tile.fusion matmul (%i0, %i1) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a0: tensor<4x4xf32>, %a1: tensor<4x4xf32>):
+    // expected-error @+1 {{matmul contract: this prologue value is also used elsewhere; prologue values feed only main-op operands}}
+    %t = nova.transpose %a1 [1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
+    %p = nova.matmul %a0, %t : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    %c = nova.cast %t : tensor<4x4xf32> to tensor<4x4xf32>
+    %e = nova.add %p, %c : tensor<4x4xf32>, tensor<4x4xf32>
+    nova_tile.yield %e : tensor<4x4xf32>
+  }
+  return
+}

@@ -448,7 +448,14 @@ Checker::operandRead(Value v, StringRef role, DenseSet<Operation *> &prologue) {
                            role +
                            "; a prologue only casts, transposes, reshapes, "
                            "broadcasts or slices an input");
-    if (!v.hasOneUse())
+    // One view may feed several main-op operands (attention's key and
+    // value both the same tensor); mainReads checks that every reader is.
+    if (!llvm::all_of(v.getUsers(), [](Operation *user) {
+          return isa<nv::CastOp, nv::TransposeOp, nv::ReshapeOp,
+                     nv::BroadcastOp, nv::SliceOp, nv::MatmulOp, nv::ReduceOp,
+                     nv::AttentionOp, nv::AttentionFwdOp, nv::AttentionBwdOp>(
+              user);
+        }))
       return fail(def, "the " + role +
                            " prologue value is also used elsewhere; prologue "
                            "values feed only their operand");
@@ -481,6 +488,11 @@ Checker::mainReads(const DenseSet<Operation *> &prologue,
   for (const MainProblem &p : contract.problems)
     for (auto &[input, access] : p.operands)
       reads.try_emplace(body.getArgument(input), access);
+  for (Operation *op : prologue)
+    for (Operation *user : op->getResult(0).getUsers())
+      if (!prologue.contains(user) && !mains.contains(user))
+        return fail(op, "this prologue value is also used elsewhere; "
+                        "prologue values feed only main-op operands");
   for (auto &[value, access] : reads)
     for (Operation *user : value.getUsers())
       if (!prologue.contains(user) && !mains.contains(user))
@@ -1016,9 +1028,12 @@ LogicalResult Checker::attention(bool backward) {
                             .str());
       view = std::move(*prev);
     }
+    // A result written as it is keeps the contiguous (empty) strides.
     Access written = access;
-    written.offset = view.offset;
-    written.strides = view.strides;
+    if (piece.inConcat || !piece.views.empty()) {
+      written.offset = view.offset;
+      written.strides = view.strides;
+    }
     contract.problems.front().writes.push_back({i, written});
     // An output that is one piece is described by its access; a
     // concatenation by its first piece's kind (the windows are `writes`).
