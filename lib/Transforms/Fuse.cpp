@@ -40,6 +40,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuseMatmul.h"
+
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
@@ -990,6 +992,8 @@ struct NovaFusePass : nv::impl::NovaFuseBase<NovaFusePass> {
       if (failed(BlockFuser(block).run()))
         return signalPassFailure();
       recomputeSavedValues(block);
+      if (failed(nv::fuseMatmulsAndAttention(block)))
+        return signalPassFailure();
     }
   }
 };

@@ -251,7 +251,7 @@ def NovaAutocast : Pass<"nova-autocast", "::mlir::ModuleOp"> {
 }
 
 def NovaFuse : Pass<"nova-fuse", "::mlir::func::FuncOp"> {
-  let summary = "Group nova ops into nova_tile.fusion kernels: pointwise, row and column reductions, optimizer";
+  let summary = "Group nova ops into nova_tile.fusion kernels: pointwise, row and column reductions, optimizer, matmul and attention";
   let description = [{
     Greedy fusion of each function into `nova_tile.fusion` groups, one GPU
     kernel each, every group checked against its family's contract:
@@ -280,9 +280,18 @@ def NovaFuse : Pass<"nova-fuse", "::mlir::func::FuncOp"> {
     value first. A merge never makes a cycle (a path through any op or group
     outside both) and never duplicates a reduction or a matmul. Every group
     value used outside becomes a result; splat constants are cloned into
-    bodies; fusible ops nothing reads are dropped. Other ops (matmul,
-    attention, gather, scatter_add, concat, a reduction over a middle dim)
-    stay outside, unchanged.
+    bodies; fusible ops nothing reads are dropped.
+
+    Then matmuls and attention ops become kernels: each matmul reads its
+    operands through their views and through casts only matmuls and
+    attention read (prologue) and takes the pointwise groups over its
+    product (epilogue); matmuls that read one value, with the column sums
+    of it, form one grouped GEMM when none depends on another; attention
+    reads q, k, v through the views of the fused qkv tensor and writes its
+    results through transposes, reshapes and concats. A merge that would
+    make a cycle or break its family's contract is not made. Other ops
+    (gather, scatter_add, a reduction over a middle dim) stay outside,
+    unchanged.
 
     ```mlir
     %s = nova.add %x, %b : tensor<4x8xf32>, tensor<8xf32>

@@ -60,7 +60,7 @@ func.func @column_reduction(%d: tensor<2x3x8xf32>) -> tensor<8xf32> {
 
 // bf16 GEMM of a cast activation and a transposed weight, with bias, GELU
 // and residual in the epilogue.
-// CONTRACT: fusion #4 matmul {{[0-9a-f]+}} space 2x4x16x8 in [matmul-lhs, matmul-rhs(T), broadcast(0,1), elementwise] out [elementwise]
+// CONTRACT: fusion #4 matmul {{[0-9a-f]+}} space 2x4x16x8 in [matmul-lhs@0[32,8,1], matmul-rhs(T)@0[0,1,8], broadcast(0,1), elementwise] out [elementwise]
 func.func @matmul(%x: tensor<2x4x8xf32>, %w: tensor<16x8xbf16>, %b: tensor<16xf32>, %res: tensor<2x4x16xf32>) -> tensor<2x4x16xf32> {
   %y = nova_tile.fusion matmul (%x, %w, %b, %res) : (tensor<2x4x8xf32>, tensor<16x8xbf16>, tensor<16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32> {
   ^bb0(%xa: tensor<2x4x8xf32>, %wa: tensor<16x8xbf16>, %ba: tensor<16xf32>, %ra: tensor<2x4x16xf32>):
@@ -77,7 +77,7 @@ func.func @matmul(%x: tensor<2x4x8xf32>, %w: tensor<16x8xbf16>, %b: tensor<16xf3
   return %y : tensor<2x4x16xf32>
 }
 
-// CONTRACT: fusion #5 attention_forward {{[0-9a-f]+}} space 6x8x8x4 in [query, key, value] out [elementwise]
+// CONTRACT: fusion #5 attention_forward {{[0-9a-f]+}} space 6x8x8x4 in [query@0[96,32,4,1], key@0[96,32,4,1], value@0[96,32,4,1]] out [elementwise]
 func.func @attention(%q: tensor<2x3x8x4xf32>, %k: tensor<2x3x8x4xf32>, %v: tensor<2x3x8x4xf32>) -> tensor<2x3x8x4xf32> {
   %y = nova_tile.fusion attention_forward (%q, %k, %v) : (tensor<2x3x8x4xf32>, tensor<2x3x8x4xf32>, tensor<2x3x8x4xf32>) -> tensor<2x3x8x4xf32> {
   ^bb0(%qa: tensor<2x3x8x4xf32>, %ka: tensor<2x3x8x4xf32>, %va: tensor<2x3x8x4xf32>):
@@ -136,7 +136,7 @@ func.func @optimizer(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf3
 }
 
 // The forward that also returns the row log-sum-exp, with a cast epilogue.
-// CONTRACT: fusion #9 attention_forward {{[0-9a-f]+}} space 6x8x8x4 in [query, key, value] out [elementwise, log-sum-exp]
+// CONTRACT: fusion #9 attention_forward {{[0-9a-f]+}} space 6x8x8x4 in [query@0[96,32,4,1], key@0[96,32,4,1], value@0[96,32,4,1]] out [elementwise, log-sum-exp]
 func.func @attention_fwd(%q: tensor<2x3x8x4xbf16>, %k: tensor<2x3x8x4xbf16>, %v: tensor<2x3x8x4xbf16>) -> (tensor<2x3x8x4xf32>, tensor<2x3x8xf32>) {
   %y:2 = nova_tile.fusion attention_forward (%q, %k, %v) : (tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>) -> (tensor<2x3x8x4xf32>, tensor<2x3x8xf32>) {
   ^bb0(%qa: tensor<2x3x8x4xbf16>, %ka: tensor<2x3x8x4xbf16>, %va: tensor<2x3x8x4xbf16>):
@@ -147,7 +147,7 @@ func.func @attention_fwd(%q: tensor<2x3x8x4xbf16>, %k: tensor<2x3x8x4xbf16>, %v:
   return %y#0, %y#1 : tensor<2x3x8x4xf32>, tensor<2x3x8xf32>
 }
 
-// CONTRACT: fusion #10 attention_backward {{[0-9a-f]+}} space 6x8x8x4 in [query, key, value, attention-output, log-sum-exp, grad-output] out [query, key, value]
+// CONTRACT: fusion #10 attention_backward {{[0-9a-f]+}} space 6x8x8x4 in [query@0[96,32,4,1], key@0[96,32,4,1], value@0[96,32,4,1], attention-output@0[96,32,4,1], log-sum-exp@0[24,8,1], grad-output@0[96,32,4,1]] out [query, key, value]
 func.func @attention_bwd(%q: tensor<2x3x8x4xbf16>, %k: tensor<2x3x8x4xbf16>, %v: tensor<2x3x8x4xbf16>, %o: tensor<2x3x8x4xbf16>, %lse: tensor<2x3x8xf32>, %do: tensor<2x3x8x4xf32>) -> (tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>) {
   %y:3 = nova_tile.fusion attention_backward (%q, %k, %v, %o, %lse, %do) : (tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8xf32>, tensor<2x3x8x4xf32>) -> (tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>) {
   ^bb0(%qa: tensor<2x3x8x4xbf16>, %ka: tensor<2x3x8x4xbf16>, %va: tensor<2x3x8x4xbf16>, %oa: tensor<2x3x8x4xbf16>, %la: tensor<2x3x8xf32>, %da: tensor<2x3x8x4xf32>):
