@@ -1,12 +1,13 @@
-// nova-fuse groups elementwise ops into nova_tile.fusion pointwise kernels.
+// nova-fuse groups elementwise ops into nova_tile.fusion pointwise kernels
+// (reductions, views and the optimizer: fuse-reductions.mlir).
 // RUN: nova-opt %s --nova-fuse -o %t.mlir
 // RUN: FileCheck %s < %t.mlir
 // A second run finds nothing left to fuse.
 // RUN: nova-opt %t.mlir --nova-fuse | FileCheck %s
-// Every group passes the pointwise contract: the fused module verifies.
+// Every group passes its family's contract: the fused module verifies.
 // RUN: nova-opt %t.mlir --verify-diagnostics -o /dev/null
 // The interpreter gives the same outputs before and after on fresh inputs.
-// RUN: for f in chain diamond used_outside matmul_between no_cycle shapes compare_select shared_constant table_constant join_through_group; do \
+// RUN: for f in chain diamond used_outside matmul_between cycle_through_matmul shapes compare_select shared_constant table_constant path_through_group; do \
 // RUN:   nova-run %s --entry $f --random-inputs 11 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 1e-6 --atol 0 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
@@ -51,15 +52,16 @@ func.func @diamond(%x: tensor<16xf32>) -> tensor<16xf32> {
   return %d : tensor<16xf32>
 }
 
-// A value the reduction also reads is a second output of the kernel.
+// A value used after the kernel is one of its outputs, next to the row sum
+// the reduction joins the kernel with.
 // CHECK-LABEL: func.func @used_outside
-// CHECK-NEXT: %[[G:.*]]:2 = nova_tile.fusion pointwise(%{{.*}}) : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+// CHECK-NEXT: %[[G:.*]]:2 = nova_tile.fusion row_reduction(%{{.*}}) : (tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
 // CHECK: %[[A:.*]] = nova.exp
+// CHECK-NEXT: %[[R:.*]] = nova.reduce sum %[[A]]
 // CHECK-NEXT: %[[B:.*]] = nova.neg %[[A]]
-// CHECK-NEXT: nova_tile.yield %[[A]], %[[B]] : tensor<4x8xf32>, tensor<4x8xf32>
+// CHECK-NEXT: nova_tile.yield %[[R]], %[[B]] : tensor<4xf32>, tensor<4x8xf32>
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[R:.*]] = nova.reduce sum %[[G]]#0
-// CHECK-NEXT: return %[[G]]#1, %[[R]]
+// CHECK-NEXT: return %[[G]]#1, %[[G]]#0
 func.func @used_outside(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>) {
   %a = nova.exp %x : tensor<4x8xf32>
   %r = nova.reduce sum %a dims [1] : tensor<4x8xf32> -> tensor<4xf32>
@@ -73,9 +75,11 @@ func.func @used_outside(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4xf32>)
 // CHECK: nova.relu
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[MM:.*]] = nova.matmul %[[P]]
-// CHECK-NEXT: %[[E:.*]] = nova_tile.fusion pointwise(%[[MM]], %{{.*}})
-// CHECK: nova.add
+// The matmul phase then makes the matmul a kernel whose epilogue is the
+// pointwise group on its product (fuse-matmul.mlir tests that phase).
+// CHECK-NEXT: %[[E:.*]] = nova_tile.fusion matmul(%[[P]], %{{.*}}, %{{.*}})
+// CHECK: nova.matmul
+// CHECK-NEXT: nova.add
 // CHECK-NEXT: nova.tanh
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
@@ -88,31 +92,32 @@ func.func @matmul_between(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %b: tensor<2
   return %t : tensor<4x2xf32>
 }
 
-// The sub reads exp's value and a reduction of it: fusing the sub with the
-// exp would put the reduction both after and before the kernel, so they
-// stay two kernels with the reduction between.
-// CHECK-LABEL: func.func @no_cycle
+// The sub reads exp's value and a matmul of it: fusing the sub with the exp
+// would put the matmul both after and before the kernel, so they stay two
+// kernels with the matmul between.
+// CHECK-LABEL: func.func @cycle_through_matmul
 // CHECK-NEXT: %[[A:.*]] = nova_tile.fusion pointwise
 // CHECK: nova.exp
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[R:.*]] = nova.reduce max %[[A]]
-// CHECK-NEXT: %[[S:.*]] = nova_tile.fusion pointwise(%[[A]], %[[R]])
+// CHECK-NEXT: %[[M:.*]] = nova.matmul %[[A]]
+// CHECK-NEXT: %[[S:.*]] = nova_tile.fusion pointwise(%[[A]], %[[M]])
 // CHECK: nova.sub
 // CHECK-NEXT: nova.tanh
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: return %[[S]]
-func.func @no_cycle(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  %a = nova.exp %x : tensor<4x8xf32>
-  %r = nova.reduce max %a dims [1] keep_dims : tensor<4x8xf32> -> tensor<4x1xf32>
-  %s = nova.sub %a, %r : tensor<4x8xf32>, tensor<4x1xf32>
-  %l = nova.tanh %s : tensor<4x8xf32>
-  return %l : tensor<4x8xf32>
+func.func @cycle_through_matmul(%x: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %a = nova.exp %x : tensor<8x8xf32>
+  %m = nova.matmul %a, %w : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
+  %s = nova.sub %a, %m : tensor<8x8xf32>, tensor<8x8xf32>
+  %l = nova.tanh %s : tensor<8x8xf32>
+  return %l : tensor<8x8xf32>
 }
 
 // One iteration space per kernel: an op on the smaller bias is its own
-// kernel, whose result the larger one reads broadcast.
+// kernel (its value is also returned, so it is not recomputed), whose result
+// the larger one reads broadcast.
 // CHECK-LABEL: func.func @shapes
 // CHECK-NEXT: %[[E:.*]] = nova_tile.fusion pointwise(%{{.*}}) : (tensor<8xf32>) -> tensor<8xf32>
 // CHECK: nova.exp
@@ -121,12 +126,12 @@ func.func @no_cycle(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // CHECK-NEXT: nova.abs
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: return %[[Y]]
-func.func @shapes(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT: return %[[Y]], %[[E]]
+func.func @shapes(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>) {
   %e = nova.exp %b : tensor<8xf32>
   %m = nova.mul %x, %e : tensor<4x8xf32>, tensor<8xf32>
   %y = nova.abs %m : tensor<4x8xf32>
-  return %y : tensor<4x8xf32>
+  return %y, %e : tensor<4x8xf32>, tensor<8xf32>
 }
 
 // cmp, select and cast fuse; the i1 mask stays inside the kernel.
@@ -155,7 +160,7 @@ func.func @compare_select(%x: tensor<4x8xf32>) -> tensor<4x8xbf16> {
 // CHECK-NEXT: nova.add
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: nova.matmul %[[G]], %[[W]]
+// CHECK-NEXT: nova_tile.fusion matmul(%[[G]], %[[W]])
 func.func @shared_constant(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %w = nova.constant dense<2.0> : tensor<8x8xf32>
   %a = nova.add %x, %w : tensor<8x8xf32>, tensor<8x8xf32>
@@ -176,26 +181,37 @@ func.func @table_constant(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   return %e : tensor<3x2xf32>
 }
 
-// The add joins two groups, but the neg's group reaches the other one
-// through the reduction: the add may join only the second.
-// CHECK-LABEL: func.func @join_through_group
-// CHECK-NEXT: %[[B:.*]] = nova_tile.fusion pointwise
-// CHECK: nova.neg
+// Paths through a kernel count as a whole. Both scalar kernels read the
+// total %k: the reciprocal feeds the row kernel's %w (through a reshape and a
+// broadcast) and the neg reads that kernel's total %t. No op-level path
+// leads from the reciprocal to the neg (%w and %t are separate ops of the
+// kernel), but merging the two scalar kernels would put the big kernel both
+// after and before the merged one.
+// CHECK-LABEL: func.func @path_through_group
+// CHECK-NEXT: %[[K:.*]] = nova_tile.fusion column_reduction
+// CHECK: %[[R:.*]] = nova_tile.fusion pointwise(%[[K]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.reciprocal
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[R:.*]] = nova.reduce max %[[B]]
-// CHECK-NEXT: %[[C:.*]] = nova_tile.fusion pointwise(%{{.*}}, %[[R]], %[[B]])
-// CHECK: nova.exp
-// CHECK-NEXT: nova.mul
-// CHECK-NEXT: nova.add
+// CHECK-NEXT: %[[RR:.*]] = nova.reshape %[[R]]
+// CHECK-NEXT: %[[G:.*]]:3 = nova_tile.fusion column_reduction(%{{.*}}, %[[RR]])
+// CHECK: %[[S:.*]] = nova_tile.fusion pointwise(%[[G]]#1, %[[K]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.neg
+// CHECK-NEXT: nova.div
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: return %[[C]]
-func.func @join_through_group(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  %b = nova.neg %x : tensor<4x8xf32>
-  %r = nova.reduce max %b dims [1] keep_dims : tensor<4x8xf32> -> tensor<4x1xf32>
-  %a1 = nova.exp %x : tensor<4x8xf32>
-  %a2 = nova.mul %a1, %r : tensor<4x8xf32>, tensor<4x1xf32>
-  %c = nova.add %b, %a2 : tensor<4x8xf32>, tensor<4x8xf32>
-  return %c : tensor<4x8xf32>
+// CHECK-NEXT: return %[[S]]
+func.func @path_through_group(%x: tensor<4x8xf32>, %m: tensor<4x8xf32>) -> (tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %k = nova.reduce sum %m dims [0, 1] : tensor<4x8xf32> -> tensor<f32>
+  %e = nova.exp %x : tensor<4x8xf32>
+  %t = nova.reduce sum %e dims [0, 1] : tensor<4x8xf32> -> tensor<f32>
+  %r = nova.reciprocal %k : tensor<f32>
+  %rr = nova.reshape %r : tensor<f32> -> tensor<1x1xf32>
+  %rb = nova.broadcast %rr : tensor<1x1xf32> -> tensor<4x8xf32>
+  %w = nova.mul %e, %rb : tensor<4x8xf32>, tensor<4x8xf32>
+  %a = nova.neg %t : tensor<f32>
+  %b = nova.div %a, %k : tensor<f32>, tensor<f32>
+  return %b, %w, %e : tensor<f32>, tensor<4x8xf32>, tensor<4x8xf32>
 }

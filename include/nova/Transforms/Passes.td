@@ -251,22 +251,47 @@ def NovaAutocast : Pass<"nova-autocast", "::mlir::ModuleOp"> {
 }
 
 def NovaFuse : Pass<"nova-fuse", "::mlir::func::FuncOp"> {
-  let summary = "Group elementwise ops into nova_tile.fusion pointwise kernels";
+  let summary = "Group nova ops into nova_tile.fusion kernels: pointwise, row and column reductions, optimizer, matmul and attention";
   let description = [{
-    Greedy producer-consumer fusion of elementwise `nova` ops (unary math,
-    `gelu`, binary ops with NumPy broadcasting, `cmp`, `select`, `cast`,
-    `iota`) into `nova_tile.fusion pointwise` groups, one GPU kernel each.
-    Ops are visited in order; an op joins the group of each elementwise
-    producer whose result has its shape (the group's iteration space), unless
-    the merge would make a cycle: a value outside both that depends on one
-    and feeds the other. Every group value used outside the group becomes a
-    result, so a group may have several outputs. Constants an op reads are
-    cloned into its body. A lone elementwise op becomes a group of one: after
-    the pass every elementwise op is in a kernel.
+    Greedy fusion of each function into `nova_tile.fusion` groups, one GPU
+    kernel each, every group checked against its family's contract:
+    - pointwise: elementwise ops (unary math, `gelu`, binary ops with NumPy
+      broadcasting, `cmp`, `select`, `cast`, `iota`) and explicit
+      `broadcast`s of one shape;
+    - row_reduction: a `reduce` over the innermost dim (or `softmax`,
+      `log_softmax` on it, `layer_norm`) with its elementwise producers and
+      consumers over the same rows (values per element, per row or scalar),
+      several reductions of one rows x cols space per kernel;
+    - column_reduction: sums over leading dims or every dim, with their
+      elementwise producers; a row reduction kernel may yield them too
+      (per-column or total results nothing in the kernel reads);
+    - horizontal: kernels over one space that read the same tensor of that
+      shape join (LayerNorm backward's dx, dgamma and dbeta);
+    - views: a `transpose` or `slice` of a tensor computed elsewhere is read
+      by the kernel as an input access instead of being copied;
+    - optimizer: every `adamw` with the elementwise ops that only feed it
+      (clipping scale, gradient casts) or only read it (bf16 working
+      copies); a global norm's sums of squares form a second, multi-tensor
+      kernel before it;
+    - recompute: elementwise ops of function arguments only fused ops read
+      are cloned into each reader, and a kernel output one elementwise op
+      computes from other outputs is recomputed by readers that read those.
+    Ops are visited in order; an op tries its producers' groups largest
+    value first. A merge never makes a cycle (a path through any op or group
+    outside both) and never duplicates a reduction or a matmul. Every group
+    value used outside becomes a result; splat constants are cloned into
+    bodies; fusible ops nothing reads are dropped.
 
-    Other ops (matmul, reductions, softmax, layer_norm, data movement,
-    attention, adamw) stay outside; fusing producers and consumers into
-    them is not done yet. Each group satisfies the pointwise contract.
+    Then matmuls and attention ops become kernels: each matmul reads its
+    operands through their views and through casts only matmuls and
+    attention read (prologue) and takes the pointwise groups over its
+    product (epilogue); matmuls that read one value, with the column sums
+    of it, form one grouped GEMM when none depends on another; attention
+    reads q, k, v through the views of the fused qkv tensor and writes its
+    results through transposes, reshapes and concats. A merge that would
+    make a cycle or break its family's contract is not made. Other ops
+    (gather, scatter_add, a reduction over a middle dim) stay outside,
+    unchanged.
 
     ```mlir
     %s = nova.add %x, %b : tensor<4x8xf32>, tensor<8xf32>

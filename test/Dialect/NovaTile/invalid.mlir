@@ -225,12 +225,101 @@ func.func @rr_none(%i0: tensor<4x8xf32>) {
 
 // -----
 
-// Row reduction: reduce only the innermost dim.
-func.func @rr_dims(%i0: tensor<4x8xf32>) {
+// Row reduction: reduce the innermost dim (along the rows), or the leading
+// dims or every dim (across them); never a middle dim.
+func.func @rr_dims(%i0: tensor<2x4x8xf32>) {
+  %r = nova_tile.fusion row_reduction (%i0) : (tensor<2x4x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%a0: tensor<2x4x8xf32>):
+    // expected-error @+1 {{row_reduction contract: reduces dims [1] of a rank-3 tensor; a row reduction reduces dims [2] along the rows, or [0, 1] or every dim across them}}
+    %s = nova.reduce sum %a0 dims [1] : tensor<2x4x8xf32> -> tensor<2x8xf32>
+    nova_tile.yield %s : tensor<2x8xf32>
+  }
+  return
+}
+
+// -----
+
+// Row reduction: a column sum alone is no row reduction.
+func.func @rr_only_across(%i0: tensor<4x8xf32>) {
+  // expected-error @+1 {{row_reduction contract: a row reduction holds at least one reduction along the innermost dim}}
   %r = nova_tile.fusion row_reduction (%i0) : (tensor<4x8xf32>) -> tensor<8xf32> {
   ^bb0(%a0: tensor<4x8xf32>):
-    // expected-error @+1 {{row_reduction contract: reduces dims [0] of a rank-2 tensor; a row reduction reduces exactly dims [1]}}
     %s = nova.reduce sum %a0 dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    nova_tile.yield %s : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Row reduction: a reduction across the rows is complete only at the end of
+// the kernel, so nothing in it reads the result.
+func.func @rr_across_read(%i0: tensor<4x8xf32>) {
+  %r:2 = nova_tile.fusion row_reduction (%i0) : (tensor<4x8xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
+  ^bb0(%a0: tensor<4x8xf32>):
+    %s = nova.reduce sum %a0 dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    %c = nova.reduce sum %a0 dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    // expected-error @+1 {{row_reduction contract: reads the result of a reduction across the rows, which is complete only when every row is done; such a result is only yielded}}
+    %n = nova.neg %c : tensor<8xf32>
+    nova_tile.yield %s, %n : tensor<4xf32>, tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Row reduction: a column sum reduces the kernel's own rows x cols space.
+func.func @rr_column_sum_space(%i0: tensor<4x8xf32>, %i1: tensor<2x8xf32>) {
+  %r:2 = nova_tile.fusion row_reduction (%i0, %i1) : (tensor<4x8xf32>, tensor<2x8xf32>) -> (tensor<4xf32>, tensor<8xf32>) {
+  ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<2x8xf32>):
+    %s = nova.reduce sum %a0 dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    // expected-error @+1 {{row_reduction contract: reduces a 2x8 tensor, but the kernel's rows x cols space is 4x8 (from its first reduction); all reductions share it}}
+    %c = nova.reduce sum %a1 dims [0] : tensor<2x8xf32> -> tensor<8xf32>
+    nova_tile.yield %s, %c : tensor<4xf32>, tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Row reduction: a total sums a value per element or per row.
+func.func @rr_total_of_column(%i0: tensor<4x8xf32>, %i1: tensor<1x8xf32>) {
+  %r:2 = nova_tile.fusion row_reduction (%i0, %i1) : (tensor<4x8xf32>, tensor<1x8xf32>) -> (tensor<4xf32>, tensor<f32>) {
+  ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<1x8xf32>):
+    %s = nova.reduce sum %a0 dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    // expected-error @+1 {{row_reduction contract: sums every element of a 1x8 tensor, which is neither per element nor per row of the kernel's 4x8 space}}
+    %t = nova.reduce sum %a1 dims [0, 1] : tensor<1x8xf32> -> tensor<f32>
+    nova_tile.yield %s, %t : tensor<4xf32>, tensor<f32>
+  }
+  return
+}
+
+// -----
+
+// Row reduction: a transposed input is read one element per point of the
+// space.
+func.func @rr_view_shape(%i0: tensor<4x8xf32>, %i1: tensor<8x1xf32>) {
+  %r = nova_tile.fusion row_reduction (%i0, %i1) : (tensor<4x8xf32>, tensor<8x1xf32>) -> tensor<4xf32> {
+  ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<8x1xf32>):
+    // expected-error @+1 {{row_reduction contract: reads input #1 as a 1x8 value, which is not one element per point of the reduced 4x8 tensor; a reduction kernel reads transposed, sliced or reshaped inputs element by element}}
+    %t = nova.transpose %a1 [1, 0] : tensor<8x1xf32> -> tensor<1x8xf32>
+    %m = nova.mul %a0, %t : tensor<4x8xf32>, tensor<1x8xf32>
+    %s = nova.reduce sum %m dims [1] : tensor<4x8xf32> -> tensor<4xf32>
+    nova_tile.yield %s : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// Row reduction: an input is read through one view or directly, not both.
+func.func @rr_view_twice(%i0: tensor<8x8xf32>) {
+  %r = nova_tile.fusion row_reduction (%i0) : (tensor<8x8xf32>) -> tensor<8xf32> {
+  ^bb0(%a0: tensor<8x8xf32>):
+    // expected-error @+1 {{row_reduction contract: input #0 is read both through 'nova.transpose' and directly; a kernel reads each input one way}}
+    %t = nova.transpose %a0 [1, 0] : tensor<8x8xf32> -> tensor<8x8xf32>
+    %p = nova.add %t, %a0 : tensor<8x8xf32>, tensor<8x8xf32>
+    %s = nova.reduce sum %p dims [1] : tensor<8x8xf32> -> tensor<8xf32>
     nova_tile.yield %s : tensor<8xf32>
   }
   return
@@ -320,13 +409,54 @@ func.func @rr_input(%i0: tensor<4x8xf32>, %i1: tensor<3xf32>) {
 
 // -----
 
-// Column reduction: reduce every dim but the innermost.
+// Column reduction: reduce every dim but the innermost, or every dim.
 func.func @cr_dims(%i0: tensor<4x8xf32>) {
   %r = nova_tile.fusion column_reduction (%i0) : (tensor<4x8xf32>) -> tensor<4xf32> {
   ^bb0(%a0: tensor<4x8xf32>):
-    // expected-error @+1 {{column_reduction contract: reduces dims [1] of a rank-2 tensor; a column reduction reduces exactly dims [0]}}
+    // expected-error @+1 {{column_reduction contract: reduces dims [1] of a rank-2 tensor; a column reduction reduces dims [0] or every dim}}
     %s = nova.reduce sum %a0 dims [1] : tensor<4x8xf32> -> tensor<4xf32>
     nova_tile.yield %s : tensor<4xf32>
+  }
+  return
+}
+
+// -----
+
+// Column reduction: a column sum is complete only at the end of the kernel.
+func.func @cr_across_read(%i0: tensor<4x8xf32>) {
+  %r = nova_tile.fusion column_reduction (%i0) : (tensor<4x8xf32>) -> tensor<8xf32> {
+  ^bb0(%a0: tensor<4x8xf32>):
+    %c = nova.reduce sum %a0 dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    // expected-error @+1 {{column_reduction contract: reads the result of a reduction across the rows, which is complete only when every row is done; such a result is only yielded}}
+    %e = nova.exp %c : tensor<8xf32>
+    nova_tile.yield %e : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Column reduction: every column sum splits rows and columns alike.
+func.func @cr_two_splits(%i0: tensor<2x4x8xf32>) {
+  %r:2 = nova_tile.fusion column_reduction (%i0) : (tensor<2x4x8xf32>) -> (tensor<4x8xf32>, tensor<8xf32>) {
+  ^bb0(%a0: tensor<2x4x8xf32>):
+    %s = nova.reduce sum %a0 dims [0] : tensor<2x4x8xf32> -> tensor<4x8xf32>
+    // expected-error @+1 {{column_reduction contract: reduces the first 2 dims of a 2x4x8 tensor, but the kernel's rows are its first 1 dims (from its first reduction); all reductions share them}}
+    %t = nova.reduce sum %a0 dims [0, 1] : tensor<2x4x8xf32> -> tensor<8xf32>
+    nova_tile.yield %s, %t : tensor<4x8xf32>, tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Column reduction: leading dims only.
+func.func @cr_middle(%i0: tensor<2x4x8xf32>) {
+  %r = nova_tile.fusion column_reduction (%i0) : (tensor<2x4x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%a0: tensor<2x4x8xf32>):
+    // expected-error @+1 {{column_reduction contract: reduces dims [1] of a rank-3 tensor; a column reduction reduces dims [0] to [0, 1] (leading dims) or every dim}}
+    %s = nova.reduce sum %a0 dims [1] : tensor<2x4x8xf32> -> tensor<2x8xf32>
+    nova_tile.yield %s : tensor<2x8xf32>
   }
   return
 }
@@ -347,9 +477,9 @@ func.func @cr_output(%i0: tensor<4x8xf32>, %i1: tensor<4x1xf32>) {
 
 // -----
 
-// Matmul: exactly one matmul (none).
+// Matmul: at least one matmul.
 func.func @mm_none(%i0: tensor<4x8xf32>) {
-  // expected-error @+1 {{matmul contract: a matmul kernel holds exactly one 'nova.matmul', the body has none}}
+  // expected-error @+1 {{matmul contract: a matmul kernel holds at least one 'nova.matmul', the body has none}}
   %r = nova_tile.fusion matmul (%i0) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
   ^bb0(%a0: tensor<4x8xf32>):
     nova_tile.yield %a0 : tensor<4x8xf32>
@@ -359,12 +489,13 @@ func.func @mm_none(%i0: tensor<4x8xf32>) {
 
 // -----
 
-// Matmul: exactly one matmul (two).
+// Matmul: the problems of a grouped GEMM are independent; one matmul does
+// not read another's product.
 func.func @mm_two(%i0: tensor<4x8xf32>, %i1: tensor<8x16xf32>, %i2: tensor<16x16xf32>) {
   %r = nova_tile.fusion matmul (%i0, %i1, %i2) : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32> {
   ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<8x16xf32>, %a2: tensor<16x16xf32>):
+    // expected-error @+1 {{matmul contract: 'nova.matmul' computes the matmul's lhs; a prologue only casts, transposes, reshapes, broadcasts or slices an input}}
     %p = nova.matmul %a0, %a1 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
-    // expected-error @+1 {{matmul contract: a matmul kernel holds exactly one 'nova.matmul', this is the second}}
     %q = nova.matmul %p, %a2 : tensor<4x16xf32>, tensor<16x16xf32> -> tensor<4x16xf32>
     nova_tile.yield %q : tensor<4x16xf32>
   }
@@ -373,11 +504,12 @@ func.func @mm_two(%i0: tensor<4x8xf32>, %i1: tensor<8x16xf32>, %i2: tensor<16x16
 
 // -----
 
-// Matmul: the prologue only casts, transposes, reshapes or broadcasts.
+// Matmul: the prologue only casts, transposes, reshapes, broadcasts or
+// slices.
 func.func @mm_prologue(%i0: tensor<4x8xf32>, %i1: tensor<8x16xf32>) {
   %r = nova_tile.fusion matmul (%i0, %i1) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> {
   ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<8x16xf32>):
-    // expected-error @+1 {{matmul contract: 'nova.exp' computes the matmul's lhs; a prologue only casts, transposes, reshapes or broadcasts an input}}
+    // expected-error @+1 {{matmul contract: 'nova.exp' computes the matmul's lhs; a prologue only casts, transposes, reshapes, broadcasts or slices an input}}
     %e = nova.exp %a0 : tensor<4x8xf32>
     %p = nova.matmul %e, %a1 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
     nova_tile.yield %p : tensor<4x16xf32>
@@ -407,7 +539,7 @@ func.func @mm_epilogue(%i0: tensor<4x8xf32>, %i1: tensor<8x16xf32>) {
   %r = nova_tile.fusion matmul (%i0, %i1) : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4xf32> {
   ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<8x16xf32>):
     %p = nova.matmul %a0, %a1 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
-    // expected-error @+1 {{matmul contract: 'nova.reduce' is not allowed here; a matmul kernel holds one matmul, a prologue (cast, transpose, reshape, broadcast of an operand) and an elementwise epilogue on its result}}
+    // expected-error @+1 {{matmul contract: 'nova.reduce' is not allowed here; a matmul kernel holds matmuls, column sums, a prologue (cast, transpose, reshape, broadcast or slice of an input) per operand and an elementwise epilogue per result}}
     %s = nova.reduce sum %p dims [1] : tensor<4x16xf32> -> tensor<4xf32>
     nova_tile.yield %s : tensor<4xf32>
   }
@@ -422,7 +554,7 @@ func.func @mm_output(%i0: tensor<4x8xf32>, %i1: tensor<8x16xf32>, %i2: tensor<16
   ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<8x16xf32>, %a2: tensor<16xf32>):
     %p = nova.matmul %a0, %a1 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
     %b = nova.neg %a2 : tensor<16xf32>
-    // expected-error @+1 {{matmul contract: output #1 has shape 16, but every output has the matmul product's shape 4x16}}
+    // expected-error @+1 {{matmul contract: output #1 has shape 16, but every output has its matmul product's shape 4x16}}
     nova_tile.yield %p, %b : tensor<4x16xf32>, tensor<16xf32>
   }
   return
@@ -430,13 +562,15 @@ func.func @mm_output(%i0: tensor<4x8xf32>, %i1: tensor<8x16xf32>, %i2: tensor<16
 
 // -----
 
-// Matmul: an operand input is read by its prologue only.
+// Matmul: an operand input is read by main ops and their prologues only
+// (x @ x is two reads of one input; the epilogue may not read it too).
 func.func @mm_same_input(%i0: tensor<8x8xf32>) {
-  // expected-error @+1 {{matmul contract: input #0 is the matmul's lhs and also read elsewhere; a kernel reads each input one way}}
   %r = nova_tile.fusion matmul (%i0) : (tensor<8x8xf32>) -> tensor<8x8xf32> {
   ^bb0(%a0: tensor<8x8xf32>):
     %p = nova.matmul %a0, %a0 : tensor<8x8xf32>, tensor<8x8xf32> -> tensor<8x8xf32>
-    nova_tile.yield %p : tensor<8x8xf32>
+    // expected-error @+1 {{matmul contract: input #0 is a matmul-lhs operand and also read here; a kernel reads an input as main-op operands or elementwise, not both}}
+    %s = nova.add %p, %a0 : tensor<8x8xf32>, tensor<8x8xf32>
+    nova_tile.yield %s : tensor<8x8xf32>
   }
   return
 }
@@ -461,7 +595,7 @@ func.func @attn_epilogue(%i0: tensor<2x8x4xf32>, %i1: tensor<2x8x4xf32>, %i2: te
 func.func @attn_prologue(%i0: tensor<2x8x4xf32>, %i1: tensor<2x8x4xf32>, %i2: tensor<2x8x4xf32>) {
   %r = nova_tile.fusion attention_forward (%i0, %i1, %i2) : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32> {
   ^bb0(%a0: tensor<2x8x4xf32>, %a1: tensor<2x8x4xf32>, %a2: tensor<2x8x4xf32>):
-    // expected-error @+1 {{attention_forward contract: 'nova.mul' computes the key; a prologue only casts, transposes, reshapes or broadcasts an input}}
+    // expected-error @+1 {{attention_forward contract: 'nova.mul' computes the key; a prologue only casts, transposes, reshapes, broadcasts or slices an input}}
     %k = nova.mul %a1, %a1 : tensor<2x8x4xf32>, tensor<2x8x4xf32>
     %o = nova.attention %a0, %k, %a2 scale 0.5 : tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32> -> tensor<2x8x4xf32>
     nova_tile.yield %o : tensor<2x8x4xf32>
@@ -608,13 +742,56 @@ func.func @scatter_indices(%i0: tensor<3x4xf32>, %i1: tensor<3xi64>) {
 
 // -----
 
-// Optimizer: at least one adamw.
+// Optimizer: adamw updates or sums over whole tensors.
 func.func @opt_none(%i0: tensor<8xf32>) {
-  // expected-error @+1 {{optimizer contract: an optimizer kernel holds at least one 'nova.adamw'}}
+  // expected-error @+1 {{optimizer contract: an optimizer kernel holds 'nova.adamw' updates or sums over whole tensors (a global norm), the body has neither}}
   %r = nova_tile.fusion optimizer (%i0) : (tensor<8xf32>) -> tensor<8xf32> {
   ^bb0(%a0: tensor<8xf32>):
     %n = nova.neg %a0 : tensor<8xf32>
     nova_tile.yield %n : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Optimizer: a global norm's sums cover whole tensors.
+func.func @opt_partial_sum(%i0: tensor<4x8xf32>) {
+  %r = nova_tile.fusion optimizer (%i0) : (tensor<4x8xf32>) -> tensor<8xf32> {
+  ^bb0(%a0: tensor<4x8xf32>):
+    // expected-error @+1 {{optimizer contract: reduces part of a tensor; an optimizer kernel sums whole tensors only}}
+    %s = nova.reduce sum %a0 dims [0] : tensor<4x8xf32> -> tensor<8xf32>
+    nova_tile.yield %s : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+// Optimizer: a sum over a whole tensor is only yielded.
+func.func @opt_sum_read(%i0: tensor<4x8xf32>, %i1: tensor<8xf32>) {
+  %r = nova_tile.fusion optimizer (%i0, %i1) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<f32> {
+  ^bb0(%a0: tensor<4x8xf32>, %a1: tensor<8xf32>):
+    %s = nova.reduce sum %a0 dims [0, 1] : tensor<4x8xf32> -> tensor<f32>
+    %t = nova.reduce sum %a1 dims [0] : tensor<8xf32> -> tensor<f32>
+    // expected-error @+1 {{optimizer contract: reads a sum over a whole tensor, which is complete only at the end of the kernel; such a sum is only yielded}}
+    %n = nova.add %s, %t : tensor<f32>, tensor<f32>
+    nova_tile.yield %n : tensor<f32>
+  }
+  return
+}
+
+// -----
+
+// Optimizer: updates and the sums they read are two kernels.
+func.func @opt_sum_and_update(%i0: tensor<8xf32>, %i1: tensor<i64>) {
+  // expected-error @+1 {{optimizer contract: an optimizer kernel holds either 'nova.adamw' updates or sums over whole tensors, not both: the updates read the finished sums}}
+  %r:2 = nova_tile.fusion optimizer (%i0, %i1) : (tensor<8xf32>, tensor<i64>) -> (tensor<f32>, tensor<8xf32>) {
+  ^bb0(%a0: tensor<8xf32>, %a1: tensor<i64>):
+    %s = nova.reduce sum %a0 dims [0] : tensor<8xf32> -> tensor<f32>
+    %lr = nova.constant dense<1.0e-3> : tensor<f32>
+    %u:3 = nova.adamw %a0, %a0, %a0, %a0, %a1, %lr beta1 0.9 beta2 0.999 eps 1.0e-8 weight_decay 0.0 : tensor<8xf32>, tensor<i64>
+    nova_tile.yield %s, %u#0 : tensor<f32>, tensor<8xf32>
   }
   return
 }

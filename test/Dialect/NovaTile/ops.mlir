@@ -60,7 +60,7 @@ func.func @column_reduction(%d: tensor<2x3x8xf32>) -> tensor<8xf32> {
 
 // bf16 GEMM of a cast activation and a transposed weight, with bias, GELU
 // and residual in the epilogue.
-// CONTRACT: fusion #4 matmul {{[0-9a-f]+}} space 2x4x16x8 in [matmul-lhs, matmul-rhs(T), broadcast(0,1), elementwise] out [elementwise]
+// CONTRACT: fusion #4 matmul {{[0-9a-f]+}} space 2x4x16x8 in [matmul-lhs@0[32,8,1], matmul-rhs(T)@0[0,1,8], broadcast(0,1), elementwise] out [elementwise]
 func.func @matmul(%x: tensor<2x4x8xf32>, %w: tensor<16x8xbf16>, %b: tensor<16xf32>, %res: tensor<2x4x16xf32>) -> tensor<2x4x16xf32> {
   %y = nova_tile.fusion matmul (%x, %w, %b, %res) : (tensor<2x4x8xf32>, tensor<16x8xbf16>, tensor<16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32> {
   ^bb0(%xa: tensor<2x4x8xf32>, %wa: tensor<16x8xbf16>, %ba: tensor<16xf32>, %ra: tensor<2x4x16xf32>):
@@ -77,7 +77,7 @@ func.func @matmul(%x: tensor<2x4x8xf32>, %w: tensor<16x8xbf16>, %b: tensor<16xf3
   return %y : tensor<2x4x16xf32>
 }
 
-// CONTRACT: fusion #5 attention_forward {{[0-9a-f]+}} space 6x8x8x4 in [query, key, value] out [elementwise]
+// CONTRACT: fusion #5 attention_forward {{[0-9a-f]+}} space 6x8x8x4 in [query@0[96,32,4,1], key@0[96,32,4,1], value@0[96,32,4,1]] out [elementwise]
 func.func @attention(%q: tensor<2x3x8x4xf32>, %k: tensor<2x3x8x4xf32>, %v: tensor<2x3x8x4xf32>) -> tensor<2x3x8x4xf32> {
   %y = nova_tile.fusion attention_forward (%q, %k, %v) : (tensor<2x3x8x4xf32>, tensor<2x3x8x4xf32>, tensor<2x3x8x4xf32>) -> tensor<2x3x8x4xf32> {
   ^bb0(%qa: tensor<2x3x8x4xf32>, %ka: tensor<2x3x8x4xf32>, %va: tensor<2x3x8x4xf32>):
@@ -136,7 +136,7 @@ func.func @optimizer(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf3
 }
 
 // The forward that also returns the row log-sum-exp, with a cast epilogue.
-// CONTRACT: fusion #9 attention_forward {{[0-9a-f]+}} space 6x8x8x4 in [query, key, value] out [elementwise, log-sum-exp]
+// CONTRACT: fusion #9 attention_forward {{[0-9a-f]+}} space 6x8x8x4 in [query@0[96,32,4,1], key@0[96,32,4,1], value@0[96,32,4,1]] out [elementwise, log-sum-exp]
 func.func @attention_fwd(%q: tensor<2x3x8x4xbf16>, %k: tensor<2x3x8x4xbf16>, %v: tensor<2x3x8x4xbf16>) -> (tensor<2x3x8x4xf32>, tensor<2x3x8xf32>) {
   %y:2 = nova_tile.fusion attention_forward (%q, %k, %v) : (tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>) -> (tensor<2x3x8x4xf32>, tensor<2x3x8xf32>) {
   ^bb0(%qa: tensor<2x3x8x4xbf16>, %ka: tensor<2x3x8x4xbf16>, %va: tensor<2x3x8x4xbf16>):
@@ -147,7 +147,7 @@ func.func @attention_fwd(%q: tensor<2x3x8x4xbf16>, %k: tensor<2x3x8x4xbf16>, %v:
   return %y#0, %y#1 : tensor<2x3x8x4xf32>, tensor<2x3x8xf32>
 }
 
-// CONTRACT: fusion #10 attention_backward {{[0-9a-f]+}} space 6x8x8x4 in [query, key, value, attention-output, log-sum-exp, grad-output] out [query, key, value]
+// CONTRACT: fusion #10 attention_backward {{[0-9a-f]+}} space 6x8x8x4 in [query@0[96,32,4,1], key@0[96,32,4,1], value@0[96,32,4,1], attention-output@0[96,32,4,1], log-sum-exp@0[24,8,1], grad-output@0[96,32,4,1]] out [query, key, value]
 func.func @attention_bwd(%q: tensor<2x3x8x4xbf16>, %k: tensor<2x3x8x4xbf16>, %v: tensor<2x3x8x4xbf16>, %o: tensor<2x3x8x4xbf16>, %lse: tensor<2x3x8xf32>, %do: tensor<2x3x8x4xf32>) -> (tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>) {
   %y:3 = nova_tile.fusion attention_backward (%q, %k, %v, %o, %lse, %do) : (tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8xf32>, tensor<2x3x8x4xf32>) -> (tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>, tensor<2x3x8x4xbf16>) {
   ^bb0(%qa: tensor<2x3x8x4xbf16>, %ka: tensor<2x3x8x4xbf16>, %va: tensor<2x3x8x4xbf16>, %oa: tensor<2x3x8x4xbf16>, %la: tensor<2x3x8xf32>, %da: tensor<2x3x8x4xf32>):
@@ -169,6 +169,88 @@ func.func @views(%x: tensor<32xf32>, %y: tensor<4x16xf32>) -> tensor<4x8xf32> {
     nova_tile.yield %s : tensor<4x8xf32>
   }
   return %r : tensor<4x8xf32>
+}
+
+// LayerNorm backward in one pass: two sums along each row for dx, and the
+// column sums dgamma and dbeta plus a total across the rows, each yielded as
+// it is; the rows are read through a transpose.
+// CONTRACT: fusion #12 row_reduction {{[0-9a-f]+}} space 6x8 in [transposed(1,0,2), elementwise, per-row, per-column] out [elementwise, per-column, per-column, scalar]
+func.func @row_with_column_sums(%dyt: tensor<3x2x8xf32>, %xhat: tensor<2x3x8xf32>, %rstd: tensor<2x3x1xf32>, %g: tensor<8xf32>)
+    -> (tensor<2x3x8xf32>, tensor<8xf32>, tensor<1x1x8xf32>, tensor<f32>) {
+  %y:4 = nova_tile.fusion row_reduction (%dyt, %xhat, %rstd, %g) : (tensor<3x2x8xf32>, tensor<2x3x8xf32>, tensor<2x3x1xf32>, tensor<8xf32>) -> (tensor<2x3x8xf32>, tensor<8xf32>, tensor<1x1x8xf32>, tensor<f32>) {
+  ^bb0(%dyta: tensor<3x2x8xf32>, %xa: tensor<2x3x8xf32>, %ra: tensor<2x3x1xf32>, %ga: tensor<8xf32>):
+    %dy = nova.transpose %dyta [1, 0, 2] : tensor<3x2x8xf32> -> tensor<2x3x8xf32>
+    %dxh = nova.mul %dy, %ga : tensor<2x3x8xf32>, tensor<8xf32>
+    %a = nova.reduce sum %dxh dims [2] keep_dims : tensor<2x3x8xf32> -> tensor<2x3x1xf32>
+    %p = nova.mul %dxh, %xa : tensor<2x3x8xf32>, tensor<2x3x8xf32>
+    %b = nova.reduce sum %p dims [2] keep_dims : tensor<2x3x8xf32> -> tensor<2x3x1xf32>
+    %t0 = nova.sub %dxh, %a : tensor<2x3x8xf32>, tensor<2x3x1xf32>
+    %t1 = nova.mul %xa, %b : tensor<2x3x8xf32>, tensor<2x3x1xf32>
+    %t2 = nova.sub %t0, %t1 : tensor<2x3x8xf32>, tensor<2x3x8xf32>
+    %dx = nova.mul %t2, %ra : tensor<2x3x8xf32>, tensor<2x3x1xf32>
+    %q = nova.mul %dy, %xa : tensor<2x3x8xf32>, tensor<2x3x8xf32>
+    %dg = nova.reduce sum %q dims [0, 1] : tensor<2x3x8xf32> -> tensor<8xf32>
+    %db = nova.reduce sum %dy dims [0, 1] keep_dims : tensor<2x3x8xf32> -> tensor<1x1x8xf32>
+    %all = nova.reduce sum %a dims [0, 1, 2] : tensor<2x3x1xf32> -> tensor<f32>
+    nova_tile.yield %dx, %dg, %db, %all : tensor<2x3x8xf32>, tensor<8xf32>, tensor<1x1x8xf32>, tensor<f32>
+  }
+  return %y#0, %y#1, %y#2, %y#3 : tensor<2x3x8xf32>, tensor<8xf32>, tensor<1x1x8xf32>, tensor<f32>
+}
+
+// A column reduction made of totals only iterates over the largest summed
+// tensor; the other is per row of it.
+// CONTRACT: fusion #13 column_reduction {{[0-9a-f]+}} space 4x8 in [elementwise, per-row] out [scalar, scalar]
+func.func @totals(%x: tensor<4x8xf32>, %m: tensor<4xf32>) -> (tensor<f32>, tensor<f32>) {
+  %y:2 = nova_tile.fusion column_reduction (%x, %m) : (tensor<4x8xf32>, tensor<4xf32>) -> (tensor<f32>, tensor<f32>) {
+  ^bb0(%xa: tensor<4x8xf32>, %ma: tensor<4xf32>):
+    %c = nova.reduce sum %ma dims [0] : tensor<4xf32> -> tensor<f32>
+    %sq = nova.mul %xa, %xa : tensor<4x8xf32>, tensor<4x8xf32>
+    %s = nova.reduce sum %sq dims [0, 1] : tensor<4x8xf32> -> tensor<f32>
+    nova_tile.yield %s, %c : tensor<f32>, tensor<f32>
+  }
+  return %y#0, %y#1 : tensor<f32>, tensor<f32>
+}
+
+// A global gradient norm's sums of squares over two tensors in one
+// multi-tensor kernel.
+// CONTRACT: fusion #14 optimizer {{[0-9a-f]+}} space 40 in [elementwise, elementwise] out [scalar, scalar]
+func.func @global_norm(%g1: tensor<4x8xf32>, %g2: tensor<8xbf16>) -> (tensor<f32>, tensor<f32>) {
+  %y:2 = nova_tile.fusion optimizer (%g1, %g2) : (tensor<4x8xf32>, tensor<8xbf16>) -> (tensor<f32>, tensor<f32>) {
+  ^bb0(%a: tensor<4x8xf32>, %b: tensor<8xbf16>):
+    %sa = nova.mul %a, %a : tensor<4x8xf32>, tensor<4x8xf32>
+    %ra = nova.reduce sum %sa dims [0, 1] : tensor<4x8xf32> -> tensor<f32>
+    %bf = nova.cast %b : tensor<8xbf16> to tensor<8xf32>
+    %sb = nova.mul %bf, %bf : tensor<8xf32>, tensor<8xf32>
+    %rb = nova.reduce sum %sb dims [0] : tensor<8xf32> -> tensor<f32>
+    nova_tile.yield %ra, %rb : tensor<f32>, tensor<f32>
+  }
+  return %y#0, %y#1 : tensor<f32>, tensor<f32>
+}
+
+// A sum over the batch dim alone: rows are the batch, columns the other
+// two dims; a value per column is 4x8.
+// CONTRACT: fusion #15 column_reduction {{[0-9a-f]+}} space 2x32 in [elementwise, per-column] out [per-column, elementwise]
+func.func @batch_sum(%x: tensor<2x4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<1x4x8xf32>, tensor<2x4x8xf32>) {
+  %y:2 = nova_tile.fusion column_reduction (%x, %b) : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> (tensor<1x4x8xf32>, tensor<2x4x8xf32>) {
+  ^bb0(%xa: tensor<2x4x8xf32>, %ba: tensor<4x8xf32>):
+    %a = nova.add %xa, %ba : tensor<2x4x8xf32>, tensor<4x8xf32>
+    %s = nova.reduce sum %a dims [0] keep_dims : tensor<2x4x8xf32> -> tensor<1x4x8xf32>
+    nova_tile.yield %s, %a : tensor<1x4x8xf32>, tensor<2x4x8xf32>
+  }
+  return %y#0, %y#1 : tensor<1x4x8xf32>, tensor<2x4x8xf32>
+}
+
+// A position table added to every sequence of the batch is broadcast over
+// the batch dim, not one value per column.
+// CONTRACT: fusion #16 row_reduction {{[0-9a-f]+}} space 6x8 in [elementwise, broadcast(0)] out [per-row]
+func.func @row_broadcast(%x: tensor<2x3x8xf32>, %pos: tensor<3x8xf32>) -> tensor<2x3xf32> {
+  %y = nova_tile.fusion row_reduction (%x, %pos) : (tensor<2x3x8xf32>, tensor<3x8xf32>) -> tensor<2x3xf32> {
+  ^bb0(%xa: tensor<2x3x8xf32>, %pa: tensor<3x8xf32>):
+    %a = nova.add %xa, %pa : tensor<2x3x8xf32>, tensor<3x8xf32>
+    %s = nova.reduce max %a dims [2] : tensor<2x3x8xf32> -> tensor<2x3xf32>
+    nova_tile.yield %s : tensor<2x3xf32>
+  }
+  return %y : tensor<2x3xf32>
 }
 
 // The outlined form: a kernel symbol and its launch.

@@ -217,6 +217,56 @@ func.func @f(%t: tensor<50x16xbf16>, %i: tensor<2x4xi32>) -> tensor<2x4x16xbf16>
   EXPECT_EQ(p.k, 50);
 }
 
+// A layer's backward as one grouped GEMM: dX = dY.W^T (16x4x8, K 16),
+// dW = X^T.dY (8x16, K 16) and the bias gradient (16 columns of 16 rows).
+constexpr const char *kGrouped = R"mlir(
+func.func @f(%dy: tensor<4x4x16xbf16>, %w: tensor<8x16xbf16>, %x: tensor<4x4x8xbf16>, %dyf: tensor<4x4x16xf32>) -> (tensor<4x4x8xbf16>, tensor<8x16xbf16>, tensor<16xf32>) {
+  %r:3 = nova_tile.fusion matmul (%dy, %w, %x, %dyf) : (tensor<4x4x16xbf16>, tensor<8x16xbf16>, tensor<4x4x8xbf16>, tensor<4x4x16xf32>) -> (tensor<4x4x8xbf16>, tensor<8x16xbf16>, tensor<16xf32>) {
+  ^bb0(%a: tensor<4x4x16xbf16>, %b: tensor<8x16xbf16>, %c: tensor<4x4x8xbf16>, %d: tensor<4x4x16xf32>):
+    %dx = nova.matmul %a, %b transpose_rhs : tensor<4x4x16xbf16>, tensor<8x16xbf16> -> tensor<4x4x8xbf16>
+    %cr = nova.reshape %c : tensor<4x4x8xbf16> -> tensor<16x8xbf16>
+    %ar = nova.reshape %a : tensor<4x4x16xbf16> -> tensor<16x16xbf16>
+    %dw = nova.matmul %cr, %ar transpose_lhs : tensor<16x8xbf16>, tensor<16x16xbf16> -> tensor<8x16xbf16>
+    %db = nova.reduce sum %d dims [0, 1] : tensor<4x4x16xf32> -> tensor<16xf32>
+    nova_tile.yield %dx, %dw, %db : tensor<4x4x8xbf16>, tensor<8x16xbf16>, tensor<16xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<4x4x8xbf16>, tensor<8x16xbf16>, tensor<16xf32>
+}
+)mlir";
+
+TEST_F(ContractsTest, GroupedGemmListsEveryProblemAndItsStridedReads) {
+  FailureOr<Contract> c = computeContract(parse(kGrouped));
+  ASSERT_TRUE(succeeded(c));
+  ASSERT_EQ(c->problems.size(), 3u);
+  EXPECT_EQ(c->problems[0].space, (SmallVector<int64_t>{4, 4, 8, 16}));
+  EXPECT_EQ(c->problems[1].space, (SmallVector<int64_t>{1, 8, 16, 16}));
+  EXPECT_EQ(c->problems[2].space, (SmallVector<int64_t>{1, 1, 16, 16}));
+  EXPECT_TRUE(c->problems[2].columnSum);
+  // dW's lhs is X viewed as 16x8 and read as its transpose (M = 8 varies
+  // fastest): [M, K] strides [1, 8]. Its rhs is dY viewed as 16x16.
+  const Access &xT = c->problems[1].operands[0].second;
+  EXPECT_EQ(c->problems[1].operands[0].first, 2u);
+  EXPECT_EQ(xT.strides, (SmallVector<int64_t>{1, 8}));
+  EXPECT_TRUE(xT.transposed);
+  EXPECT_EQ(c->problems[1].operands[1].first, 0u);
+  EXPECT_EQ(c->problems[1].operands[1].second.strides,
+            (SmallVector<int64_t>{16, 1}));
+  // The shared dY is listed once as an input, as its first read.
+  EXPECT_EQ(c->inputs[0].kind, AccessKind::MatmulLhs);
+  EXPECT_EQ(c->results[2].kind, AccessKind::PerColumn);
+}
+
+TEST_F(ContractsTest, GroupedGemmIsOneGemmOfTheSameWork) {
+  ::nova::Problem p = problem(kGrouped);
+  EXPECT_EQ(p.family, ::nova::KernelFamily::Matmul);
+  EXPECT_EQ(p.batch, 1);
+  // Largest problem: dX (4*4*8*16 = 2048 multiply-adds), N 8, K 16; all
+  // three: 2048 + 2048 + 256 = 4352 = M * 8 * 16 with M = 34.
+  EXPECT_EQ(p.n, 8);
+  EXPECT_EQ(p.k, 16);
+  EXPECT_EQ(p.m, 34);
+}
+
 TEST_F(ContractsTest, HashDoesNotDependOnTheContext) {
   KernelHash first = structuralHash(parse(kMatmul));
   // A second context uniques every attribute and type at other addresses.

@@ -129,6 +129,37 @@ FailureOr<Program> mlir::nova_mem::analyzeProgram(func::FuncOp fn,
   return program;
 }
 
+/// A reduction across the rows (its dims include a leading dim: a column
+/// sum or a total), which a row kernel accumulates in its last pass.
+static bool reducesAcrossRows(Operation *op) {
+  auto reduce = dyn_cast<mlir::nova::ReduceOp>(op);
+  if (!reduce)
+    return false;
+  int64_t last = cast<ShapedType>(reduce.getInput().getType()).getRank() - 1;
+  return llvm::any_of(reduce.getDims(), [&](int64_t d) { return d != last; });
+}
+
+/// Whether `value`, computed in `body`, depends on every reduction along the
+/// rows (every op that is neither elementwise, a view, nor a reduction
+/// across the rows).
+static bool dependsOnEveryReduction(Block &body, Value value) {
+  llvm::SmallPtrSet<Operation *, 16> slice;
+  SmallVector<Value> work{value};
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != &body || !slice.insert(def).second)
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  for (Operation &op : body.without_terminator())
+    if (!nt::isElementwiseOp(&op) &&
+        !isa<mlir::nova::ReshapeOp, mlir::nova::TransposeOp, mlir::nova::BroadcastOp,
+             mlir::nova::SliceOp>(op) &&
+        !reducesAcrossRows(&op) && !slice.contains(&op))
+      return false;
+  return true;
+}
+
 bool mlir::nova_mem::mayWriteInPlace(LaunchOp launch, unsigned input,
                                      unsigned output) {
   if (input >= launch.getInputs().size() ||
@@ -169,6 +200,18 @@ bool mlir::nova_mem::mayWriteInPlace(LaunchOp launch, unsigned input,
     OpOperand &use = *arg.getUses().begin();
     return use.getOwner() == adamw && use.getOperandNumber() < 4;
   }
+  case nt::Family::row_reduction:
+    // A block owns whole rows. An output computed after every reduction
+    // along the row (it depends on all of them) is written in the kernel's
+    // last pass over the row, after every earlier pass has read it; in that
+    // pass (which also accumulates the sums across the rows) each thread
+    // reads its element before writing it. So a per-element
+    // output may overwrite a per-element input then: the cross-entropy
+    // kernel writes the logits' gradient over the logits.
+    return contract->inputs[input].kind == nt::AccessKind::Elementwise &&
+           contract->results[output].kind == nt::AccessKind::Elementwise &&
+           dependsOnEveryReduction(body,
+                                   body.getTerminator()->getOperand(output));
   default:
     return false;
   }

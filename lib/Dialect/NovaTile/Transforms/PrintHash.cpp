@@ -16,7 +16,8 @@ namespace mlir::nova_tile {
 using namespace mlir;
 using namespace mlir::nova_tile;
 
-/// "[broadcast(0), matmul-lhs(T)]": kind, its dims, (T) when transposed.
+/// "[broadcast(0), matmul-lhs(T)@0[8,1]]": kind, its dims, (T) when
+/// transposed, @offset[strides] when read through a strided view.
 static void printAccesses(llvm::raw_ostream &os, StringRef label,
                           ArrayRef<Access> accesses) {
   os << label << '[';
@@ -26,6 +27,9 @@ static void printAccesses(llvm::raw_ostream &os, StringRef label,
       os << '(' << llvm::interleaved(a.dims, ",", "", "") << ')';
     if (a.transposed)
       os << "(T)";
+    if (!a.strides.empty())
+      os << '@' << a.offset << '[' << llvm::interleaved(a.strides, ",", "", "")
+         << ']';
   });
   os << ']';
 }
@@ -49,6 +53,29 @@ struct PrintHashPass
         os << " space " << llvm::interleaved(contract->space, "x", "", "");
         printAccesses(os, " in ", contract->inputs);
         printAccesses(os, " out ", contract->results);
+        // Results written into a window of an output (a concat): every
+        // window.
+        for (const MainProblem &p : contract->problems)
+          if (llvm::any_of(p.writes, [&](const auto &write) {
+                const Access &out = contract->results[write.first];
+                return write.second.offset != out.offset ||
+                       write.second.strides != out.strides;
+              })) {
+            os << " | writes";
+            for (auto &[output, access] : p.writes)
+              os << ' ' << accessKindName(access.kind) << "->#" << output << '@'
+                 << access.offset << '['
+                 << llvm::interleaved(access.strides, ",", "", "") << ']';
+          }
+        // A grouped GEMM: every problem, and what it reads.
+        if (contract->problems.size() > 1)
+          for (const MainProblem &p : contract->problems) {
+            os << (p.columnSum ? " | column-sum " : " | gemm ")
+               << llvm::interleaved(p.space, "x", "", "") << " reads";
+            for (auto &[input, access] : p.operands)
+              os << " #" << input << '@' << access.offset << '['
+                 << llvm::interleaved(access.strides, ",", "", "") << ']';
+          }
       }
       os << '\n';
     });

@@ -50,18 +50,57 @@ struct Access {
   AccessKind kind = AccessKind::Elementwise;
   /// Broadcast dims, a permutation or a slice (see AccessKind).
   SmallVector<int64_t> dims;
-  /// Matmul operand stored transposed relative to the product's layout.
+  /// Matmul operand stored transposed relative to the product's layout
+  /// (lhs: M varies fastest; rhs: K varies fastest).
   bool transposed = false;
+  /// Matmul and attention operands (and attention results written through
+  /// a view): the operand as the main op sees it is a strided view of the
+  /// kernel's input (output), element (i0, ..., in) at `offset` + sum of
+  /// i_d * strides[d] of its row-major storage. Empty strides: contiguous.
+  int64_t offset = 0;
+  SmallVector<int64_t> strides;
+};
+
+/// One problem of a matmul or attention kernel: a matmul, a column sum of a
+/// grouped GEMM, or the attention op, and which inputs it reads how.
+struct MainProblem {
+  /// Matmul: [batch, M, N, K]. Column sum of an R x N operand: [1, 1, N, R]
+  /// (the GEMM ones(1 x R) . X). Attention: [batch*heads, T, T, D].
+  SmallVector<int64_t> space;
+  bool columnSum = false;
+  /// (block argument number, how it is read), one per operand of the main
+  /// op: lhs then rhs ([batch..., M, K] and [batch..., K, N] views over the
+  /// product's batch dims, 0 strides where broadcast); a column sum's only
+  /// operand is the rhs; attention's in operand order.
+  SmallVector<std::pair<unsigned, Access>> operands;
+  /// Attention: (output number, where) for every result the kernel writes:
+  /// `where` has the result's kind and gives the output's elements the
+  /// result's elements land on (an output concatenated from several
+  /// results, dQ, dK and dV into dQKV, is one window per result).
+  SmallVector<std::pair<unsigned, Access>> writes;
 };
 
 struct Contract {
   Family family = Family::pointwise;
-  /// Pointwise: the output shape. Row / column reduction: [rows, cols].
-  /// Matmul: [batch, M, N, K]. Attention: [batch*heads, T, T, D]. Gather /
+  /// Pointwise: the output shape. Row / column reduction: [rows, cols]
+  /// (a row reduction's rows are every dim of the reduced tensor but the
+  /// last; a column reduction's are the dims its column sums reduce). Both
+  /// may yield reductions across their rows (per column, or a scalar total),
+  /// complete only at the end of the kernel: per-block partials combined
+  /// after the last row.
+  /// Matmul: [batch, M, N, K] (of the first problem when grouped). Attention: [batch*heads, T, T, D]. Gather /
   /// scatter_add: [indices, width, table rows]. Optimizer: [elements of
-  /// every updated tensor].
+  /// every updated tensor] (or, for a global norm's sums over whole tensors,
+  /// of every summed tensor).
   SmallVector<int64_t> space;
   SmallVector<Access> inputs, results;
+  /// Matmul and attention kernels: every main op. A matmul kernel with more
+  /// than one is a grouped GEMM: one launch whose tile space is the
+  /// concatenation of its problems' tile spaces (matmuls and column sums that
+  /// do not depend on each other, typically reading one shared operand);
+  /// every epilogue value follows exactly one problem. `inputs` then gives
+  /// an input read by several problems as its first read.
+  SmallVector<MainProblem, 1> problems;
   /// Element type of the main computation (the matmul's operands, the
   /// reduced tensor, the first output otherwise).
   Type computeType;
@@ -83,7 +122,9 @@ FailureOr<Contract> computeContract(FusionGroupOpInterface group,
                                     bool emitErrors = true);
 
 /// The configurator's problem for a contract (the optimizer update is a
-/// pointwise problem over all its elements).
+/// pointwise problem over all its elements; a grouped GEMM is the single
+/// GEMM of equal FLOPs with its largest problem's N and K, so the tile
+/// count and the work of the concatenated tile space are kept).
 ::nova::Problem toProblem(const Contract &contract);
 
 } // namespace mlir::nova_tile

@@ -1,0 +1,564 @@
+//===- FuseMatmul.cpp - matmul and attention kernels in nova-fuse ---------===//
+//
+// The second phase of nova-fuse, on IR whose pointwise groups are formed:
+//  1. every matmul becomes a matmul group that reads its operands through
+//     their views (reshape, transpose, broadcast, slice) and through cast
+//     groups that only matmuls and attention read (the prologue);
+//  2. pointwise groups over a product's shape join its group (the
+//     epilogue: bias, activation, its gradient, residual, scale, cast);
+//  3. matmul groups that read one value, and column sums of that value (or
+//     of a copy of it at another precision computed by the same kernel,
+//     possibly through casts and views only they read), become one grouped
+//     GEMM when none depends on another;
+//  4. every attention op becomes an attention group that reads its operands
+//     through their views and writes its results through the transposes and
+//     reshapes (and a concat of them) that only feed outputs.
+// A merge happens only when no path through ops outside both sides links
+// them (no cycle) and the resulting body passes its family's contract;
+// otherwise the ops stay as they were. Views are cloned into every kernel
+// that reads through them (they move no data there); the originals go once
+// unused. No matmul, attention or reduction is ever duplicated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FuseMatmul.h"
+
+#include "nova/Dialect/Nova/IR/NovaOps.h"
+#include "nova/Dialect/NovaTile/IR/Contracts.h"
+#include "nova/Dialect/NovaTile/IR/NovaTile.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+namespace nv = mlir::nova;
+namespace nt = mlir::nova_tile;
+
+static bool isView(Operation *op) {
+  return isa<nv::ReshapeOp, nv::TransposeOp, nv::BroadcastOp, nv::SliceOp>(op);
+}
+
+static nt::FusionOp groupOf(Operation *op, nt::Family family) {
+  auto fusion = dyn_cast_or_null<nt::FusionOp>(op);
+  return fusion && fusion.getFamily() == family ? fusion : nullptr;
+}
+
+/// A pointwise group that only casts and views its one input: a prologue
+/// op.
+static bool isCastGroup(Operation *op) {
+  auto fusion = groupOf(op, nt::Family::pointwise);
+  if (!fusion || fusion.getInputs().size() != 1 || fusion.getNumResults() != 1)
+    return false;
+  Block &body = fusion.getBody().front();
+  return llvm::all_of(body.without_terminator(), [](Operation &inner) {
+    return isa<nv::CastOp>(inner) || isView(&inner);
+  });
+}
+
+static bool isMainOp(Operation *op) {
+  return isa<nv::MatmulOp, nv::AttentionOp, nv::AttentionFwdOp,
+             nv::AttentionBwdOp>(op);
+}
+
+/// Whether every reader of `v` is a matmul or attention op, directly or
+/// through views: each such kernel can then convert on load itself.
+static bool onlyFeedsMainOps(Value v) {
+  return llvm::all_of(v.getUsers(), [](Operation *user) {
+    return isMainOp(user) ||
+           (isView(user) && onlyFeedsMainOps(user->getResult(0)));
+  });
+}
+
+static bool isColumnSum(Operation *op) {
+  auto reduce = dyn_cast<nv::ReduceOp>(op);
+  if (!reduce || reduce.getKind() != nv::ReduceKind::sum)
+    return false;
+  int64_t rank = cast<ShapedType>(reduce.getInput().getType()).getRank();
+  return rank >= 2 &&
+         llvm::equal(reduce.getDims(), llvm::seq<int64_t>(0, rank - 1));
+}
+
+static int64_t numElements(Value v) {
+  return cast<ShapedType>(v.getType()).getNumElements();
+}
+
+namespace {
+class MatmulFuser {
+public:
+  explicit MatmulFuser(Block &block) : block(block) {}
+  LogicalResult run();
+
+private:
+  /// Replaces `moved` (ops of the block, fusion groups among them inlined)
+  /// by one group of `family` that also clones `cloned` (views and cast
+  /// groups its members read, kept outside while something else reads
+  /// them). Values of moved ops read outside become outputs. Returns null
+  /// and changes nothing when the body breaks the family's contract.
+  nt::FusionOp materialize(nt::Family family, ArrayRef<Operation *> moved,
+                           ArrayRef<Operation *> cloned, bool commit = true);
+
+  /// What a trial (`commit` false) that the contract accepts returns: a
+  /// placeholder group that is never inserted.
+  nt::FusionOp trialAccepted() {
+    if (!placeholder) {
+      OpBuilder builder(block.getParentOp()->getContext());
+      placeholder = nt::FusionOp::create(builder, builder.getUnknownLoc(),
+                                         TypeRange(), nt::Family::pointwise,
+                                         ValueRange(), nt::ScheduleAttr());
+    }
+    return placeholder;
+  }
+
+  /// Groups `moved` with the longest prefix of each chain of `chains`
+  /// (views, from the main op outwards) that the contract accepts, trying
+  /// one chain at a time. Null when not even the bare ops make a group.
+  nt::FusionOp materializeWithChains(nt::Family family,
+                                     ArrayRef<Operation *> moved,
+                                     ArrayRef<SmallVector<Operation *>> chains);
+
+  /// Whether a path of def-use edges leads from `from` to `to`; with
+  /// `throughOutside`, only paths through at least one other op count (a
+  /// direct edge is what fusing the two absorbs).
+  bool reaches(Operation *from, Operation *to, bool throughOutside) const;
+
+  /// The views and cast groups `operand` is read through, from the operand
+  /// back to what they read.
+  SmallVector<Operation *> prologueOf(Value operand) const;
+
+  void formMatmulGroups();
+  void mergeEpilogues();
+  void groupHorizontally();
+  void formAttentionGroups();
+  /// Lets the attention ops that read `result` read it back through the
+  /// inverse of `chain` (the transposes and reshapes the kernel writes it
+  /// through), so the kernel writes it once, as the chain's value.
+  void readThroughWrittenView(Value result, ArrayRef<Operation *> chain);
+
+  Block &block;
+  nt::FusionOp placeholder;
+
+public:
+  ~MatmulFuser() {
+    if (placeholder)
+      placeholder.erase();
+  }
+};
+} // namespace
+
+bool MatmulFuser::reaches(Operation *from, Operation *to,
+                          bool throughOutside) const {
+  SmallVector<Operation *> stack;
+  DenseSet<Operation *> seen;
+  auto push = [&](Operation *op, bool direct) {
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || def->getBlock() != &block)
+        continue;
+      if (def == from && direct && throughOutside)
+        continue;
+      if (seen.insert(def).second)
+        stack.push_back(def);
+    }
+  };
+  push(to, /*direct=*/true);
+  while (!stack.empty()) {
+    Operation *op = stack.pop_back_val();
+    if (op == from)
+      return true;
+    if (op != to)
+      push(op, /*direct=*/false);
+  }
+  return false;
+}
+
+SmallVector<Operation *> MatmulFuser::prologueOf(Value operand) const {
+  SmallVector<Operation *> chain;
+  bool singleUse = true;
+  Value v = operand;
+  while (Operation *def = v.getDefiningOp()) {
+    if (def->getBlock() != &block)
+      break;
+    singleUse &= v.hasOneUse();
+    // A cast that only matmuls and attention read (a weight's bf16 copy)
+    // is converted on load by each of them: reading the f32 value twice
+    // moves fewer bytes than writing the copy and reading it twice, and
+    // saves a launch. A cast something else reads stays a kernel.
+    if (!isView(def) && !(isCastGroup(def) &&
+                          (singleUse || onlyFeedsMainOps(def->getResult(0)))))
+      break;
+    chain.push_back(def);
+    v = def->getOperand(0);
+  }
+  return chain;
+}
+
+nt::FusionOp MatmulFuser::materialize(nt::Family family,
+                                      ArrayRef<Operation *> moved,
+                                      ArrayRef<Operation *> cloned,
+                                      bool commit) {
+  DenseSet<Operation *> inGroup(moved.begin(), moved.end());
+  inGroup.insert(cloned.begin(), cloned.end());
+  SmallVector<Operation *> members(inGroup.begin(), inGroup.end());
+  // Block order first, then any member that reads another after it: the
+  // block is only sorted once all kernels are formed.
+  llvm::sort(members,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  computeTopologicalSorting(members);
+  DenseSet<Operation *> movedSet(moved.begin(), moved.end());
+
+  llvm::SetVector<Value> inputs;
+  SmallVector<Value> outputs;
+  SmallVector<Location> locations;
+  for (Operation *op : members) {
+    for (Value operand : op->getOperands())
+      if (!inGroup.contains(operand.getDefiningOp()))
+        inputs.insert(operand);
+    if (movedSet.contains(op))
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+              return !inGroup.contains(user);
+            }))
+          outputs.push_back(result);
+    locations.push_back(op->getLoc());
+  }
+
+  OpBuilder builder(block.getParentOp()->getContext());
+  builder.setInsertionPointAfter(members.back());
+  auto fusion = nt::FusionOp::create(builder, builder.getFusedLoc(locations),
+                                     ValueRange(outputs).getTypes(), family,
+                                     inputs.getArrayRef(), nt::ScheduleAttr());
+  Block *body = builder.createBlock(&fusion.getBody());
+  IRMapping mapping;
+  for (Value input : inputs)
+    mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+  for (Operation *op : members) {
+    auto inner = dyn_cast<nt::FusionOp>(op);
+    if (!inner) {
+      builder.clone(*op, mapping);
+      continue;
+    }
+    // Inline a group: its arguments are what its operands map to.
+    Block &innerBody = inner.getBody().front();
+    for (auto [arg, operand] :
+         llvm::zip(innerBody.getArguments(), inner.getInputs()))
+      mapping.map(arg, mapping.lookup(operand));
+    for (Operation &innerOp : innerBody.without_terminator())
+      builder.clone(innerOp, mapping);
+    for (auto [result, yielded] : llvm::zip(
+             inner.getResults(), innerBody.getTerminator()->getOperands()))
+      mapping.map(result, mapping.lookup(yielded));
+  }
+  SmallVector<Value> yielded;
+  for (Value output : outputs)
+    yielded.push_back(mapping.lookup(output));
+  nt::YieldOp::create(builder, fusion.getLoc(), yielded);
+
+  if (failed(nt::computeContract(
+          cast<nt::FusionGroupOpInterface>(fusion.getOperation()),
+          /*emitErrors=*/false))) {
+    fusion.erase();
+    return nullptr;
+  }
+  if (!commit) {
+    fusion.erase();
+    return trialAccepted();
+  }
+  for (auto [output, result] : llvm::zip(outputs, fusion.getResults()))
+    output.replaceUsesWithIf(result, [&](OpOperand &use) {
+      return !inGroup.contains(use.getOwner());
+    });
+  // Members go in reverse order, each once nothing reads it any more;
+  // cloned views other kernels still read stay.
+  for (Operation *op : llvm::reverse(members))
+    if (op->use_empty())
+      op->erase();
+  // Outside readers of an output may sit above the group until run()
+  // restores a topological order once at the end.
+  return fusion;
+}
+
+nt::FusionOp
+MatmulFuser::materializeWithChains(nt::Family family,
+                                   ArrayRef<Operation *> moved,
+                                   ArrayRef<SmallVector<Operation *>> chains) {
+  auto cloned = [&](ArrayRef<size_t> lengths) {
+    SmallVector<Operation *> ops;
+    for (auto [chain, length] : llvm::zip(chains, lengths))
+      llvm::append_range(ops, ArrayRef(chain).take_front(length));
+    return ops;
+  };
+  SmallVector<size_t> lengths;
+  for (const auto &chain : chains)
+    lengths.push_back(chain.size());
+  if (!materialize(family, moved, cloned(lengths), /*commit=*/false)) {
+    // Some view is not one strided view: find each chain's longest
+    // prefix the contract accepts, starting from none at all.
+    SmallVector<size_t> full = lengths;
+    lengths.assign(chains.size(), 0);
+    if (!materialize(family, moved, {}, /*commit=*/false))
+      return nullptr;
+    for (size_t i = 0; i < chains.size(); ++i)
+      for (size_t length = full[i]; length > 0; --length) {
+        lengths[i] = length;
+        if (materialize(family, moved, cloned(lengths), /*commit=*/false))
+          break;
+        lengths[i] = 0;
+      }
+  }
+  return materialize(family, moved, cloned(lengths));
+}
+
+void MatmulFuser::formMatmulGroups() {
+  SmallVector<nv::MatmulOp> matmuls(block.getOps<nv::MatmulOp>());
+  for (nv::MatmulOp mm : matmuls)
+    materializeWithChains(nt::Family::matmul, {mm},
+                          {prologueOf(mm.getLhs()), prologueOf(mm.getRhs())});
+}
+
+/// The matmul groups of `block` that hold a single problem, in block order.
+static SmallVector<nt::FusionOp> matmulGroups(Block &block) {
+  SmallVector<nt::FusionOp> found;
+  for (auto fusion : block.getOps<nt::FusionOp>())
+    if (fusion.getFamily() == nt::Family::matmul)
+      found.push_back(fusion);
+  return found;
+}
+
+void MatmulFuser::mergeEpilogues() {
+  for (nt::FusionOp group : matmulGroups(block)) {
+    bool merged = true;
+    while (merged) {
+      merged = false;
+      // The product: the group's first output that a matmul yields.
+      for (Operation *user : group->getUsers()) {
+        auto epilogue = groupOf(user, nt::Family::pointwise);
+        if (!epilogue)
+          continue;
+        // One iteration space: the epilogue runs over the product.
+        ArrayRef<int64_t> space =
+            cast<ShapedType>(epilogue.getResult(0).getType()).getShape();
+        if (!llvm::any_of(group.getResults(), [&](Value r) {
+              return cast<ShapedType>(r.getType()).getShape() == space;
+            }))
+          continue;
+        if (reaches(group, epilogue, /*throughOutside=*/true))
+          continue;
+        if (auto fused =
+                materialize(nt::Family::matmul, {group, epilogue}, {})) {
+          group = fused;
+          merged = true;
+          break;
+        }
+      }
+    }
+  }
+}
+
+void MatmulFuser::groupHorizontally() {
+  // The inputs a matmul kernel's problems read as operands.
+  auto operandsOf = [](nt::FusionOp group) {
+    SmallVector<Value> read;
+    auto contract = nt::computeContract(
+        cast<nt::FusionGroupOpInterface>(group.getOperation()),
+        /*emitErrors=*/false);
+    if (succeeded(contract))
+      for (const nt::MainProblem &p : contract->problems)
+        for (auto &[input, access] : p.operands)
+          read.push_back(group.getInputs()[input]);
+    return read;
+  };
+  // Whether a column sum of `summed` joins a kernel that reads `shared`:
+  // the same value, or another output of the same kernel with as many
+  // elements (its copy at another precision).
+  auto sameOperand = [](Value summed, Value shared) {
+    if (summed == shared)
+      return true;
+    Operation *def = summed.getDefiningOp();
+    return def && def == shared.getDefiningOp() &&
+           numElements(summed) == numElements(shared);
+  };
+  auto independent = [&](Operation *a, Operation *b) {
+    return !reaches(a, b, /*throughOutside=*/false) &&
+           !reaches(b, a, /*throughOutside=*/false);
+  };
+
+  // Groups that found no partner; a merge makes a new group, so the list
+  // is rebuilt after each one.
+  DenseSet<Operation *> done;
+  bool merged = true;
+  while (merged) {
+    merged = false;
+    for (nt::FusionOp group : matmulGroups(block)) {
+      if (done.contains(group))
+        continue;
+      for (Value shared : operandsOf(group)) {
+        // Each candidate with the casts and views it reads `shared` through.
+        SmallVector<std::pair<Operation *, SmallVector<Operation *>>>
+            candidates;
+        for (Operation *user : shared.getUsers())
+          if (user != group && groupOf(user, nt::Family::matmul) &&
+              llvm::is_contained(operandsOf(cast<nt::FusionOp>(user)), shared))
+            candidates.push_back({user, {}});
+        // Column sums of the operand, or of its copy from the same kernel,
+        // directly or through casts and views only they read.
+        SmallVector<Value> copies{shared};
+        if (Operation *def = shared.getDefiningOp())
+          llvm::append_range(copies, def->getResults());
+        for (Value copy : copies) {
+          if (!sameOperand(copy, shared))
+            continue;
+          for (Operation *user : copy.getUsers()) {
+            SmallVector<Operation *> chain;
+            Operation *reader = user;
+            while ((isView(reader) || isCastGroup(reader)) &&
+                   reader->getResult(0).hasOneUse()) {
+              chain.push_back(reader);
+              reader = *reader->getResult(0).getUsers().begin();
+            }
+            if (isColumnSum(reader))
+              candidates.push_back({reader, chain});
+            else if (chain.empty() &&
+                     groupOf(reader, nt::Family::column_reduction))
+              candidates.push_back({reader, {}});
+          }
+        }
+        for (auto &[other, chain] : candidates) {
+          if (!independent(group, other))
+            continue;
+          done.erase(other);
+          if (materialize(nt::Family::matmul, {group, other}, chain)) {
+            merged = true;
+            break;
+          }
+        }
+        if (merged)
+          break;
+      }
+      if (merged)
+        break;
+      done.insert(group);
+    }
+  }
+}
+
+void MatmulFuser::formAttentionGroups() {
+  SmallVector<Operation *> attentions;
+  for (Operation &op : block)
+    if (isa<nv::AttentionOp, nv::AttentionFwdOp, nv::AttentionBwdOp>(op))
+      attentions.push_back(&op);
+  for (Operation *attn : attentions) {
+    nt::Family family = isa<nv::AttentionBwdOp>(attn)
+                            ? nt::Family::attention_backward
+                            : nt::Family::attention_forward;
+    SmallVector<SmallVector<Operation *>> prologue;
+    for (Value operand : attn->getOperands())
+      prologue.push_back(prologueOf(operand));
+    // Transposes and reshapes that only pass a result on to one reader
+    // are how the kernel writes it.
+    SmallVector<Operation *> moved{attn};
+    for (Value result : attn->getResults()) {
+      SmallVector<Operation *> users(result.getUsers());
+      for (Operation *user : users) {
+        SmallVector<Operation *> chain;
+        Operation *view = user;
+        while (isa<nv::TransposeOp, nv::ReshapeOp>(view)) {
+          chain.push_back(view);
+          Value out = view->getResult(0);
+          if (!out.hasOneUse())
+            break;
+          view = *out.getUsers().begin();
+        }
+        if (!chain.empty())
+          readThroughWrittenView(result, chain);
+        llvm::append_range(moved, chain);
+      }
+    }
+    // A concat of those views (dQ, dK, dV into dQKV) is written in windows.
+    DenseSet<Value> written;
+    for (Operation *op : moved)
+      written.insert(op->getResult(0));
+    for (Value result : attn->getResults())
+      written.insert(result);
+    // So is a concat of one of them with repeated constants (a gradient
+    // zero-padded to the tensor it was sliced from): the kernel fills the
+    // rest, and the copy kernel the concat would be is gone.
+    auto splat = [](Value v) {
+      auto constant = v.getDefiningOp<nv::ConstantOp>();
+      return constant && isa<SplatElementsAttr>(constant.getValue());
+    };
+    llvm::SetVector<Operation *> concats, constants;
+    for (Value v : written)
+      if (v.hasOneUse())
+        if (auto concat = dyn_cast<nv::ConcatOp>(*v.getUsers().begin()))
+          if (llvm::all_of(concat->getOperands(), [&](Value part) {
+                return (written.contains(part) && part.hasOneUse()) ||
+                       splat(part);
+              })) {
+            concats.insert(concat);
+            for (Value part : concat->getOperands())
+              if (splat(part))
+                constants.insert(part.getDefiningOp());
+          }
+    llvm::append_range(moved, concats);
+    llvm::append_range(prologue.emplace_back(), constants);
+    if (!materializeWithChains(family, moved, prologue))
+      materializeWithChains(family, {attn}, prologue);
+  }
+}
+
+void MatmulFuser::readThroughWrittenView(Value result,
+                                         ArrayRef<Operation *> chain) {
+  Value written = chain.back()->getResult(0);
+  OpBuilder builder(chain.back()->getContext());
+  builder.setInsertionPointAfter(chain.back());
+  Value undone;
+  for (OpOperand &use : llvm::make_early_inc_range(result.getUses())) {
+    Operation *reader = use.getOwner();
+    if (!isa<nv::AttentionOp, nv::AttentionFwdOp, nv::AttentionBwdOp>(reader))
+      continue;
+    if (!undone) {
+      // The chain backwards: each reshape to its operand's shape, each
+      // transpose by the inverse permutation.
+      undone = written;
+      for (Operation *view : llvm::reverse(chain)) {
+        Location loc = view->getLoc();
+        Type type = view->getOperand(0).getType();
+        if (auto t = dyn_cast<nv::TransposeOp>(view)) {
+          SmallVector<int64_t> inverse(t.getPermutation().size());
+          for (auto [i, d] : llvm::enumerate(t.getPermutation()))
+            inverse[d] = i;
+          undone =
+              nv::TransposeOp::create(builder, loc, type, undone,
+                                      builder.getDenseI64ArrayAttr(inverse));
+        } else {
+          undone = nv::ReshapeOp::create(builder, loc, type, undone);
+        }
+      }
+    }
+    use.set(undone);
+  }
+}
+
+LogicalResult MatmulFuser::run() {
+  formMatmulGroups();
+  // Grouping first: an epilogue can make a kernel depend on its partner
+  // (the tied embedding's gradient adds the scatter of the other GEMM's
+  // result), while an epilogue still joins a grouped GEMM afterwards.
+  groupHorizontally();
+  mergeEpilogues();
+  formAttentionGroups();
+  // None of the merges made a cycle, so this order exists.
+  if (!sortTopologically(&block))
+    return block.getParentOp()->emitError(
+               "nova-fuse: the block has no topological order after "
+               "forming matmul and attention kernels"),
+           failure();
+  return success();
+}
+
+LogicalResult mlir::nova::fuseMatmulsAndAttention(Block &block) {
+  return MatmulFuser(block).run();
+}
