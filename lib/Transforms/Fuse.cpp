@@ -826,22 +826,39 @@ static bool recomputeInReaders(nt::FusionOp producer, unsigned index) {
     return false;
   Value outer = producer.getResult(index);
   int64_t size = llvm::product_of(shapeOf(outer));
-  // Where each operand of `op` is outside the producer: an input, another
-  // result, or a splat constant the readers clone.
-  SmallVector<Value> sources;
-  for (Value operand : op->getOperands()) {
-    if (auto arg = dyn_cast<BlockArgument>(operand)) {
-      sources.push_back(producer.getInputs()[arg.getArgNumber()]);
+  // The elementwise ops that compute `inner` from values outside the
+  // producer: its inputs, its other results and splat constants the readers
+  // clone (`leaves`, each with its source outside, null for a constant).
+  // A short chain only: recomputing is for cheap values (GELU's tanh term
+  // written from primitives is six ops).
+  constexpr size_t kMaxChain = 12;
+  llvm::SetVector<Operation *> chain;
+  SmallVector<Value> leaves, sources;
+  SmallVector<Value> work{inner};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (llvm::is_contained(leaves, v))
+      continue;
+    Value source;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      source = producer.getInputs()[arg.getArgNumber()];
+    } else if (splatConstant(v)) {
+      source = Value();
+    } else if (auto it = llvm::find(yield->getOperands(), v);
+               v != inner && it != yield->getOperands().end()) {
+      source = producer.getResult(it - yield->operand_begin());
+    } else {
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getBlock() != &body ||
+          roleOf(def) != Role::Elementwise || isa<nv::BroadcastOp>(def))
+        return false;
+      if (chain.insert(def) && chain.size() > kMaxChain)
+        return false;
+      llvm::append_range(work, def->getOperands());
       continue;
     }
-    if (splatConstant(operand)) {
-      sources.push_back(Value());
-      continue;
-    }
-    auto it = llvm::find(yield->getOperands(), operand);
-    if (it == yield->getOperands().end() || operand == inner)
-      return false;
-    sources.push_back(producer.getResult(it - yield->operand_begin()));
+    leaves.push_back(v);
+    sources.push_back(source);
   }
   SmallVector<nt::FusionOp> readers;
   for (Operation *user : outer.getUsers()) {
@@ -903,14 +920,20 @@ static bool recomputeInReaders(nt::FusionOp producer, unsigned index) {
           for (auto [i, arg] : llvm::enumerate(kept))
             mapping.map(arg, newBody->getArgument(i));
           IRMapping local;
-          for (auto [operand, at] : llvm::zip(op->getOperands(), sourceArg)) {
+          for (auto [leaf, at] : llvm::zip(leaves, sourceArg)) {
             if (at >= 0)
-              local.map(operand, newBody->getArgument(at));
+              local.map(leaf, newBody->getArgument(at));
             else
-              local.map(operand,
-                        b.clone(*operand.getDefiningOp())->getResult(0));
+              local.map(leaf, b.clone(*leaf.getDefiningOp())->getResult(0));
           }
-          Value value = b.clone(*op, local)->getResult(0);
+          // The chain in the producer's order, so operands come first.
+          SmallVector<Operation *> ordered(chain.begin(), chain.end());
+          llvm::sort(ordered, [](Operation *a, Operation *b) {
+            return a->isBeforeInBlock(b);
+          });
+          for (Operation *member : ordered)
+            b.clone(*member, local);
+          Value value = local.lookup(inner);
           for (auto [input, arg] :
                llvm::zip(reader.getInputs(), readerBody.getArguments()))
             if (input == outer)
@@ -955,11 +978,15 @@ static bool recomputeInReaders(nt::FusionOp producer, unsigned index) {
         rebuilt.getResult(newIndex));
   producer.erase();
   // Ops of the body that fed only the dropped output.
+  // (Collected first: a std::reverse_iterator points past the op it yields,
+  // so erasing while iterating would invalidate it.)
   Block &newBody = rebuilt.getBody().front();
-  for (Operation &inner :
-       llvm::make_early_inc_range(llvm::reverse(newBody.without_terminator())))
-    if (inner.use_empty() && isMemoryEffectFree(&inner))
-      inner.erase();
+  SmallVector<Operation *> bodyOps;
+  for (Operation &inner : newBody.without_terminator())
+    bodyOps.push_back(&inner);
+  for (Operation *inner : llvm::reverse(bodyOps))
+    if (inner->use_empty() && isMemoryEffectFree(inner))
+      inner->erase();
   return true;
 }
 
