@@ -201,6 +201,10 @@ private:
   /// broadcasts to `space`.
   LogicalResult checkElementwise(Operation *op, ArrayRef<int64_t> space,
                                  StringRef allowed);
+  /// The view (transpose, slice, reshape) through which input `arg` is
+  /// read, or null when it is read directly; failure when it is read both
+  /// ways.
+  FailureOr<Operation *> inputView(BlockArgument arg);
   /// How input `arg` is read by elementwise code over `space`.
   FailureOr<Access> elementwiseAccess(BlockArgument arg,
                                       ArrayRef<int64_t> space);
@@ -278,8 +282,7 @@ LogicalResult Checker::checkElementwise(Operation *op, ArrayRef<int64_t> space,
   return success();
 }
 
-FailureOr<Access> Checker::elementwiseAccess(BlockArgument arg,
-                                             ArrayRef<int64_t> space) {
+FailureOr<Operation *> Checker::inputView(BlockArgument arg) {
   Operation *view = nullptr;
   for (Operation *user : arg.getUsers())
     if (isInputView(user) || isa<nv::ReshapeOp>(user))
@@ -291,6 +294,15 @@ FailureOr<Access> Checker::elementwiseAccess(BlockArgument arg,
                                     arg.getArgNumber(),
                                     view->getName().getStringRef())
                           .str());
+  return view;
+}
+
+FailureOr<Access> Checker::elementwiseAccess(BlockArgument arg,
+                                             ArrayRef<int64_t> space) {
+  FailureOr<Operation *> viewOrNull = inputView(arg);
+  if (failed(viewOrNull))
+    return failure();
+  Operation *view = *viewOrNull;
   if (auto transpose = dyn_cast_or_null<nv::TransposeOp>(view))
     return Access{AccessKind::Transposed,
                   llvm::to_vector(transpose.getPermutation()), false};
@@ -817,17 +829,10 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
 
 FailureOr<Access> Checker::reductionInputAccess(BlockArgument arg,
                                                 ArrayRef<int64_t> full) {
-  Operation *view = nullptr;
-  for (Operation *user : arg.getUsers())
-    if (isInputView(user) || isa<nv::ReshapeOp>(user))
-      view = user;
-  if (view && !arg.hasOneUse())
-    return fail(view, llvm::formatv("input #{0} is read both through '{1}' "
-                                    "and directly; a kernel reads each input "
-                                    "one way",
-                                    arg.getArgNumber(),
-                                    view->getName().getStringRef())
-                          .str());
+  FailureOr<Operation *> viewOrNull = inputView(arg);
+  if (failed(viewOrNull))
+    return failure();
+  Operation *view = *viewOrNull;
   if (!view) {
     if (auto access = reductionAccess(shapeOf(arg), full, split))
       return *access;
