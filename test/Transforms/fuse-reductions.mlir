@@ -20,7 +20,6 @@
 // CONTRACT: fusion #12 row_reduction {{[0-9a-f]+}} space 8x8 in [elementwise, transposed(1,0), sliced(0,1,8,16,1,2)] out [elementwise, per-row, elementwise]
 // CONTRACT: fusion #13 optimizer {{[0-9a-f]+}} space 40 in [elementwise, elementwise] out [scalar, scalar]
 // CONTRACT: fusion #14 optimizer {{[0-9a-f]+}} space 40 in [scalar, scalar, {{.*}}] out [elementwise, elementwise, elementwise, elementwise, elementwise, elementwise, elementwise, elementwise]
-
 // The interpreter gives the same outputs before and after on fresh inputs.
 // RUN: for f in layer_norm softmax cross_entropy layer_norm_backward bias_grad dgamma_dbeta views optimizer recompute middle_dim softmax_op saved_value batch_sum dead_code; do \
 // RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
@@ -454,7 +453,6 @@ func.func @batch_sum(%x: tensor<2x4x8xf32>, %w: tensor<8x8xf32>) -> tensor<1x4x8
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: nova.matmul
 // CHECK-NEXT: nova.tanh
-
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: return %[[G]]
