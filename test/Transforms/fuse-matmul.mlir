@@ -9,7 +9,7 @@
 // A second run finds nothing left to fuse.
 // RUN: nova-opt %t.mlir --nova-fuse | FileCheck %s
 // The interpreter gives the same outputs before and after on fresh inputs.
-// RUN: for f in prologue working_copy cast_read_elsewhere prologue_group batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped grouped_cast chained attention attention_backward_reads_written attention_backward_into_dqkv attention_backward_zero_padded attention_key_is_value; do \
+// RUN: for f in prologue working_copy cast_read_elsewhere prologue_group batch_broadcast not_strided epilogue_and_product epilogue_cycle grouped grouped_copy grouped_cast chained attention attention_backward_reads_written attention_backward_into_dqkv attention_backward_zero_padded attention_key_is_value; do \
 // RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
 // RUN:   nova-run %t.mlir --entry $f --inputs %t.$f.in --compare %t.$f.out --rtol 1e-6 --atol 0 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
@@ -156,9 +156,49 @@ func.func @epilogue_cycle(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4
   return %s : tensor<4x16xf32>
 }
 
-// A layer's backward: dX = dY.W^T, dW = X^T.dY and the bias gradient (the
-// column sum of dY's f32 copy from the same kernel) in one grouped GEMM.
+// A layer's backward: dX = dY.W^T and dW = X^T.dY in one grouped GEMM. The
+// reduction phase (first) already put the bias gradient, the column sum of
+// dY in f32, in the kernel that computes dY and its bf16 copy: two kernels,
+// and dY's f32 copy is never written (grouped_copy below has the column sum
+// join the GEMM instead when dY's kernel cannot take it).
 // CHECK-LABEL: func.func @grouped
+// CHECK-NEXT: %[[D:.*]]:2 = nova_tile.fusion column_reduction(%arg0) : (tensor<2x4x16xf32>) -> (tensor<2x4x16xbf16>, tensor<1x1x16xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.add
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova.reduce sum %{{.*}} dims [0, 1] keep_dims
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[B:.*]] = nova.reshape %[[D]]#1
+// CHECK-NEXT: %[[G:.*]]:2 = nova_tile.fusion matmul(%[[D]]#0, %arg2, %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: nova.reshape
+// CHECK-NEXT: nova.reshape
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[G]]#0, %[[G]]#1, %[[B]]
+// CONTRACT: column_reduction {{[0-9a-f]+}} space 8x16 in [elementwise] out [elementwise, per-column]
+// CONTRACT-NEXT: matmul {{[0-9a-f]+}} space 2x4x8x16 {{.*}} out [elementwise, elementwise] | gemm 2x4x8x16 reads #0@0[64,16,1] #1@0[0,1,16] | gemm 1x8x16x8 reads #2@0[1,8] #0@0[16,1]{{$}}
+func.func @grouped(%dy: tensor<2x4x16xf32>, %x: tensor<2x4x8xbf16>, %w: tensor<8x16xbf16>) -> (tensor<2x4x8xbf16>, tensor<8x16xf32>, tensor<16xf32>) {
+  %d = nova.add %dy, %dy : tensor<2x4x16xf32>, tensor<2x4x16xf32>
+  %dh = nova.cast %d : tensor<2x4x16xf32> to tensor<2x4x16xbf16>
+  %dx = nova.matmul %dh, %w transpose_rhs : tensor<2x4x16xbf16>, tensor<8x16xbf16> -> tensor<2x4x8xbf16>
+  %xr = nova.reshape %x : tensor<2x4x8xbf16> -> tensor<8x8xbf16>
+  %dr = nova.reshape %dh : tensor<2x4x16xbf16> -> tensor<8x16xbf16>
+  %dw = nova.matmul %xr, %dr transpose_lhs : tensor<8x8xbf16>, tensor<8x16xbf16> -> tensor<8x16xbf16>
+  %dwf = nova.cast %dw : tensor<8x16xbf16> to tensor<8x16xf32>
+  %db = nova.reduce sum %d dims [0, 1] keep_dims : tensor<2x4x16xf32> -> tensor<1x1x16xf32>
+  %dbr = nova.reshape %db : tensor<1x1x16xf32> -> tensor<16xf32>
+  return %dx, %dwf, %dbr : tensor<2x4x8xbf16>, tensor<8x16xf32>, tensor<16xf32>
+}
+
+// dY and its f32 copy come from a kernel formed before (a pointwise group in
+// the input, which the reduction phase leaves as it is): the column sum of
+// the f32 copy from the same kernel joins the grouped GEMM.
+// CHECK-LABEL: func.func @grouped_copy
 // CHECK-NEXT: %[[D:.*]]:2 = nova_tile.fusion pointwise(%arg0)
 // CHECK: %[[G:.*]]:3 = nova_tile.fusion matmul(%[[D]]#1, %arg2, %arg1, %[[D]]#0)
 // CHECK: nova.matmul
@@ -170,15 +210,19 @@ func.func @epilogue_cycle(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4
 // CHECK-NEXT: %[[B:.*]] = nova.reshape %[[G]]#1
 // CHECK-NEXT: return %[[G]]#0, %[[G]]#2, %[[B]]
 // CONTRACT: matmul {{[0-9a-f]+}} space 2x4x8x16 {{.*}} out [elementwise, per-column, elementwise] | gemm 2x4x8x16 reads #0@0[64,16,1] #1@0[0,1,16] | gemm 1x8x16x8 reads #2@0[1,8] #0@0[16,1] | column-sum 1x1x16x8 reads #3@0[16,1]
-func.func @grouped(%dy: tensor<2x4x16xf32>, %x: tensor<2x4x8xbf16>, %w: tensor<8x16xbf16>) -> (tensor<2x4x8xbf16>, tensor<8x16xf32>, tensor<16xf32>) {
-  %d = nova.add %dy, %dy : tensor<2x4x16xf32>, tensor<2x4x16xf32>
-  %dh = nova.cast %d : tensor<2x4x16xf32> to tensor<2x4x16xbf16>
-  %dx = nova.matmul %dh, %w transpose_rhs : tensor<2x4x16xbf16>, tensor<8x16xbf16> -> tensor<2x4x8xbf16>
+func.func @grouped_copy(%dy: tensor<2x4x16xf32>, %x: tensor<2x4x8xbf16>, %w: tensor<8x16xbf16>) -> (tensor<2x4x8xbf16>, tensor<8x16xf32>, tensor<16xf32>) {
+  %dd:2 = nova_tile.fusion pointwise(%dy) : (tensor<2x4x16xf32>) -> (tensor<2x4x16xf32>, tensor<2x4x16xbf16>) {
+  ^bb0(%a: tensor<2x4x16xf32>):
+    %d = nova.add %a, %a : tensor<2x4x16xf32>, tensor<2x4x16xf32>
+    %dh = nova.cast %d : tensor<2x4x16xf32> to tensor<2x4x16xbf16>
+    nova_tile.yield %d, %dh : tensor<2x4x16xf32>, tensor<2x4x16xbf16>
+  }
+  %dx = nova.matmul %dd#1, %w transpose_rhs : tensor<2x4x16xbf16>, tensor<8x16xbf16> -> tensor<2x4x8xbf16>
   %xr = nova.reshape %x : tensor<2x4x8xbf16> -> tensor<8x8xbf16>
-  %dr = nova.reshape %dh : tensor<2x4x16xbf16> -> tensor<8x16xbf16>
+  %dr = nova.reshape %dd#1 : tensor<2x4x16xbf16> -> tensor<8x16xbf16>
   %dw = nova.matmul %xr, %dr transpose_lhs : tensor<8x8xbf16>, tensor<8x16xbf16> -> tensor<8x16xbf16>
   %dwf = nova.cast %dw : tensor<8x16xbf16> to tensor<8x16xf32>
-  %db = nova.reduce sum %d dims [0, 1] keep_dims : tensor<2x4x16xf32> -> tensor<1x1x16xf32>
+  %db = nova.reduce sum %dd#0 dims [0, 1] keep_dims : tensor<2x4x16xf32> -> tensor<1x1x16xf32>
   %dbr = nova.reshape %db : tensor<1x1x16xf32> -> tensor<16xf32>
   return %dx, %dwf, %dbr : tensor<2x4x8xbf16>, tensor<8x16xf32>, tensor<16xf32>
 }

@@ -12,11 +12,14 @@
 // CONTRACT: fusion #0 row_reduction {{[0-9a-f]+}} space 8x8 in [elementwise, elementwise, per-column, per-column] out [elementwise, elementwise]
 // CONTRACT: fusion #2 row_reduction {{[0-9a-f]+}} space 4x10 in [elementwise, per-row] out [scalar, elementwise]
 // CONTRACT: fusion #4 row_reduction 1c518089e03fb89fd84152796d801463 space 8x8 in [elementwise, per-column, elementwise, per-row] out [elementwise, per-column, per-column]
-// CONTRACT: fusion #5 column_reduction {{[0-9a-f]+}} space 8x16 in [elementwise, elementwise] out [elementwise, per-column]
-// CONTRACT: fusion #6 column_reduction {{[0-9a-f]+}} space 8x16 in [elementwise, elementwise] out [per-column, per-column]
-// CONTRACT: fusion #7 row_reduction {{[0-9a-f]+}} space 8x8 in [elementwise, transposed(1,0), sliced(0,1,8,16,1,2)] out [elementwise, per-row, elementwise]
-// CONTRACT: fusion #8 optimizer {{[0-9a-f]+}} space 40 in [elementwise, elementwise] out [scalar, scalar]
-// CONTRACT: fusion #9 optimizer {{[0-9a-f]+}} space 40 in [scalar, scalar, {{.*}}] out [elementwise, elementwise, elementwise, elementwise, elementwise, elementwise, elementwise, elementwise]
+// (The matmuls are kernels of their own since the matmul phase: #5, #7, #8,
+// #10 and the grouped GEMM #11 that reads P and its transpose as views.)
+// CONTRACT: fusion #6 column_reduction {{[0-9a-f]+}} space 8x16 in [elementwise, elementwise] out [elementwise, per-column]
+// CONTRACT: fusion #9 column_reduction {{[0-9a-f]+}} space 8x16 in [elementwise, elementwise] out [per-column, per-column]
+// CONTRACT: fusion #11 matmul {{[0-9a-f]+}} space 1x8x8x8 in [matmul-lhs(T)@0[1,8], matmul-rhs@0[16,1]] out [elementwise, elementwise] | gemm 1x8x8x8 reads #0@0[1,8] #0@0[8,1] | gemm 1x8x16x8 reads #0@0[8,1] #1@0[16,1]
+// CONTRACT: fusion #12 row_reduction {{[0-9a-f]+}} space 8x8 in [elementwise, transposed(1,0), sliced(0,1,8,16,1,2)] out [elementwise, per-row, elementwise]
+// CONTRACT: fusion #13 optimizer {{[0-9a-f]+}} space 40 in [elementwise, elementwise] out [scalar, scalar]
+// CONTRACT: fusion #14 optimizer {{[0-9a-f]+}} space 40 in [scalar, scalar, {{.*}}] out [elementwise, elementwise, elementwise, elementwise, elementwise, elementwise, elementwise, elementwise]
 // The interpreter gives the same outputs before and after on fresh inputs.
 // RUN: for f in layer_norm softmax cross_entropy layer_norm_backward bias_grad dgamma_dbeta views optimizer recompute middle_dim softmax_op saved_value batch_sum dead_code; do \
 // RUN:   nova-run %s --entry $f --random-inputs 13 --save-inputs %t.$f.in -o %t.$f.out && \
@@ -155,9 +158,14 @@ func.func @layer_norm_backward(%dy: tensor<2x4x8xf32>, %xhat: tensor<2x4x8xf32>,
 
 // A linear layer's backward through tanh: the elementwise gradient and the
 // bias gradient (its column sum) in one column kernel; the matmul reads the
-// elementwise gradient.
+// elementwise gradient. (The column kernel already holds the bias gradient
+// with its producer, so the matmul phase leaves both GEMMs single kernels.)
 // CHECK-LABEL: func.func @bias_grad
-// CHECK-NEXT: %[[UP:.*]] = nova.matmul
+// CHECK-NEXT: %[[UP:.*]] = nova_tile.fusion matmul(%arg0, %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: %[[G:.*]]:2 = nova_tile.fusion column_reduction(%{{.*}}, %[[UP]]) : ({{.*}}) -> (tensor<8x16xf32>, tensor<16xf32>) {
 // CHECK: nova.tanh
 // CHECK-NEXT: nova.mul
@@ -167,7 +175,11 @@ func.func @layer_norm_backward(%dy: tensor<2x4x8xf32>, %xhat: tensor<2x4x8xf32>,
 // CHECK-NEXT: %[[DB:.*]] = nova.reduce sum %[[GZ]] dims [0]
 // CHECK-NEXT: nova_tile.yield %[[GZ]], %[[DB]]
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[DX:.*]] = nova.matmul %[[G]]#0
+// CHECK-NEXT: %[[DX:.*]] = nova_tile.fusion matmul(%[[G]]#0, %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.matmul %{{.*}}, %{{.*}} transpose_rhs
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: return %[[DX]], %[[G]]#1
 func.func @bias_grad(%dy: tensor<8x16xf32>, %w: tensor<16x16xf32>, %h: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<16xf32>) {
   %one = nova.constant dense<1.0> : tensor<f32>
@@ -184,7 +196,11 @@ func.func @bias_grad(%dy: tensor<8x16xf32>, %w: tensor<16x16xf32>, %h: tensor<8x
 // Two column sums of the same rows, connected only by reading them:
 // horizontal fusion puts them in one kernel.
 // CHECK-LABEL: func.func @dgamma_dbeta
-// CHECK-NEXT: %[[DY:.*]] = nova.matmul
+// CHECK-NEXT: %[[DY:.*]] = nova_tile.fusion matmul(%arg0, %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: %[[G:.*]]:2 = nova_tile.fusion column_reduction(%[[DY]], %{{.*}}) : ({{.*}}) -> (tensor<1x16xf32>, tensor<16xf32>) {
 // CHECK: nova.reduce sum %{{.*}} dims [0] keep_dims
 // CHECK-NEXT: nova.mul
@@ -201,14 +217,23 @@ func.func @dgamma_dbeta(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>, %xhat: tens
 }
 
 // Views of computed tensors: the kernel reads the transpose and the slice
-// as input accesses instead of copying them first. The transpose the matmul
-// also reads stays for the matmul.
+// as input accesses instead of copying them first. The matmul phase reads
+// the transpose as a view too, and groups the two GEMMs that read P into
+// one kernel (horizontal fusion), so no copy of the transpose is left.
 // CHECK-LABEL: func.func @views
-// CHECK-NEXT: %[[P:.*]] = nova.matmul
-// CHECK-NEXT: %[[PT:.*]] = nova.transpose %[[P]]
-// CHECK-NEXT: %[[Q:.*]] = nova.matmul %[[PT]], %[[P]]
-// CHECK-NEXT: %[[YY:.*]] = nova.matmul %[[P]]
-// CHECK-NEXT: %[[G:.*]]:3 = nova_tile.fusion row_reduction(%[[Q]], %[[P]], %[[YY]]) : (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x16xf32>) -> ({{.*}}) {
+// CHECK-NEXT: %[[P:.*]] = nova_tile.fusion matmul(%arg0, %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[M:.*]]:2 = nova_tile.fusion matmul(%[[P]], %arg2)
+// CHECK-NEXT: ^bb0(%[[MP:.*]]: tensor<8x8xf32>, %[[MY:.*]]: tensor<8x16xf32>):
+// CHECK-NEXT: %[[PT:.*]] = nova.transpose %[[MP]] [1, 0]
+// CHECK-NEXT: %[[Q:.*]] = nova.matmul %[[PT]], %[[MP]]
+// CHECK-NEXT: %[[YY:.*]] = nova.matmul %[[MP]], %[[MY]]
+// CHECK-NEXT: nova_tile.yield %[[Q]], %[[YY]]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[G:.*]]:3 = nova_tile.fusion row_reduction(%[[M]]#0, %[[P]], %[[M]]#1) : (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x16xf32>) -> ({{.*}}) {
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<8x8xf32>, %[[PA:.*]]: tensor<8x8xf32>, %[[YA:.*]]: tensor<8x16xf32>):
 // CHECK-NEXT: nova.transpose %[[PA]] [1, 0]
 // CHECK-NEXT: nova.slice %[[YA]] starts [0, 1]
@@ -278,15 +303,17 @@ func.func @optimizer(%p1: tensor<4x8xf32>, %g1: tensor<4x8xf32>, %m1: tensor<4x8
 }
 
 // A parameter's cast read by two kernels is recomputed in each instead of
-// being a kernel of its own.
+// being a kernel of its own (the second is the matmul's epilogue).
 // CHECK-LABEL: func.func @recompute
 // CHECK-NEXT: %[[R:.*]] = nova_tile.fusion row_reduction(%{{.*}}, %[[GA:.*]]) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xbf16> {
 // CHECK: nova.cast %{{.*}} : tensor<8xf32> to tensor<8xbf16>
 // CHECK: nova_tile.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[P:.*]] = nova.matmul
-// CHECK-NEXT: %[[Z:.*]] = nova_tile.fusion pointwise(%[[P]], %[[GA]])
-// CHECK: nova.cast %{{.*}} : tensor<8xf32> to tensor<8xbf16>
+// CHECK-NEXT: %[[Z:.*]] = nova_tile.fusion matmul(%{{.*}}, %{{.*}}, %[[GA]])
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: nova.cast %{{.*}} : tensor<4x8xf32> to tensor<4x8xbf16>
+// CHECK-NEXT: nova.cast %{{.*}} : tensor<8xf32> to tensor<8xbf16>
 // CHECK: nova_tile.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: return %[[R]], %[[Z]]
@@ -303,11 +330,14 @@ func.func @recompute(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %g: tensor<8xf32>
 }
 
 // A reduction over a middle dim has no kernel family here: it stays as it
-// is, between the kernels of its producer and its consumer.
+// is, between the kernels of its producer (the matmul with the exp as its
+// epilogue) and its consumer.
 // CHECK-LABEL: func.func @middle_dim
+// CHECK-NEXT: %[[E:.*]] = nova_tile.fusion matmul
+// CHECK-NEXT: ^bb0
 // CHECK-NEXT: nova.matmul
-// CHECK-NEXT: %[[E:.*]] = nova_tile.fusion pointwise
-// CHECK: nova_tile.yield
+// CHECK-NEXT: nova.exp
+// CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: %[[S:.*]] = nova.reduce sum %[[E]] dims [1]
 // CHECK-NEXT: nova_tile.fusion pointwise(%[[S]])
@@ -321,7 +351,11 @@ func.func @middle_dim(%x: tensor<2x4x8xf32>, %w: tensor<8x8xf32>) -> tensor<2x8x
 
 // The softmax composite joins its producer and consumer like a reduction.
 // CHECK-LABEL: func.func @softmax_op
-// CHECK-NEXT: %[[P:.*]] = nova.matmul
+// CHECK-NEXT: %[[P:.*]] = nova_tile.fusion matmul
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: %[[G:.*]] = nova_tile.fusion row_reduction(%[[P]])
 // CHECK: nova.mul
 // CHECK-NEXT: nova.softmax
@@ -343,7 +377,11 @@ func.func @softmax_op(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf3
 // anyway: the backward kernel recomputes it and the forward kernel no
 // longer writes it, so it is not saved in between.
 // CHECK-LABEL: func.func @saved_value
+// CHECK-NEXT: nova_tile.fusion matmul
+// CHECK-NEXT: ^bb0
 // CHECK-NEXT: nova.matmul
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: %[[F:.*]]:3 = nova_tile.fusion row_reduction(%{{.*}}) : (tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x1xf32>, tensor<4x8xf32>) {
 // CHECK: %[[XC:.*]] = nova.sub
 // CHECK: %[[RS:.*]] = nova.rsqrt
@@ -352,7 +390,11 @@ func.func @softmax_op(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf3
 // CHECK-NEXT: %[[Y:.*]] = nova.mul %[[XH]], %{{.*}}
 // CHECK-NEXT: nova_tile.yield %[[XC]], %[[RS]], %[[Y]]
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[DY:.*]] = nova.matmul %[[F]]#2
+// CHECK-NEXT: %[[DY:.*]] = nova_tile.fusion matmul(%[[F]]#2, %arg1)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.matmul
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: %[[B:.*]] = nova_tile.fusion row_reduction(%[[DY]], %[[F]]#1, %[[F]]#0)
 // CHECK-NEXT: ^bb0(%[[DA:.*]]: tensor<4x8xf32>, %[[RA:.*]]: tensor<4x1xf32>, %[[XA:.*]]: tensor<4x8xf32>):
 // CHECK-NEXT: %[[XH2:.*]] = nova.mul %[[XA]], %[[RA]]
@@ -385,7 +427,11 @@ func.func @saved_value(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<4x8x
 // A sum over the batch dim alone (a position embedding's gradient): a column
 // reduction whose columns span the two other dims, with its producer.
 // CHECK-LABEL: func.func @batch_sum
+// CHECK-NEXT: nova_tile.fusion matmul
+// CHECK-NEXT: ^bb0
 // CHECK-NEXT: nova.matmul
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: %[[G:.*]] = nova_tile.fusion column_reduction(%{{.*}}) : (tensor<2x4x8xf32>) -> tensor<1x4x8xf32> {
 // CHECK: nova.tanh
 // CHECK-NEXT: nova.reduce sum %{{.*}} dims [0] keep_dims
@@ -400,11 +446,12 @@ func.func @batch_sum(%x: tensor<2x4x8xf32>, %w: tensor<8x8xf32>) -> tensor<1x4x8
 }
 
 // Elementwise ops and a reduction that nothing reads are dead: they form no
-// kernel (one without outputs would break its contract) and disappear.
+// kernel (one without outputs would break its contract) and disappear. The
+// live tanh is the matmul's epilogue.
 // CHECK-LABEL: func.func @dead_code
-// CHECK-NEXT: nova.matmul
-// CHECK-NEXT: %[[G:.*]] = nova_tile.fusion pointwise
+// CHECK-NEXT: %[[G:.*]] = nova_tile.fusion matmul
 // CHECK-NEXT: ^bb0
+// CHECK-NEXT: nova.matmul
 // CHECK-NEXT: nova.tanh
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }

@@ -94,13 +94,18 @@ func.func @matmul_between(%x: tensor<4x8xf32>, %w: tensor<8x2xf32>, %b: tensor<2
 
 // The sub reads exp's value and a matmul of it: fusing the sub with the exp
 // would put the matmul both after and before the kernel, so they stay two
-// kernels with the matmul between.
+// kernels with the matmul between. The matmul phase makes the matmul a
+// kernel; the sub does not join it as an epilogue because it also reads the
+// matmul's left operand elementwise, which the matmul contract rejects.
 // CHECK-LABEL: func.func @cycle_through_matmul
 // CHECK-NEXT: %[[A:.*]] = nova_tile.fusion pointwise
 // CHECK: nova.exp
 // CHECK-NEXT: nova_tile.yield
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[M:.*]] = nova.matmul %[[A]]
+// CHECK-NEXT: %[[M:.*]] = nova_tile.fusion matmul(%[[A]], %arg1)
+// CHECK: nova.matmul
+// CHECK-NEXT: nova_tile.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: %[[S:.*]] = nova_tile.fusion pointwise(%[[A]], %[[M]])
 // CHECK: nova.sub
 // CHECK-NEXT: nova.tanh
