@@ -12,7 +12,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -27,7 +29,9 @@ inline void registerAllDialects(DialectRegistry &registry) {
       nova_tile::NovaTileDialect,
       arith::ArithDialect,
       func::FuncDialect,
+      gpu::GPUDialect,
       math::MathDialect,
+      memref::MemRefDialect,
       scf::SCFDialect,
       tensor::TensorDialect>();
   // clang-format on

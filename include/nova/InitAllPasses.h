@@ -5,6 +5,7 @@
 #define NOVA_INITALLPASSES_H
 
 #include "mlir/Transforms/Passes.h"
+#include "nova/Conversion/Passes.h"
 #include "nova/Dialect/Nova/Transforms/Passes.h"
 #include "nova/Dialect/NovaTile/Transforms/Passes.h"
 #include "nova/Transforms/Passes.h"
@@ -17,6 +18,7 @@ inline void registerNovaPasses() {
   nova_tile::registerNovaTilePasses();
   registerNovaTransformsPasses();
   registerNovaPipelines();
+  registerNovaConversionPasses();
 }
 
 /// Nova's passes plus the upstream ones its pipelines use (canonicalize,

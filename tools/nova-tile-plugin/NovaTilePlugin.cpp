@@ -8,6 +8,7 @@
 
 #include "mlir/Tools/Plugins/DialectPlugin.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
+#include "nova/Conversion/Passes.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
 #include "nova/Dialect/NovaTile/Transforms/Passes.h"
@@ -26,5 +27,8 @@ mlirGetDialectPluginInfo() {
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "NovaTilePasses", LLVM_VERSION_STRING,
-          []() { nova_tile::registerNovaTilePasses(); }};
+          []() {
+            nova_tile::registerNovaTilePasses();
+            nova::registerNovaConversionPasses();
+          }};
 }

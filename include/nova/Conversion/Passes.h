@@ -1,0 +1,22 @@
+//===- Passes.h - lowerings out of the nova dialects ------------*- C++ -*-===//
+
+#ifndef NOVA_CONVERSION_PASSES_H
+#define NOVA_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::nova {
+#define GEN_PASS_DECL
+#include "nova/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "nova/Conversion/Passes.h.inc"
+} // namespace mlir::nova
+
+#endif // NOVA_CONVERSION_PASSES_H
