@@ -10,7 +10,7 @@ install(TARGETS ${nova_libs} EXPORT NovaTargets
   INCLUDES DESTINATION include)
 if(TARGET nova-opt)
   install(TARGETS nova-opt nova-gpt2 RUNTIME DESTINATION bin)
-  install(TARGETS nova-plugin nova-tile-plugin LIBRARY DESTINATION lib)
+  install(TARGETS nova-plugin nova-tile-plugin nova-mem-plugin LIBRARY DESTINATION lib)
 endif()
 install(DIRECTORY ${NOVA_SOURCE_DIR}/include/nova DESTINATION include
   FILES_MATCHING PATTERN "*.h" PATTERN "*.td")

@@ -7,8 +7,9 @@ Generates bad and borderline inputs for
          --nova-canonicalize, --canonicalize, --nova-explicit-broadcast and
          nova_tile's --nova-print-hash --nova-outline-kernels,
          --nova-autocast, --nova-collapse-attention, --nova-fuse,
-         --nova-configure, --nova-explain, --nova-report and
-         --nova-train-pipeline,
+         --nova-configure, --nova-explain, --nova-report,
+         --nova-train-pipeline, --convert-nova-to-tile and nova_mem's
+         --nova-bufferize and --nova-plan-memory,
          with random pass options;
   run    nova-run, ref backend: mutated programs with --random-inputs;
   st     nova-run with mutated or garbage safetensors inputs;
@@ -350,6 +351,11 @@ class Campaign:
             ["--nova-configure=explain=true", "--nova-report", "--verify-each"],
             ["--nova-report=record=true", "--nova-fuse", "--nova-outline-kernels", "--nova-report"],
             ["--nova-train-pipeline=report=true explain=true"],
+            ["--nova-fuse", "--convert-nova-to-tile", "--verify-each"],
+            ["--convert-nova-to-tile", "--nova-bufferize", "--nova-plan-memory", "--verify-each"],
+            ["--nova-decompose", "--nova-autodiff", "--nova-train-step", "--nova-fuse",
+             "--convert-nova-to-tile", "--nova-bufferize", "--nova-plan-memory=report=true"],
+            ["--nova-bufferize", "--verify-each"], ["--nova-plan-memory", "--verify-each"],
         ]
         args = list(rng.choice(pipelines))
         if rng.random() < 0.3:  # a pass option, sometimes absurd

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
+#include "nova/Dialect/NovaMem/IR/NovaMem.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
 
 namespace mlir::nova {
@@ -27,6 +28,7 @@ inline void registerAllDialects(DialectRegistry &registry) {
   registry.insert<
       NovaDialect,
       nova_tile::NovaTileDialect,
+      nova_mem::NovaMemDialect,
       arith::ArithDialect,
       func::FuncDialect,
       gpu::GPUDialect,

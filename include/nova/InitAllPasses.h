@@ -7,6 +7,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "nova/Conversion/Passes.h"
 #include "nova/Dialect/Nova/Transforms/Passes.h"
+#include "nova/Dialect/NovaMem/Transforms/Passes.h"
 #include "nova/Dialect/NovaTile/Transforms/Passes.h"
 #include "nova/Transforms/Passes.h"
 #include "nova/Transforms/Pipelines.h"
@@ -16,9 +17,10 @@ namespace mlir::nova {
 inline void registerNovaPasses() {
   registerNovaDialectPasses();
   nova_tile::registerNovaTilePasses();
+  nova_mem::registerNovaMemPasses();
+  registerNovaConversionPasses();
   registerNovaTransformsPasses();
   registerNovaPipelines();
-  registerNovaConversionPasses();
 }
 
 /// Nova's passes plus the upstream ones its pipelines use (canonicalize,

@@ -8,6 +8,7 @@
 
 #include "nova/Interpreter/Interpreter.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
+#include "nova/Dialect/NovaMem/IR/Program.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
 #include "nova/Support/ScalarMath.h"
 
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <thread>
 
@@ -1100,6 +1102,10 @@ Interpreter::run(func::FuncOp fn, std::vector<HostTensor> args) {
       for (double &v : a.f)
         v = options.f64 ? v : ::nova::roundTo(a.dtype, v);
   }
+  if (llvm::any_of(fn.getOps(), [](Operation &op) {
+        return isa<nova_mem::NovaMemDialect>(op.getDialect());
+      }))
+    return runMemoryProgram(fn, std::move(args));
   ++depth;
   // Named: the evaluator keeps a function_ref to it.
   auto callee = [this](func::FuncOp f, std::vector<HostTensor> a) {
@@ -1117,4 +1123,140 @@ Interpreter::run(StringRef name, std::vector<HostTensor> args) {
   if (!fn)
     return module.emitError("no function @") << name << " in the module";
   return run(fn, std::move(args));
+}
+
+//===----------------------------------------------------------------------===//
+// nova_mem programs
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One byte arena and the buffers of a program in it.
+class Arena {
+public:
+  explicit Arena(int64_t bytes) : bytes(size_t(bytes), char(0xff)) {}
+
+  /// Stores `t` (dense) into `buffer`'s bytes at `offset`, rows at its pitch.
+  void store(nova_mem::BufferType type, int64_t offset, const HostTensor &t) {
+    std::string dense;
+    ::nova::encodeTensor(t, dense);
+    forEachRow(type, offset, [&](size_t arenaAt, size_t denseAt, size_t n) {
+      std::memcpy(&bytes[arenaAt], dense.data() + denseAt, n);
+    });
+  }
+
+  HostTensor load(nova_mem::BufferType type, int64_t offset) {
+    HostTensor t = *emptyTensorOf(type.getTensorType());
+    std::string dense(size_t(t.numElements()) * ::nova::byteWidth(t.dtype),
+                      '\0');
+    forEachRow(type, offset, [&](size_t arenaAt, size_t denseAt, size_t n) {
+      std::memcpy(dense.data() + denseAt, &bytes[arenaAt], n);
+    });
+    ::nova::decodeTensor(reinterpret_cast<const unsigned char *>(dense.data()),
+                         t);
+    return t;
+  }
+
+  /// All ones: NaN in every float format, -1 (or true) as an integer.
+  void poison(int64_t offset, int64_t size) {
+    std::memset(&bytes[size_t(offset)], 0xff, size_t(size));
+  }
+
+private:
+  template <typename F>
+  void forEachRow(nova_mem::BufferType type, int64_t offset, F copy) {
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t width = type.getElementBytes();
+    int64_t cols = shape.empty() ? 1 : shape.back();
+    int64_t rows = cols ? type.getTensorType().getNumElements() / cols : 0;
+    int64_t pitch = type.getRowPitch() * width;
+    for (int64_t r = 0; r < rows; ++r)
+      copy(size_t(offset + r * pitch), size_t(r * cols * width),
+           size_t(cols * width));
+  }
+
+  std::vector<char> bytes;
+};
+} // namespace
+
+FailureOr<std::vector<HostTensor>>
+Interpreter::runMemoryProgram(func::FuncOp fn, std::vector<HostTensor> args) {
+  FailureOr<nova_mem::Program> program = nova_mem::analyzeProgram(fn);
+  if (failed(program))
+    return failure();
+  // Every buffer (views included) holds a type the interpreter has.
+  for (Operation &op : fn.getBody().front())
+    for (Value v : op.getResults())
+      if (auto buffer = dyn_cast<nova_mem::BufferType>(v.getType());
+          buffer && !dtypeOf(buffer.getElementType()))
+        return op.emitError("the reference interpreter has no ")
+               << buffer.getElementType() << " elements";
+  // Planned offsets, or each buffer in its own bytes when any is missing.
+  bool placed = llvm::all_of(program->slots, [](const nova_mem::Slot &s) {
+    return s.offset.has_value();
+  });
+  std::vector<int64_t> offsets;
+  int64_t size = 0;
+  for (const nova_mem::Slot &slot : program->slots) {
+    int64_t at = placed ? *slot.offset : size;
+    offsets.push_back(at);
+    size = std::max(size, at + (slot.bytes + nova_mem::kAlignment - 1) /
+                                   nova_mem::kAlignment * nova_mem::kAlignment);
+  }
+  if (uint64_t(size) > options.maxTensorBytes)
+    return fn.emitError("the arena of ")
+           << size << " bytes is larger than the interpreter's limit of "
+           << options.maxTensorBytes;
+  Arena arena(size);
+  auto typeOf = [](Value buffer) {
+    return cast<nova_mem::BufferType>(buffer.getType());
+  };
+  auto offsetOf = [&](Value buffer) {
+    return offsets[program->slotOf.lookup(buffer)];
+  };
+  // Arguments at their offsets (a view reads its root's bytes at its own
+  // pitch, which the view verifier keeps equal to the root's).
+  for (auto input : fn.getBody().getOps<nova_mem::InputOp>()) {
+    auto arg = cast<BlockArgument>(input.getArg());
+    arena.store(typeOf(input.getBuffer()), offsetOf(input.getBuffer()),
+                args[arg.getArgNumber()]);
+  }
+  auto poisonEnding = [&](int64_t k, bool writtenHere) {
+    if (!options.poisonDeadBuffers)
+      return;
+    for (auto [i, slot] : llvm::enumerate(program->slots))
+      if (slot.end == k && (slot.writer == k) == writtenHere)
+        arena.poison(offsets[i], slot.bytes);
+  };
+  auto callee = [this](func::FuncOp f, std::vector<HostTensor> a) {
+    return run(f, std::move(a));
+  };
+  for (auto [k, launch] : llvm::enumerate(program->launches)) {
+    auto kernel = module.lookupSymbol<nova_tile::KernelOp>(launch.getKernel());
+    if (!kernel)
+      return launch.emitError("kernel @")
+             << launch.getKernel() << " is not in the module";
+    std::vector<HostTensor> inputs;
+    for (Value buffer : launch.getInputs())
+      inputs.push_back(arena.load(typeOf(buffer), offsetOf(buffer)));
+    Evaluator evaluator(options, module, callee);
+    FailureOr<std::vector<HostTensor>> outputs =
+        evaluator.runBlock(kernel.getBody().front(), std::move(inputs));
+    if (failed(outputs))
+      return failure();
+    // Freed inputs first: an in-place output then takes their bytes.
+    poisonEnding(k, /*writtenHere=*/false);
+    for (auto [buffer, t] : llvm::zip(launch.getOutputs(), *outputs))
+      arena.store(typeOf(buffer), offsetOf(buffer), t);
+    poisonEnding(k, /*writtenHere=*/true);
+  }
+  std::vector<HostTensor> results;
+  auto ret = cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+  for (Value v : ret.getOperands()) {
+    auto output = v.getDefiningOp<nova_mem::OutputOp>();
+    if (!output)
+      return ret.emitError("a nova_mem program returns nova_mem.output values");
+    results.push_back(
+        arena.load(typeOf(output.getBuffer()), offsetOf(output.getBuffer())));
+  }
+  return results;
 }

@@ -9,6 +9,7 @@
 #include "mlir/Tools/Plugins/DialectPlugin.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
+#include "nova/Dialect/NovaMem/IR/NovaMem.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
 #include "nova/InitAllPasses.h"
 
@@ -20,7 +21,8 @@ extern "C" LLVM_ATTRIBUTE_WEAK DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "NovaDialect", LLVM_VERSION_STRING,
           [](DialectRegistry *registry) {
-            registry->insert<nova::NovaDialect, nova_tile::NovaTileDialect>();
+            registry->insert<nova::NovaDialect, nova_tile::NovaTileDialect,
+                             nova_mem::NovaMemDialect>();
           }};
 }
 

@@ -95,10 +95,10 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
     return fail("--train needs inputs named 'step', 'lr', 'tokens', "
                 "'targets' and an output named 'loss'");
   // Checked before anything of those shapes is allocated.
-  for (auto [name, desc] : {std::pair<const char *, const TensorDesc *>{
-                                "step", &e.inputs[step]},
-                            {"lr", &e.inputs[lrInput]},
-                            {"loss", &e.outputs[loss]}})
+  for (auto [name, desc] :
+       {std::pair<const char *, const TensorDesc *>{"step", &e.inputs[step]},
+        {"lr", &e.inputs[lrInput]},
+        {"loss", &e.outputs[loss]}})
     if (std::string why = notAScalar(name, desc->dtype, desc->shape);
         !why.empty())
       return fail(why);
@@ -188,8 +188,9 @@ int runCuda(const RunOptions &o) {
   }
   if (!exe.findEntry(entry))
     return fail("no entry '" + entry + "' in " + o.input);
-  if (o.checkGradients || o.f64)
-    return fail("--check-gradients and --f64 belong to the ref backend");
+  if (o.checkGradients || o.f64 || o.noPoison)
+    return fail("--check-gradients, --f64 and --no-poison belong to the ref "
+                "backend");
   auto device = Device::open(o.device, error);
   if (!device)
     return fail(error);

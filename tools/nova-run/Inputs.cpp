@@ -4,6 +4,7 @@
 #include "RunSupport.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
+#include "nova/Dialect/NovaMem/IR/NovaMem.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
 
 #include <cmath>
@@ -16,7 +17,8 @@ using ::nova::HostTensor;
 
 /// Calls `visit` on every use of `v`, following it into the ops that read
 /// it as a block argument: fusion-group bodies, launched kernels and called
-/// functions (to a bounded depth).
+/// functions (to a bounded depth), and through the buffers of a nova_mem
+/// program (an argument's buffer, its views, the kernels launched on it).
 static void forEachUse(Value v, function_ref<void(OpOperand &)> visit,
                        unsigned depth = 0) {
   if (depth > 16)
@@ -31,6 +33,18 @@ static void forEachUse(Value v, function_ref<void(OpOperand &)> visit,
               SymbolTable::lookupNearestSymbolFrom<nova_tile::KernelOp>(
                   launch, launch.getKernelAttr()))
         inner = kernel.getBody().front().getArgument(use.getOperandNumber());
+    } else if (auto input = dyn_cast<nova_mem::InputOp>(user)) {
+      inner = input.getBuffer();
+    } else if (auto view = dyn_cast<nova_mem::ViewOp>(user)) {
+      inner = view.getResult();
+    } else if (auto memLaunch = dyn_cast<nova_mem::LaunchOp>(user)) {
+      unsigned index = use.getOperandNumber();
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<nova_tile::KernelOp>(
+          memLaunch, memLaunch.getKernelAttr());
+      // Kernels read their inputs; outputs are written, not read.
+      if (kernel && index < memLaunch.getInputs().size() &&
+          index < kernel.getBody().front().getNumArguments())
+        inner = kernel.getBody().front().getArgument(index);
     } else if (auto call = dyn_cast<func::CallOp>(user)) {
       auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
           call, call.getCalleeAttr());

@@ -48,6 +48,9 @@ interpreter, --backend=ref) or a .nvx executable (the CUDA runtime,
 ref backend:
   --f64                     keep every float in double (default: round each
                             op's result to its element type)
+  --no-poison               nova_mem programs: leave a buffer's bytes as they
+                            are when its live range ends (default: fill them
+                            with NaN / all-ones, so reading freed bytes shows)
   --check-gradients         check nova-autodiff against central finite
                             differences in f64 on random inputs (default off)
   --grad-rtol X             bound on the normwise relative error (default 1e-6)
@@ -192,6 +195,7 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
   bool noGraphs = false;
   std::map<std::string, bool *> flags = {{"print", &o.print},
                                          {"f64", &o.f64},
+                                         {"no-poison", &o.noPoison},
                                          {"check-gradients", &o.checkGradients},
                                          {"train", &o.train},
                                          {"no-graphs", &noGraphs},

@@ -28,6 +28,7 @@ struct RunOptions {
   bool print = false;
   unsigned printLimit = 64;
   bool f64 = false;            // ref
+  bool noPoison = false;       // ref, nova_mem programs
   bool checkGradients = false; // ref
   double gradRtol = 1e-6, fdStep = 1e-6;
   bool train = false;

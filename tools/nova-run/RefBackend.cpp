@@ -131,6 +131,7 @@ int run::runReference(const ::nova::run::RunOptions &o) {
     return fail(error);
   InterpreterOptions opts;
   opts.f64 = o.f64;
+  opts.poisonDeadBuffers = !o.noPoison;
   Interpreter interp(*module, opts);
   // --detect-anomaly needs the arguments again to find the op.
   auto results = o.detectAnomaly ? interp.run(fn, *args)

@@ -26,8 +26,7 @@ mlirGetDialectPluginInfo() {
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "NovaTilePasses", LLVM_VERSION_STRING,
-          []() {
+  return {MLIR_PLUGIN_API_VERSION, "NovaTilePasses", LLVM_VERSION_STRING, []() {
             nova_tile::registerNovaTilePasses();
             nova::registerNovaConversionPasses();
           }};

@@ -1,9 +1,10 @@
-//===- Passes.h - lowerings out of the nova dialects ------------*- C++ -*-===//
+//===- Passes.h - lowerings between and out of the Nova dialects -*- C++ -*-===//
 
 #ifndef NOVA_CONVERSION_PASSES_H
 #define NOVA_CONVERSION_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -1,9 +1,50 @@
-//===- Passes.td - lowerings out of the nova dialects -------*- tablegen -*-===//
+//===- Passes.td - lowerings between the Nova dialects -----*- tablegen -*-===//
 
 #ifndef NOVA_CONVERSION_PASSES_TD
 #define NOVA_CONVERSION_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+
+def ConvertNovaToTile : Pass<"convert-nova-to-tile", "::mlir::func::FuncOp"> {
+  let summary = "Put every nova op that no kernel holds yet into a kernel of one op";
+  let description = [{
+    Runs after `nova-fuse`: every `nova` op of a function body that is not
+    yet inside a `nova_tile.fusion` becomes a `nova_tile.fusion` of its own
+    family, so the body is a list of kernels. What stays outside:
+    `nova.reshape` (a free view of contiguous data), non-splat
+    `nova.constant`s (data, not work) and `func.return`. Splat constants are
+    cloned into the kernels that read them.
+
+    | op | family |
+    | --- | --- |
+    | `matmul` | `matmul` |
+    | `attention`, `attention_fwd` | `attention_forward` |
+    | `attention_bwd` | `attention_backward` |
+    | `reduce` over the innermost dim; `softmax`, `log_softmax`, `layer_norm`, `cross_entropy` | `row_reduction` |
+    | `reduce` over every dim but the innermost | `column_reduction` |
+    | `gather`, `scatter_add` (axis 0) | `gather`, `scatter_add` |
+    | `adamw` | `optimizer` |
+    | elementwise ops, `check_labels` (a per-element check), `iota` | `pointwise` |
+    | `transpose`, `slice`, `broadcast`, `concat` | `pointwise` (a copy kernel) |
+
+    A `reduce` over a contiguous run of trailing dims (a full reduction
+    included) reads its input through a `nova.reshape` that merges them and
+    becomes a row reduction; over a contiguous run of leading dims, a column
+    reduction the same way; over other dims, a pointwise copy kernel first
+    transposes them innermost. The result is reshaped back. Splat constants
+    move into pointwise, reduction and optimizer kernels that read them;
+    a matmul, attention, gather or scatter operand and a view's source stay
+    inputs (a splat constant left outside is written by a kernel of its
+    own). A softmax or log_softmax along another dim than the innermost
+    runs between two copy kernels that swap that dim with the innermost. A
+    gather or scatter along another axis than 0, an op of another
+    dialect or an op with regions is a located error: the pass never leaves
+    a nova op outside a kernel. Each new kernel satisfies its family's
+    contract.
+  }];
+  let dependentDialects = ["::mlir::nova::NovaDialect",
+                           "::mlir::nova_tile::NovaTileDialect"];
+}
 
 def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
   let summary = "Lower each configured nova_tile.kernel to a gpu.func";

@@ -29,6 +29,10 @@ struct InterpreterOptions {
   /// 8-byte doubles or integers); bigger ones are an error, not a failed
   /// allocation.
   uint64_t maxTensorBytes = uint64_t(8) << 30;
+  /// nova_mem programs: fill a buffer's bytes with a poison pattern (NaN for
+  /// floats, all ones for integers) when its live range ends, so a read of
+  /// freed bytes changes the answer instead of passing by luck.
+  bool poisonDeadBuffers = true;
 };
 
 /// The host dtype of a tensor element type, if the interpreter supports it.
@@ -55,7 +59,12 @@ public:
   explicit Interpreter(ModuleOp module, InterpreterOptions options = {})
       : module(module), options(options) {}
 
-  /// Runs `fn` on `args` (checked against its signature). Errors are emitted
+  /// Runs `fn` on `args` (checked against its signature). A function whose
+  /// body is a nova_mem program runs on one byte arena at the planned
+  /// offsets (each buffer in its own bytes when unplanned): arguments are
+  /// stored at their offsets, each launch reads its inputs from the arena,
+  /// evaluates the kernel's body and stores its outputs, and results are
+  /// read back from the arena. Errors are emitted
   /// as diagnostics at the offending op or the function and return failure.
   FailureOr<std::vector<::nova::HostTensor>>
   run(func::FuncOp fn, std::vector<::nova::HostTensor> args);
@@ -65,6 +74,9 @@ public:
   run(StringRef name, std::vector<::nova::HostTensor> args);
 
 private:
+  FailureOr<std::vector<::nova::HostTensor>>
+  runMemoryProgram(func::FuncOp fn, std::vector<::nova::HostTensor> args);
+
   ModuleOp module;
   InterpreterOptions options;
   unsigned depth = 0;

@@ -30,6 +30,8 @@ const char *mlir::nova_tile::accessKindName(AccessKind kind) {
     return "reshaped";
   case AccessKind::Sliced:
     return "sliced";
+  case AccessKind::Concatenated:
+    return "concatenated";
   case AccessKind::PerRow:
     return "per-row";
   case AccessKind::PerColumn:
@@ -83,9 +85,17 @@ static bool isFreeView(Operation *op) {
   return isa<nv::ReshapeOp, nv::BroadcastOp>(op);
 }
 
-/// Views that move elements between threads: allowed on inputs only.
+/// Views that move elements between threads: allowed on inputs only. A
+/// concat joins inputs (and constants) without computing on them.
 static bool isInputView(Operation *op) {
-  return isa<nv::TransposeOp, nv::SliceOp>(op);
+  return isa<nv::TransposeOp, nv::SliceOp, nv::ConcatOp>(op);
+}
+
+/// Whether `v` is something a view may read: a kernel input, or a constant
+/// (which a concat may place beside inputs).
+static bool isViewSource(Operation *view, Value v) {
+  return isa<BlockArgument>(v) ||
+         (isa<nv::ConcatOp>(view) && v.getDefiningOp<nv::ConstantOp>());
 }
 
 static ArrayRef<int64_t> shapeOf(Value v) {
@@ -229,7 +239,9 @@ LogicalResult Checker::checkElementwiseOrView(Operation *op,
   if (!isElementwiseOp(op) && !isFreeView(op) && !isInputView(op))
     return fail(op, "'" + op->getName().getStringRef() +
                         "' is not allowed here; " + allowed);
-  if (isInputView(op) && !isa<BlockArgument>(op->getOperand(0)))
+  if (isInputView(op) && !llvm::all_of(op->getOperands(), [&](Value v) {
+        return isViewSource(op, v);
+      }))
     return fail(op, "'" + op->getName().getStringRef() +
                         "' applies to kernel inputs only: a kernel reads an "
                         "input through a view but cannot permute or cut "
@@ -241,6 +253,11 @@ LogicalResult Checker::checkElementwise(Operation *op, ArrayRef<int64_t> space,
                                         StringRef allowed) {
   if (failed(checkElementwiseOrView(op, allowed)))
     return failure();
+  // A constant a concat places has the shape of its window, not the space.
+  if (isa<nv::ConstantOp>(op) &&
+      llvm::all_of(op->getUsers(),
+                   [](Operation *user) { return isa<nv::ConcatOp>(user); }))
+    return success();
   for (Value r : op->getResults())
     if (!shapeAccess(shapeOf(r), space))
       return fail(op, "value of shape " + shapeStr(shapeOf(r)) +
@@ -265,6 +282,15 @@ FailureOr<Access> Checker::elementwiseAccess(BlockArgument arg,
   if (auto transpose = dyn_cast_or_null<nv::TransposeOp>(view))
     return Access{AccessKind::Transposed,
                   llvm::to_vector(transpose.getPermutation()), false};
+  if (auto concat = dyn_cast_or_null<nv::ConcatOp>(view)) {
+    int64_t axis = concat.getDim(), start = 0;
+    for (Value operand : concat.getOperands()) {
+      if (operand == arg)
+        break;
+      start += shapeOf(operand)[axis];
+    }
+    return Access{AccessKind::Concatenated, {axis, start}, false};
+  }
   if (auto slice = dyn_cast_or_null<nv::SliceOp>(view)) {
     Access access{AccessKind::Sliced, {}, false};
     llvm::append_range(access.dims, slice.getStarts());
@@ -367,7 +393,7 @@ LogicalResult Checker::pointwise() {
 }
 
 LogicalResult Checker::recordInputs(ArrayRef<int64_t> space,
-                                   const DenseMap<Value, Access> &direct) {
+                                    const DenseMap<Value, Access> &direct) {
   for (BlockArgument arg : body.getArguments()) {
     if (auto it = direct.find(arg); it != direct.end()) {
       contract.inputs.push_back(it->second);
@@ -382,13 +408,19 @@ LogicalResult Checker::recordInputs(ArrayRef<int64_t> space,
 }
 
 /// The rows x cols view of a reduced tensor: how a value of `shape` is read
-/// or written by a row (`rows`) or column reduction over `full`.
+/// or written by a row (`rows`) or column reduction over `full`. When rows
+/// and columns have the same size a vector of that size could be either;
+/// a column reduction's outputs (`rows` false) take it per column.
 static std::optional<AccessKind> reductionAccess(ArrayRef<int64_t> shape,
-                                                 ArrayRef<int64_t> full) {
+                                                 ArrayRef<int64_t> full,
+                                                 bool rows = true) {
   if (shape == full)
     return AccessKind::Elementwise;
   if (product(shape) == 1)
     return AccessKind::Scalar;
+  if (!rows && !full.empty() && !shape.empty() &&
+      product(shape) == full.back() && shape.back() == full.back())
+    return AccessKind::PerColumn;
   ArrayRef<int64_t> lead = full.drop_back();
   if (shape == lead || (shape.size() == full.size() &&
                         shape.drop_back() == lead && shape.back() == 1))
@@ -500,7 +532,7 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
   int64_t cols = full.empty() ? 1 : full.back();
   contract.space = {product(full) / std::max<int64_t>(cols, 1), cols};
   for (auto [i, v] : llvm::enumerate(outputs())) {
-    std::optional<AccessKind> kind = reductionAccess(shapeOf(v), full);
+    std::optional<AccessKind> kind = reductionAccess(shapeOf(v), full, rows);
     bool ok = kind && (rows ? *kind != AccessKind::PerColumn
                             : *kind == AccessKind::PerColumn ||
                                   *kind == AccessKind::Elementwise ||

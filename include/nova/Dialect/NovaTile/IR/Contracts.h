@@ -21,18 +21,20 @@ namespace mlir::nova_tile {
 /// How a kernel touches one input or output, relative to its iteration
 /// space.
 enum class AccessKind {
-  Elementwise, // one element per point of the space, same layout
-  Broadcast,   // repeated along `dims` of the space (NumPy alignment)
-  Transposed,  // read through `dims` = the permutation, then elementwise
-  Reshaped,    // same elements in the same linear order, another shape
-  Sliced,      // a strided window (`dims` = starts, limits, strides)
-  PerRow,      // one element per row of a rows x cols space
-  PerColumn,   // one element per column, shared by every row
-  Scalar,      // one element for the whole kernel
-  MatmulLhs,   // the GEMM's A operand (`transposed`: stored K x M)
-  MatmulRhs,   // the GEMM's B operand (`transposed`: stored N x K)
-  Query,       // attention's Q, K and V (batch*heads x T x D tiles); in
-  Key,         // attention_backward also the layouts of dQ, dK and dV
+  Elementwise,  // one element per point of the space, same layout
+  Broadcast,    // repeated along `dims` of the space (NumPy alignment)
+  Transposed,   // read through `dims` = the permutation, then elementwise
+  Reshaped,     // same elements in the same linear order, another shape
+  Sliced,       // a strided window (`dims` = starts, limits, strides)
+  Concatenated, // fills a window of the space: along dim `dims[0]` from
+                // index `dims[1]` (an operand of a concat)
+  PerRow,       // one element per row of a rows x cols space
+  PerColumn,    // one element per column, shared by every row
+  Scalar,       // one element for the whole kernel
+  MatmulLhs,    // the GEMM's A operand (`transposed`: stored K x M)
+  MatmulRhs,    // the GEMM's B operand (`transposed`: stored N x K)
+  Query,        // attention's Q, K and V (batch*heads x T x D tiles); in
+  Key,          // attention_backward also the layouts of dQ, dK and dV
   Value,
   AttentionOutput, // attention_backward's O and dO (batch*heads x T x D)
   GradOutput,
