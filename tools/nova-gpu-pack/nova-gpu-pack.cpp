@@ -1,7 +1,7 @@
 //===- nova-gpu-pack.cpp - GPU kernels of a launch list into a .nvx ------===//
 //
 //   nova-gpu-pack IN.mlir -o OUT.nvx [--entry NAME] [--chip sm_90a]
-//                 [--ptxas PATH] [--ptx-only]
+//                 [--ptxas PATH] [--cuda-path DIR] [--ptx-only]
 //
 // IN is a module after nova-configure, nova-outline-kernels and
 // convert-tile-to-gpu. Its gpu.modules go through NVVM and LLVM to PTX
@@ -33,10 +33,12 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 
@@ -50,7 +52,7 @@ int fail(const llvm::Twine &msg) {
 }
 
 struct Options {
-  std::string input, output, entry, chip = "sm_90a", ptxas;
+  std::string input, output, entry, chip = "sm_90a", ptxas, cudaPath;
   bool ptxOnly = false;
 };
 
@@ -63,11 +65,13 @@ std::optional<std::string> parse(int argc, char **argv, Options &o) {
       to = argv[++i];
       return true;
     };
-    if (a == "-o" || a == "--entry" || a == "--chip" || a == "--ptxas") {
-      std::string &to = a == "-o"        ? o.output
-                        : a == "--entry" ? o.entry
-                        : a == "--chip"  ? o.chip
-                                         : o.ptxas;
+    if (a == "-o" || a == "--entry" || a == "--chip" || a == "--ptxas" ||
+        a == "--cuda-path") {
+      std::string &to = a == "-o"          ? o.output
+                        : a == "--entry"   ? o.entry
+                        : a == "--chip"    ? o.chip
+                        : a == "--ptxas"   ? o.ptxas
+                                           : o.cudaPath;
       if (!value(to))
         return "option '" + a + "' needs a value";
     } else if (a == "--ptx-only") {
@@ -82,7 +86,24 @@ std::optional<std::string> parse(int argc, char **argv, Options &o) {
   }
   if (o.input.empty() || o.output.empty())
     return std::string("usage: nova-gpu-pack IN.mlir -o OUT.nvx [--entry "
-                       "NAME] [--chip sm_90a] [--ptxas PATH] [--ptx-only]");
+                       "NAME] [--chip sm_90a] [--ptxas PATH] [--cuda-path "
+                       "DIR] [--ptx-only]");
+  if (o.ptxas.empty()) {
+    if (auto found = llvm::sys::findProgramByName("ptxas"))
+      o.ptxas = *found;
+    else
+      o.ptxas = "/usr/local/cuda/bin/ptxas";
+  }
+  // The toolkit holds libdevice, which the math functions link against:
+  // --cuda-path, else CUDA_HOME, else the folder above ptxas's.
+  if (o.cudaPath.empty()) {
+    if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+      o.cudaPath = home;
+    else
+      o.cudaPath = llvm::sys::path::parent_path(
+                       llvm::sys::path::parent_path(o.ptxas))
+                       .str();
+  }
   return std::nullopt;
 }
 
@@ -111,13 +132,7 @@ uint64_t bytesOf(RankedTensorType t) {
 /// Runs ptxas on `ptx`; the cubin, or an error.
 std::optional<std::string> assemble(const Options &o, const std::string &ptx,
                                     std::string &cubin) {
-  std::string ptxas = o.ptxas;
-  if (ptxas.empty()) {
-    if (auto found = llvm::sys::findProgramByName("ptxas"))
-      ptxas = *found;
-    else
-      ptxas = "/usr/local/cuda/bin/ptxas";
-  }
+  const std::string &ptxas = o.ptxas;
   if (!llvm::sys::fs::can_execute(ptxas))
     return "no ptxas at '" + ptxas + "' (give --ptxas PATH or --ptx-only)";
   SmallString<128> in, out;
@@ -204,6 +219,7 @@ int main(int argc, char **argv) {
   pm.addPass(createGpuNVVMAttachTarget(target));
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
+  binary.toolkitPath = o.cudaPath;
   pm.addPass(createGpuModuleToBinaryPass(binary));
   if (failed(pm.run(*module)))
     return fail("lowering the GPU kernels of " + o.input + " failed");
@@ -213,6 +229,12 @@ int main(int argc, char **argv) {
   for (auto bin : module->getOps<gpu::BinaryOp>()) {
     auto object = cast<gpu::ObjectAttr>(bin.getObjects()[0]);
     std::string ptx = object.getObject().str();
+    // A math function left external means libdevice was not linked: the
+    // kernel could never load.
+    if (ptx.find(".extern .func __nv_") != std::string::npos)
+      return fail("kernel @" + bin.getName() +
+                  " calls libdevice, which was not found under '" +
+                  o.cudaPath + "/nvvm/libdevice' (give --cuda-path DIR)");
     StringRef name = bin.getName();
     name.consume_back("_gpu");
     auto g = geometry.find(name.str());

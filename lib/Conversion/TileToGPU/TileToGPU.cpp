@@ -776,12 +776,13 @@ FailureOr<Geometry> FamilyEmitter::rowReduction(gpu::GPUFuncOp func) {
         return failure();
       continue;
     }
-    if (access.kind == AccessKind::Scalar && rows != 1)
-      return k.fail("output #" + Twine(i) +
-                    " reduces every row to one scalar; that needs a "
-                    "cross-block reduction, not lowered yet");
+    // Per-row outputs from each row's lane 0; a scalar output (which the
+    // contract keeps independent of the rows) from the first row's.
     Value first = arith::AndIOp::create(
-        b, valid,
+        b, access.kind == AccessKind::Scalar
+               ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, row,
+                                       body.index(0))
+               : valid,
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
                               body.index(0)));
     LogicalResult ok = k.ifThen(first, [&] {
@@ -868,12 +869,13 @@ FailureOr<Geometry> FamilyEmitter::columnReduction(gpu::GPUFuncOp func) {
         return failure();
       continue;
     }
-    if (access.kind == AccessKind::Scalar && cols != 1)
-      return k.fail("output #" + Twine(i) +
-                    " reduces every column to one scalar; that needs a "
-                    "cross-block reduction, not lowered yet");
+    // Per-column outputs from each column's first row group; a scalar
+    // output (independent of the columns) from the first column's.
     Value first = arith::AndIOp::create(
-        b, valid,
+        b, access.kind == AccessKind::Scalar
+               ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, col,
+                                       body.index(0))
+               : valid,
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rowGroup,
                               body.index(0)));
     LogicalResult ok = k.ifThen(first, [&] {
