@@ -95,14 +95,17 @@ std::optional<std::string> parse(int argc, char **argv, Options &o) {
       o.ptxas = "/usr/local/cuda/bin/ptxas";
   }
   // The toolkit holds libdevice, which the math functions link against:
-  // --cuda-path, else CUDA_HOME, else the folder above ptxas's.
+  // --cuda-path, else CUDA_HOME, else the toolkit ptxas comes from, else
+  // /usr/local/cuda.
   if (o.cudaPath.empty()) {
     if (const char *home = std::getenv("CUDA_HOME"); home && *home)
       o.cudaPath = home;
-    else
+    else if (llvm::sys::fs::can_execute(o.ptxas))
       o.cudaPath = llvm::sys::path::parent_path(
                        llvm::sys::path::parent_path(o.ptxas))
                        .str();
+    else
+      o.cudaPath = "/usr/local/cuda";
   }
   return std::nullopt;
 }
@@ -169,6 +172,7 @@ int main(int argc, char **argv) {
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  ctx.printOpOnDiagnostic(false); // the located message is enough
 
   llvm::SourceMgr sources;
   SourceMgrDiagnosticHandler handler(sources, &ctx);
@@ -177,6 +181,13 @@ int main(int argc, char **argv) {
   if (!file)
     return fail(error);
   sources.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  // Some lowering steps report an error and carry on (a missing libdevice):
+  // any error fails the run.
+  bool sawError = false;
+  ctx.getDiagEngine().registerHandler([&](Diagnostic &d) {
+    sawError |= d.getSeverity() == DiagnosticSeverity::Error;
+    return failure(); // printed by the source manager's handler
+  });
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &ctx);
   if (!module)
     return 1;
@@ -221,7 +232,7 @@ int main(int argc, char **argv) {
   binary.compilationTarget = "isa";
   binary.toolkitPath = o.cudaPath;
   pm.addPass(createGpuModuleToBinaryPass(binary));
-  if (failed(pm.run(*module)))
+  if (failed(pm.run(*module)) || sawError)
     return fail("lowering the GPU kernels of " + o.input + " failed");
 
   ::nova::ExecutableDesc exe;
@@ -231,7 +242,13 @@ int main(int argc, char **argv) {
     std::string ptx = object.getObject().str();
     // A math function left external means libdevice was not linked: the
     // kernel could never load.
-    if (ptx.find(".extern .func __nv_") != std::string::npos)
+    bool unresolved = false;
+    for (StringRef rest = ptx; !rest.empty() && !unresolved;) {
+      auto [line, next] = rest.split('\n');
+      unresolved = line.starts_with(".extern .func") && line.contains("__nv_");
+      rest = next;
+    }
+    if (unresolved)
       return fail("kernel @" + bin.getName() +
                   " calls libdevice, which was not found under '" +
                   o.cudaPath + "/nvvm/libdevice' (give --cuda-path DIR)");
