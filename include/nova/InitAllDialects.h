@@ -17,6 +17,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Dialect/NovaMem/IR/NovaMem.h"
@@ -35,7 +36,8 @@ inline void registerAllDialects(DialectRegistry &registry) {
       math::MathDialect,
       memref::MemRefDialect,
       scf::SCFDialect,
-      tensor::TensorDialect>();
+      tensor::TensorDialect,
+      vector::VectorDialect>();
   // clang-format on
 }
 } // namespace mlir::nova

@@ -21,6 +21,7 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -219,6 +220,9 @@ int main(int argc, char **argv) {
 
   PassManager pm(&ctx);
   OpPassManager &perModule = pm.nest<gpu::GPUModuleOp>();
+  // Flat views of the buffers (vector accesses) become pointer arithmetic.
+  perModule.addPass(memref::createExpandStridedMetadataPass());
+  perModule.addPass(createLowerAffinePass());
   perModule.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;

@@ -15,6 +15,7 @@
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -50,6 +51,7 @@ public:
 
   /// Kernel input `arg` lives in `buffer`.
   void bindInput(BlockArgument arg, Value buffer) { buffers[arg] = buffer; }
+  Value input(BlockArgument arg) { return buffers.lookup(arg); }
 
   /// An index constant, made once at the top of the function so every use
   /// (inside any loop) sees the same SSA value.
@@ -67,9 +69,13 @@ public:
   SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape) {
     SmallVector<Value> idx(shape.size());
     for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
-      if (d == 0) {
-        idx[d] = linear;
+        if (d == 0) {
+        idx[d] = shape[d] == 1 ? index(0) : linear;
         break;
+      }
+      if (shape[d] == 1) { // the same SSA zero that project() uses
+        idx[d] = index(0);
+        continue;
       }
       idx[d] = arith::RemUIOp::create(b, linear, index(shape[d]));
       linear = arith::DivUIOp::create(b, linear, index(shape[d]));
@@ -97,6 +103,13 @@ public:
   /// branch must not be reused after it.
   void pushScope() { scopes.emplace_back(); }
   void popScope() { scopes.pop_back(); }
+
+  /// `v` at `idx` is `scalar` in the current scope (an element of a vector
+  /// load).
+  void bind(Value v, ValueRange idx, Value scalar) {
+    scopes.back()[Key{v, SmallVector<Value, 4>(idx.begin(), idx.end())}] =
+        scalar;
+  }
 
   /// A value fixed for the whole thread (a row's statistics): `eval` of
   /// `v` at any index returns it.
@@ -398,7 +411,7 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
           .Default([&](Operation *) { return Value(); });
   // Integer division needs the interpreter's divide-by-zero error: not
   // lowered until the device status word exists.
-  if (!r || it.isInteger(1) && !isa<nv::MaxOp, nv::MinOp>(op)) {
+  if (!r || (it.isInteger(1) && !isa<nv::MaxOp, nv::MinOp>(op))) {
     unsupported = op;
     return failure();
   }
@@ -644,34 +657,138 @@ private:
   BodyEmitter &body;
 };
 
+/// Booleans are bytes in memory but bits in an LLVM vector: they are read
+/// and written element by element.
+bool vectorizable(Type element) { return !element.isInteger(1); }
+
+/// `buffer` as a 1-D memref (its static shape is contiguous).
+Value flatten(ImplicitLocOpBuilder &b, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getRank() == 1)
+    return buffer;
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.front().push_back(d);
+  return memref::CollapseShapeOp::create(b, buffer, all);
+}
+
 FailureOr<Geometry> FamilyEmitter::pointwise() {
   ArrayRef<int64_t> space = k.contract.space;
   int64_t n = product(space);
   int64_t threads = k.schedule.getThreads();
-  int64_t tile = std::max<int64_t>(k.schedule.getTile().front(), threads);
-  int64_t steps = (tile + threads - 1) / threads;
-  tile = steps * threads;
-  // Block b covers [b * tile, (b + 1) * tile); in step s thread t takes
-  // element b * tile + s * threads + t, so a warp's accesses are adjacent.
+  // Each thread takes `width` adjacent elements at a time: one 16-byte (or
+  // narrower) access per contiguous tensor when the chunk is whole, scalar
+  // accesses for the ragged last chunk. Buffers are 16-byte aligned (the
+  // arena places them so), and chunks start at multiples of `width`.
+  int64_t width = std::max<int64_t>(1, k.schedule.getVector());
+  unsigned widest = 1;
+  for (Value v : k.outputs())
+    widest = std::max(widest, elementOf(v).getIntOrFloatBitWidth());
+  for (BlockArgument arg : k.block().getArguments())
+    widest = std::max(widest, elementOf(arg).getIntOrFloatBitWidth());
+  width = std::min<int64_t>(width, std::max<int64_t>(1, 128 / widest));
+  width = int64_t(llvm::bit_floor(uint64_t(width)));
+  if (space.empty())
+    width = 1;
+  int64_t chunksPerBlock =
+      std::max<int64_t>(k.schedule.getTile().front() / width, threads);
+  chunksPerBlock = (chunksPerBlock + threads - 1) / threads * threads;
+  int64_t chunks = (n + width - 1) / width;
+
+  // Vector views of the tensors read and written element for element.
+  SmallVector<std::pair<BlockArgument, Value>> direct;
+  for (auto [arg, access] :
+       llvm::zip(k.block().getArguments(), k.contract.inputs))
+    if (width > 1 && access.kind == AccessKind::Elementwise &&
+        !arg.use_empty() && vectorizable(elementOf(arg)))
+      direct.push_back({arg, flatten(b, body.input(arg))});
+  SmallVector<Value> flatOutputs; // null: stored element by element
+  if (width > 1)
+    for (auto [v, buffer] : llvm::zip(k.outputs(), k.outputBuffers))
+      flatOutputs.push_back(vectorizable(elementOf(v)) ? flatten(b, buffer)
+                                                       : Value());
+  auto alignment = [&](Type element) {
+    return llvm::MaybeAlign(
+        std::max<uint64_t>(1, width * element.getIntOrFloatBitWidth() / 8));
+  };
+
+  // Block b covers chunks [b * chunksPerBlock, ...); in step s thread t
+  // takes chunk b * chunksPerBlock + s * threads + t, so a warp's accesses
+  // are adjacent.
   Value base = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, k.blockId(), body.index(tile)),
+      b, arith::MulIOp::create(b, k.blockId(), body.index(chunksPerBlock)),
       k.threadId());
+  auto scalarElement = [&](Value e) {
+    Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, e,
+                                     body.index(n));
+    return k.ifThen(in, [&]() -> LogicalResult {
+      SmallVector<Value> idx = body.delinearize(e, space);
+      for (unsigned i = 0; i < k.outputs().size(); ++i)
+        if (failed(k.store(i, idx)))
+          return failure();
+      return success();
+    });
+  };
   LogicalResult ok = k.loop(
-      body.index(0), body.index(tile), body.index(threads), [&](Value s) {
-        Value e = arith::AddIOp::create(b, base, s);
-        Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, e,
-                                         body.index(n));
-        return k.ifThen(in, [&]() -> LogicalResult {
+      body.index(0), body.index(chunksPerBlock), body.index(threads),
+      [&](Value s) -> LogicalResult {
+        Value chunk = arith::AddIOp::create(b, base, s);
+        if (width == 1)
+          return scalarElement(chunk);
+        Value first = arith::MulIOp::create(b, chunk, body.index(width));
+        Value whole = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                            chunk, body.index(n / width));
+        auto ifOp = scf::IfOp::create(b, whole, /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        body.pushScope();
+        SmallVector<Value> loaded;
+        for (auto [arg, flat] : direct)
+          loaded.push_back(vector::LoadOp::create(
+              b, VectorType::get({width}, elementOf(arg)), flat,
+              ValueRange{first}, /*nontemporal=*/false,
+              alignment(elementOf(arg))));
+        SmallVector<SmallVector<Value>> lanes(k.outputs().size());
+        for (int64_t lane = 0; lane < width; ++lane) {
+          body.pushScope();
+          Value e = arith::AddIOp::create(b, first, body.index(lane));
           SmallVector<Value> idx = body.delinearize(e, space);
-          for (unsigned i = 0; i < k.outputs().size(); ++i)
-            if (failed(k.store(i, idx)))
-              return failure();
-          return success();
-        });
+          for (auto [d, vec] : llvm::zip(direct, loaded))
+            body.bind(d.first, idx,
+                      vector::ExtractOp::create(b, vec, lane));
+          for (auto [i, v] : llvm::enumerate(k.outputs())) {
+            auto x = body.eval(v, idx);
+            if (failed(x))
+              return k.unsupported();
+            if (!flatOutputs[i])
+              memref::StoreOp::create(b, *x, k.outputBuffers[i], idx);
+            lanes[i].push_back(*x);
+          }
+          body.popScope();
+        }
+        for (auto [i, v] : llvm::enumerate(k.outputs())) {
+          if (!flatOutputs[i])
+            continue;
+          Value vec = vector::FromElementsOp::create(
+              b, VectorType::get({width}, elementOf(v)), lanes[i]);
+          vector::StoreOp::create(b, vec, flatOutputs[i], ValueRange{first},
+                                  /*nontemporal=*/false,
+                                  alignment(elementOf(v)));
+        }
+        body.popScope();
+        // The ragged last chunk, element by element.
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        for (int64_t lane = 0; lane < width; ++lane)
+          if (failed(scalarElement(
+                  arith::AddIOp::create(b, first, body.index(lane)))))
+            return failure();
+        return success();
       });
   if (failed(ok))
     return failure();
-  return Geometry{std::max<int64_t>(1, (n + tile - 1) / tile), threads};
+  return Geometry{
+      std::max<int64_t>(1, (chunks + chunksPerBlock - 1) / chunksPerBlock),
+      threads};
 }
 
 FailureOr<Geometry> FamilyEmitter::rowReduction(gpu::GPUFuncOp func) {
