@@ -2,6 +2,8 @@
 
 #include "nova/Transforms/Pipelines.h"
 
+#include "nova/Conversion/Passes.h"
+#include "nova/Dialect/NovaMem/Transforms/Passes.h"
 #include "nova/Dialect/NovaTile/Transforms/Passes.h"
 #include "nova/Runtime/Configurator.h"
 #include "nova/Transforms/Passes.h"
@@ -39,8 +41,11 @@ void mlir::nova::buildTrainPipeline(OpPassManager &pm,
   if (options.report)
     pm.addPass(nova_tile::createNovaReport(record));
   pm.addNestedPass<func::FuncOp>(createNovaFuse());
+  pm.addNestedPass<func::FuncOp>(createConvertNovaToTile());
   pm.addPass(nova_tile::createNovaConfigure(configure));
   pm.addPass(nova_tile::createNovaOutlineKernels());
+  pm.addPass(nova_mem::createNovaBufferize());
+  pm.addPass(nova_mem::createNovaPlanMemory());
   if (options.report)
     pm.addPass(nova_tile::createNovaReport());
 }
@@ -66,10 +71,10 @@ checkOptions(const TrainPipelineOptions &options,
 void mlir::nova::registerNovaPipelines() {
   registerPassPipeline(
       "nova-train-pipeline",
-      "From a loss function to configured, outlined kernels of a training "
+      "From a loss function to the planned nova_mem program of a training "
       "step: collapse-attention, decompose{keep=attention}, autodiff, "
-      "train-step, autocast, canonicalize, cse, fuse, configure, "
-      "outline-kernels",
+      "train-step, autocast, canonicalize, cse, fuse, convert-nova-to-tile, "
+      "configure, outline-kernels, bufferize, plan-memory",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         TrainPipelineOptions options;

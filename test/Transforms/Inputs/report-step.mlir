@@ -13,9 +13,8 @@ func.func @step(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> (tensor<f32>, tenso
   return %l, %g : tensor<f32>, tensor<8x8xf32>
 }
 
-// No loss; two identical exp kernels; a memory plan's figures.
-func.func @twice(%x: tensor<4x8xf32>) -> tensor<4x8xf32>
-    attributes {nova_mem.peak_bytes = 256 : i64, nova_mem.naive_bytes = 384 : i64} {
+// No loss; two identical exp kernels.
+func.func @twice(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %a = nova.exp %x : tensor<4x8xf32>
   %b = nova.transpose %a [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
   %c = nova.transpose %b [1, 0] : tensor<8x4xf32> -> tensor<4x8xf32>

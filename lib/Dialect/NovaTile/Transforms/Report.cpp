@@ -36,6 +36,8 @@ static constexpr StringLiteral kUnfusedBytes = "nova_tile.unfused_bytes";
 static constexpr StringLiteral kFloor = "nova_tile.floor_bytes";
 static constexpr StringLiteral kPeakBytes = "nova_mem.peak_bytes";
 static constexpr StringLiteral kNaiveBytes = "nova_mem.naive_bytes";
+static constexpr StringLiteral kMemDialect = "nova_mem";
+static constexpr StringLiteral kMemLaunch = "nova_mem.launch";
 
 static int64_t tensorBytes(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
@@ -48,7 +50,21 @@ static int64_t tensorBytes(Type type) {
 /// Ops that launch nothing: views of contiguous data and constants (a
 /// splat folds into its consumer's code; other constants are data).
 static bool isFree(Operation *op) {
-  return isa<nv::ReshapeOp, nv::ConstantOp, func::ReturnOp>(op);
+  return isa<nv::ReshapeOp, nv::ConstantOp, func::ReturnOp>(op) ||
+         (op->getDialect() &&
+          op->getDialect()->getNamespace() == kMemDialect &&
+          op->getName().getStringRef() != kMemLaunch);
+}
+
+/// The kernel a launch runs: nova_tile.launch, or nova_mem.launch after
+/// bufferization (read by name: nova_mem builds on nova_tile, not the other
+/// way round). Null for any other op.
+static FlatSymbolRefAttr launchedKernel(Operation *op) {
+  if (auto launch = dyn_cast<LaunchOp>(op))
+    return launch.getKernelAttr();
+  if (op->getName().getStringRef() == kMemLaunch)
+    return op->getAttrOfType<FlatSymbolRefAttr>("kernel");
+  return nullptr;
 }
 
 static bool isSplatConstant(Value v) {
@@ -80,12 +96,11 @@ static FailureOr<KernelCount> countKernels(func::FuncOp fn,
       continue;
     ++count.kernels;
     FusionGroupOpInterface group = dyn_cast<FusionGroupOpInterface>(&op);
-    if (auto launch = dyn_cast<LaunchOp>(&op)) {
-      auto kernel = symbols.lookupNearestSymbolFrom<KernelOp>(
-          launch, launch.getKernelAttr());
+    if (FlatSymbolRefAttr name = launchedKernel(&op)) {
+      auto kernel = symbols.lookupNearestSymbolFrom<KernelOp>(&op, name);
       if (!kernel)
-        return launch.emitOpError("'")
-               << launch.getKernel() << "' does not name a nova_tile.kernel";
+        return op.emitOpError("'")
+               << name.getValue() << "' does not name a nova_tile.kernel";
       group = cast<FusionGroupOpInterface>(kernel.getOperation());
     }
     if (group) {
