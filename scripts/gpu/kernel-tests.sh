@@ -19,6 +19,7 @@ inputs=$here/test/GPU/Inputs
 cases="
 pointwise      pointwise.mlir         pointwise       1e-6  1e-7  no
 pointwise_bf16 pointwise.mlir         pointwise_bf16  8e-3  0     no
+concat         pointwise.mlir         concat          0     0     no
 layer_norm     row-reduction.mlir     layer_norm      1e-5  1e-6  no
 softmax        row-reduction.mlir     softmax         1e-6  1e-9  no
 bias_grad      column-reduction.mlir  bias_grad       1e-6  1e-7  no

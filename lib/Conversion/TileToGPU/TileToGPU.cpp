@@ -151,6 +151,10 @@ private:
   };
   FailureOr<Value> compute(Value v, ValueRange idx);
   FailureOr<Value> elementwise(Operation *op, ValueRange idx);
+  /// The element at `idx` of a concatenation, from part `part` on (which
+  /// starts at `offset` along the axis).
+  FailureOr<Value> concatenated(nv::ConcatOp concat, ValueRange idx,
+                                unsigned part, int64_t offset);
   Value floatConstant(Type t, double v) {
     return arith::ConstantOp::create(b, t, b.getFloatAttr(t, v));
   }
@@ -242,7 +246,42 @@ FailureOr<Value> BodyEmitter::compute(Value v, ValueRange idx) {
           b, index(start), arith::MulIOp::create(b, i, index(stride))));
     return eval(slice.getInput(), in);
   }
+  if (auto concat = dyn_cast<nv::ConcatOp>(op))
+    return concatenated(concat, idx, 0, 0);
   return elementwise(op, idx);
+}
+
+FailureOr<Value> BodyEmitter::concatenated(nv::ConcatOp concat, ValueRange idx,
+                                           unsigned part, int64_t offset) {
+  // Part `part` starts at `offset` along the axis: read it when the index
+  // is below its end, else look further (a chain of branches, so only the
+  // part that holds the element is read).
+  int64_t axis = concat.getDim();
+  Value input = concat.getInputs()[part];
+  int64_t size = shapeOf(input)[axis];
+  auto read = [&]() -> FailureOr<Value> {
+    SmallVector<Value> in(idx);
+    in[axis] = arith::SubIOp::create(b, idx[axis], index(offset));
+    return eval(input, in);
+  };
+  if (part + 1 == concat.getInputs().size())
+    return read();
+  Value here = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, idx[axis],
+                                     index(offset + size));
+  auto ifOp = scf::IfOp::create(b, TypeRange{elementOf(concat.getResult())},
+                                here, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  for (bool first : {true, false}) {
+    b.setInsertionPointToStart(first ? ifOp.thenBlock() : ifOp.elseBlock());
+    pushScope();
+    FailureOr<Value> x =
+        first ? read() : concatenated(concat, idx, part + 1, offset + size);
+    popScope();
+    if (failed(x))
+      return failure();
+    scf::YieldOp::create(b, *x);
+  }
+  return ifOp.getResult(0);
 }
 
 FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {

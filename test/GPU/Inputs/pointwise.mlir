@@ -40,3 +40,19 @@ func.func @pointwise_bf16(%h: tensor<999x1021xbf16>, %w: tensor<999x1xbf16>)
   }
   return %r : tensor<999x1021xbf16>
 }
+
+// A copy kernel: three parts concatenated along the ragged inner dim (each
+// element read from the one part that holds it), then scaled.
+func.func @concat(%a: tensor<1000x500xf32>, %b: tensor<1000x1xf32>,
+                  %c: tensor<1000x522xf32>) -> tensor<1000x1023xf32> {
+  %r = nova_tile.fusion pointwise (%a, %b, %c)
+      : (tensor<1000x500xf32>, tensor<1000x1xf32>, tensor<1000x522xf32>)
+      -> tensor<1000x1023xf32> {
+  ^bb0(%aa: tensor<1000x500xf32>, %ba: tensor<1000x1xf32>, %ca: tensor<1000x522xf32>):
+    %j = nova.concat %aa, %ba, %ca dim 1 : tensor<1000x500xf32>, tensor<1000x1xf32>, tensor<1000x522xf32> -> tensor<1000x1023xf32>
+    %two = nova.constant dense<2.0> : tensor<f32>
+    %y = nova.mul %j, %two : tensor<1000x1023xf32>, tensor<f32>
+    nova_tile.yield %y : tensor<1000x1023xf32>
+  }
+  return %r : tensor<1000x1023xf32>
+}
