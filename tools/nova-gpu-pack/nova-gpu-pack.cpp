@@ -68,11 +68,11 @@ std::optional<std::string> parse(int argc, char **argv, Options &o) {
     };
     if (a == "-o" || a == "--entry" || a == "--chip" || a == "--ptxas" ||
         a == "--cuda-path") {
-      std::string &to = a == "-o"          ? o.output
-                        : a == "--entry"   ? o.entry
-                        : a == "--chip"    ? o.chip
-                        : a == "--ptxas"   ? o.ptxas
-                                           : o.cudaPath;
+      std::string &to = a == "-o"        ? o.output
+                        : a == "--entry" ? o.entry
+                        : a == "--chip"  ? o.chip
+                        : a == "--ptxas" ? o.ptxas
+                                         : o.cudaPath;
       if (!value(to))
         return "option '" + a + "' needs a value";
     } else if (a == "--ptx-only") {
@@ -102,9 +102,9 @@ std::optional<std::string> parse(int argc, char **argv, Options &o) {
     if (const char *home = std::getenv("CUDA_HOME"); home && *home)
       o.cudaPath = home;
     else if (llvm::sys::fs::can_execute(o.ptxas))
-      o.cudaPath = llvm::sys::path::parent_path(
-                       llvm::sys::path::parent_path(o.ptxas))
-                       .str();
+      o.cudaPath =
+          llvm::sys::path::parent_path(llvm::sys::path::parent_path(o.ptxas))
+              .str();
     else
       o.cudaPath = "/usr/local/cuda";
   }
@@ -147,8 +147,8 @@ std::optional<std::string> assemble(const Options &o, const std::string &ptx,
   std::string message;
   std::string arch = "-arch=" + o.chip;
   SmallVector<StringRef> args{ptxas, arch, in.str(), "-o", out.str()};
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0,
-                                     &message);
+  int rc =
+      llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0, &message);
   auto bytes = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
   llvm::sys::fs::remove(in);
   llvm::sys::fs::remove(out);
@@ -254,14 +254,13 @@ int main(int argc, char **argv) {
     }
     if (unresolved)
       return fail("kernel @" + bin.getName() +
-                  " calls libdevice, which was not found under '" +
-                  o.cudaPath + "/nvvm/libdevice' (give --cuda-path DIR)");
+                  " calls libdevice, which was not found under '" + o.cudaPath +
+                  "/nvvm/libdevice' (give --cuda-path DIR)");
     StringRef name = bin.getName();
     name.consume_back("_gpu");
     auto g = geometry.find(name.str());
     if (g == geometry.end())
-      return fail("gpu.binary @" + bin.getName() + " has no gpu.func @" +
-                  name);
+      return fail("gpu.binary @" + bin.getName() + " has no gpu.func @" + name);
     ::nova::KernelDesc k;
     k.name = name.str();
     k.hash = ::nova::hashBytes(ptx);

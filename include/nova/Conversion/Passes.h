@@ -1,4 +1,4 @@
-//===- Passes.h - lowerings between and out of the Nova dialects -*- C++ -*-===//
+//===- Passes.h - lowerings of the Nova dialects ---------------*- C++ -*-===//
 
 #ifndef NOVA_CONVERSION_PASSES_H
 #define NOVA_CONVERSION_PASSES_H

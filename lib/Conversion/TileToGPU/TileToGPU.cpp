@@ -69,7 +69,7 @@ public:
   SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> shape) {
     SmallVector<Value> idx(shape.size());
     for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
-        if (d == 0) {
+      if (d == 0) {
         idx[d] = shape[d] == 1 ? index(0) : linear;
         break;
       }
@@ -328,24 +328,48 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
     if (isFloat) {
       arith::CmpFPredicate p;
       switch (cmp.getPredicate()) {
-      case P::eq: p = arith::CmpFPredicate::OEQ; break;
-      case P::ne: p = arith::CmpFPredicate::UNE; break;
-      case P::lt: p = arith::CmpFPredicate::OLT; break;
-      case P::le: p = arith::CmpFPredicate::OLE; break;
-      case P::gt: p = arith::CmpFPredicate::OGT; break;
-      case P::ge: p = arith::CmpFPredicate::OGE; break;
+      case P::eq:
+        p = arith::CmpFPredicate::OEQ;
+        break;
+      case P::ne:
+        p = arith::CmpFPredicate::UNE;
+        break;
+      case P::lt:
+        p = arith::CmpFPredicate::OLT;
+        break;
+      case P::le:
+        p = arith::CmpFPredicate::OLE;
+        break;
+      case P::gt:
+        p = arith::CmpFPredicate::OGT;
+        break;
+      case P::ge:
+        p = arith::CmpFPredicate::OGE;
+        break;
       }
       return arith::CmpFOp::create(b, p, l, r).getResult();
     }
     bool bit = in[0].getType().isInteger(1); // booleans compare unsigned
     arith::CmpIPredicate p;
     switch (cmp.getPredicate()) {
-    case P::eq: p = arith::CmpIPredicate::eq; break;
-    case P::ne: p = arith::CmpIPredicate::ne; break;
-    case P::lt: p = bit ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt; break;
-    case P::le: p = bit ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle; break;
-    case P::gt: p = bit ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt; break;
-    case P::ge: p = bit ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge; break;
+    case P::eq:
+      p = arith::CmpIPredicate::eq;
+      break;
+    case P::ne:
+      p = arith::CmpIPredicate::ne;
+      break;
+    case P::lt:
+      p = bit ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+      break;
+    case P::le:
+      p = bit ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+      break;
+    case P::gt:
+      p = bit ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+      break;
+    case P::ge:
+      p = bit ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+      break;
     }
     return arith::CmpIOp::create(b, p, l, r).getResult();
   }
@@ -358,17 +382,22 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
     auto c = [&](double x) { return floatConstant(ct, x); };
     Value r =
         llvm::TypeSwitch<Operation *, Value>(op)
-            .Case([&](nv::AddOp) { return arith::AddFOp::create(b, w[0], w[1]); })
-            .Case([&](nv::SubOp) { return arith::SubFOp::create(b, w[0], w[1]); })
-            .Case([&](nv::MulOp) { return arith::MulFOp::create(b, w[0], w[1]); })
-            .Case([&](nv::DivOp) { return arith::DivFOp::create(b, w[0], w[1]); })
+            .Case(
+                [&](nv::AddOp) { return arith::AddFOp::create(b, w[0], w[1]); })
+            .Case(
+                [&](nv::SubOp) { return arith::SubFOp::create(b, w[0], w[1]); })
+            .Case(
+                [&](nv::MulOp) { return arith::MulFOp::create(b, w[0], w[1]); })
+            .Case(
+                [&](nv::DivOp) { return arith::DivFOp::create(b, w[0], w[1]); })
             .Case([&](nv::MaxOp) {
               return arith::MaximumFOp::create(b, w[0], w[1]);
             })
             .Case([&](nv::MinOp) {
               return arith::MinimumFOp::create(b, w[0], w[1]);
             })
-            .Case([&](nv::PowOp) { return math::PowFOp::create(b, w[0], w[1]); })
+            .Case(
+                [&](nv::PowOp) { return math::PowFOp::create(b, w[0], w[1]); })
             .Case([&](nv::NegOp) { return arith::NegFOp::create(b, w[0]); })
             .Case([&](nv::AbsOp) { return math::AbsFOp::create(b, w[0]); })
             .Case([&](nv::ReluOp) -> Value {
@@ -406,16 +435,16 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
               }
               // x/2 (1 + tanh u) = x / (1 + e^(-2u)): no cancellation where
               // tanh u is near -1, so the relative error stays small.
-              Value x3 = arith::MulFOp::create(
-                  b, arith::MulFOp::create(b, x, x), x);
+              Value x3 =
+                  arith::MulFOp::create(b, arith::MulFOp::create(b, x, x), x);
               Value u = arith::MulFOp::create(
                   b, c(std::sqrt(2.0 / M_PI)),
                   arith::AddFOp::create(
                       b, x, arith::MulFOp::create(b, c(0.044715), x3)));
-              Value e = math::ExpOp::create(
-                  b, arith::MulFOp::create(b, c(-2.0), u));
-              return arith::DivFOp::create(
-                  b, x, arith::AddFOp::create(b, c(1.0), e));
+              Value e =
+                  math::ExpOp::create(b, arith::MulFOp::create(b, c(-2.0), u));
+              return arith::DivFOp::create(b, x,
+                                           arith::AddFOp::create(b, c(1.0), e));
             })
             .Default([&](Operation *) { return Value(); });
     if (!r) {
@@ -431,18 +460,25 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
   };
   Value r =
       llvm::TypeSwitch<Operation *, Value>(op)
-          .Case([&](nv::AddOp) { return arith::AddIOp::create(b, in[0], in[1]); })
-          .Case([&](nv::SubOp) { return arith::SubIOp::create(b, in[0], in[1]); })
-          .Case([&](nv::MulOp) { return arith::MulIOp::create(b, in[0], in[1]); })
+          .Case(
+              [&](nv::AddOp) { return arith::AddIOp::create(b, in[0], in[1]); })
+          .Case(
+              [&](nv::SubOp) { return arith::SubIOp::create(b, in[0], in[1]); })
+          .Case(
+              [&](nv::MulOp) { return arith::MulIOp::create(b, in[0], in[1]); })
           .Case([&](nv::MaxOp) {
-            return it.isInteger(1) ? arith::OrIOp::create(b, in[0], in[1]).getResult()
-                                   : arith::MaxSIOp::create(b, in[0], in[1]).getResult();
+            return it.isInteger(1)
+                       ? arith::OrIOp::create(b, in[0], in[1]).getResult()
+                       : arith::MaxSIOp::create(b, in[0], in[1]).getResult();
           })
           .Case([&](nv::MinOp) {
-            return it.isInteger(1) ? arith::AndIOp::create(b, in[0], in[1]).getResult()
-                                   : arith::MinSIOp::create(b, in[0], in[1]).getResult();
+            return it.isInteger(1)
+                       ? arith::AndIOp::create(b, in[0], in[1]).getResult()
+                       : arith::MinSIOp::create(b, in[0], in[1]).getResult();
           })
-          .Case([&](nv::NegOp) { return arith::SubIOp::create(b, zero(), in[0]); })
+          .Case([&](nv::NegOp) {
+            return arith::SubIOp::create(b, zero(), in[0]);
+          })
           .Case([&](nv::AbsOp) { return math::AbsIOp::create(b, in[0]); })
           .Case([&](nv::ReluOp) {
             return arith::MaxSIOp::create(b, in[0], zero());
@@ -477,18 +513,17 @@ struct KernelContext {
   Value threadId() { return gpu::ThreadIdOp::create(b, gpu::Dimension::x); }
   Value blockId() { return gpu::BlockIdOp::create(b, gpu::Dimension::x); }
   LogicalResult fail(const Twine &why) {
-    return kernel.emitError() << "convert-tile-to-gpu: kernel @"
-                              << kernel.getSymName() << " ("
-                              << stringifyFamily(kernel.getFamily())
-                              << "): " << why;
+    return kernel.emitError()
+           << "convert-tile-to-gpu: kernel @" << kernel.getSymName() << " ("
+           << stringifyFamily(kernel.getFamily()) << "): " << why;
   }
   LogicalResult unsupported() {
     Operation *op = body.unsupported;
-    InFlightDiagnostic d =
-        op->emitError() << "convert-tile-to-gpu: kernel @"
-                        << kernel.getSymName() << " ("
-                        << stringifyFamily(kernel.getFamily()) << "): '"
-                        << op->getName() << "'";
+    InFlightDiagnostic d = op->emitError()
+                           << "convert-tile-to-gpu: kernel @"
+                           << kernel.getSymName() << " ("
+                           << stringifyFamily(kernel.getFamily()) << "): '"
+                           << op->getName() << "'";
     if (auto c = dyn_cast<nv::ConstantOp>(op))
       d << " with more than one distinct value";
     d << " is not lowered to the GPU yet";
@@ -637,9 +672,9 @@ Value shuffleReduce(ImplicitLocOpBuilder &b, const Combiner &comb, Value x,
         arith::ShLIOp::create(
             b, arith::ExtUIOp::create(b, i64, hi),
             arith::ConstantOp::create(b, i64, b.getI64IntegerAttr(32))));
-    Value back =
-        bits < 64 ? arith::TruncIOp::create(b, asInt, joined).getResult()
-                  : joined;
+    Value back = bits < 64
+                     ? arith::TruncIOp::create(b, asInt, joined).getResult()
+                     : joined;
     return isa<FloatType>(v.getType())
                ? arith::BitcastOp::create(b, v.getType(), back).getResult()
                : back;
@@ -758,8 +793,8 @@ FailureOr<Geometry> FamilyEmitter::pointwise() {
       b, arith::MulIOp::create(b, k.blockId(), body.index(chunksPerBlock)),
       k.threadId());
   auto scalarElement = [&](Value e) {
-    Value in = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, e,
-                                     body.index(n));
+    Value in =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, e, body.index(n));
     return k.ifThen(in, [&]() -> LogicalResult {
       SmallVector<Value> idx = body.delinearize(e, space);
       for (unsigned i = 0; i < k.outputs().size(); ++i)
@@ -775,8 +810,8 @@ FailureOr<Geometry> FamilyEmitter::pointwise() {
         if (width == 1)
           return scalarElement(chunk);
         Value first = arith::MulIOp::create(b, chunk, body.index(width));
-        Value whole = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
-                                            chunk, body.index(n / width));
+        Value whole = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
+                                            body.index(n / width));
         auto ifOp = scf::IfOp::create(b, whole, /*withElseRegion=*/true);
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(ifOp.thenBlock());
@@ -793,8 +828,7 @@ FailureOr<Geometry> FamilyEmitter::pointwise() {
           Value e = arith::AddIOp::create(b, first, body.index(lane));
           SmallVector<Value> idx = body.delinearize(e, space);
           for (auto [d, vec] : llvm::zip(direct, loaded))
-            body.bind(d.first, idx,
-                      vector::ExtractOp::create(b, vec, lane));
+            body.bind(d.first, idx, vector::ExtractOp::create(b, vec, lane));
           for (auto [i, v] : llvm::enumerate(k.outputs())) {
             auto x = body.eval(v, idx);
             if (failed(x))
@@ -842,8 +876,8 @@ FailureOr<Geometry> FamilyEmitter::rowReduction(gpu::GPUFuncOp func) {
   // A power-of-two group of threads per row: a warp or less shuffles only,
   // more combines the warps through shared memory.
   int64_t rowsPerBlock = std::max<int64_t>(1, k.schedule.getTile().front());
-  int64_t group = llvm::PowerOf2Ceil(
-      std::max<int64_t>(1, threads / rowsPerBlock));
+  int64_t group =
+      llvm::PowerOf2Ceil(std::max<int64_t>(1, threads / rowsPerBlock));
   group = std::min<int64_t>(group, 1024);
   if (rows == 0 || cols == 0)
     return k.fail("empty rows are not lowered yet");
@@ -865,8 +899,8 @@ FailureOr<Geometry> FamilyEmitter::rowReduction(gpu::GPUFuncOp func) {
   Value row = arith::AddIOp::create(
       b, arith::MulIOp::create(b, k.blockId(), body.index(rowsPerBlock)),
       rowInBlock);
-  Value valid =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row, body.index(rows));
+  Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row,
+                                      body.index(rows));
   // Threads past the last row compute the last row again (every thread
   // must reach the barriers) and store nothing.
   Value clamped = arith::MinUIOp::create(b, row, body.index(rows - 1));
@@ -882,7 +916,8 @@ FailureOr<Geometry> FamilyEmitter::rowReduction(gpu::GPUFuncOp func) {
         });
     if (failed(partial))
       return k.unsupported();
-    Value total = shuffleReduce(b, comb, *partial, std::min<int64_t>(group, 32));
+    Value total =
+        shuffleReduce(b, comb, *partial, std::min<int64_t>(group, 32));
     if (warpsPerRow > 1) {
       // Lane 0 of each warp publishes; every thread folds its row's warps
       // in order (deterministic), then the buffer is free again.
@@ -899,8 +934,8 @@ FailureOr<Geometry> FamilyEmitter::rowReduction(gpu::GPUFuncOp func) {
         return success();
       });
       gpu::BarrierOp::create(b);
-      Value rowWarp0 = arith::MulIOp::create(b, rowInBlock,
-                                             body.index(warpsPerRow));
+      Value rowWarp0 =
+          arith::MulIOp::create(b, rowInBlock, body.index(warpsPerRow));
       Value acc = comb.identity(b, b.getLoc());
       acc = body.convert(acc, b.getF64Type());
       Combiner wide{comb.kind, b.getF64Type()};
@@ -914,8 +949,7 @@ FailureOr<Geometry> FamilyEmitter::rowReduction(gpu::GPUFuncOp func) {
       total = body.convert(acc, comb.accType);
     }
     Type element = elementOf(reduce.getResult());
-    body.setUniform(reduce.getResult(),
-                    body.convert(total, element));
+    body.setUniform(reduce.getResult(), body.convert(total, element));
   }
 
   // Outputs: per-row ones from lane 0, full rows by every lane.
@@ -935,10 +969,11 @@ FailureOr<Geometry> FamilyEmitter::rowReduction(gpu::GPUFuncOp func) {
     // Per-row outputs from each row's lane 0; a scalar output (which the
     // contract keeps independent of the rows) from the first row's.
     Value first = arith::AndIOp::create(
-        b, access.kind == AccessKind::Scalar
-               ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, row,
-                                       body.index(0))
-               : valid,
+        b,
+        access.kind == AccessKind::Scalar
+            ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, row,
+                                    body.index(0))
+            : valid,
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
                               body.index(0)));
     LogicalResult ok = k.ifThen(first, [&] {
@@ -965,8 +1000,8 @@ FailureOr<Geometry> FamilyEmitter::columnReduction(gpu::GPUFuncOp func) {
   int64_t colsPerBlock = 32;
   int64_t threads = std::max<int64_t>(32, k.schedule.getThreads() / 32 * 32);
   int64_t groups = threads / colsPerBlock;
-  auto space = gpu::AddressSpaceAttr::get(b.getContext(),
-                                          gpu::AddressSpace::Workgroup);
+  auto space =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
   Value partials = func.addWorkgroupAttribution(
       MemRefType::get({threads}, b.getF64Type(), AffineMap(), space),
       b.getLoc());
@@ -977,8 +1012,8 @@ FailureOr<Geometry> FamilyEmitter::columnReduction(gpu::GPUFuncOp func) {
   Value col = arith::AddIOp::create(
       b, arith::MulIOp::create(b, k.blockId(), body.index(colsPerBlock)),
       colInBlock);
-  Value valid =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, col, body.index(cols));
+  Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, col,
+                                      body.index(cols));
   Value clamped = arith::MinUIOp::create(b, col, body.index(cols - 1));
   auto pointAt = [&](Value v, Value r) {
     SmallVector<Value> point = body.delinearize(r, lead);
@@ -991,14 +1026,13 @@ FailureOr<Geometry> FamilyEmitter::columnReduction(gpu::GPUFuncOp func) {
     if (!isa<FloatType>(comb.accType))
       return k.fail("integer column reductions are not lowered yet");
     Value input = reduce.getInput();
-    auto partial = accumulate(k, comb, rowGroup, body.index(rows),
-                              body.index(groups), [&](Value r) {
-                                return body.eval(input, pointAt(input, r));
-                              });
+    auto partial = accumulate(
+        k, comb, rowGroup, body.index(rows), body.index(groups),
+        [&](Value r) { return body.eval(input, pointAt(input, r)); });
     if (failed(partial))
       return k.unsupported();
-    memref::StoreOp::create(b, body.convert(*partial, b.getF64Type()),
-                            partials, ValueRange{tid});
+    memref::StoreOp::create(b, body.convert(*partial, b.getF64Type()), partials,
+                            ValueRange{tid});
     gpu::BarrierOp::create(b);
     Combiner wide{comb.kind, b.getF64Type()};
     Value acc = body.convert(comb.identity(b, b.getLoc()), b.getF64Type());
@@ -1028,15 +1062,15 @@ FailureOr<Geometry> FamilyEmitter::columnReduction(gpu::GPUFuncOp func) {
     // Per-column outputs from each column's first row group; a scalar
     // output (independent of the columns) from the first column's.
     Value first = arith::AndIOp::create(
-        b, access.kind == AccessKind::Scalar
-               ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, col,
-                                       body.index(0))
-               : valid,
+        b,
+        access.kind == AccessKind::Scalar
+            ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, col,
+                                    body.index(0))
+            : valid,
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rowGroup,
                               body.index(0)));
-    LogicalResult ok = k.ifThen(first, [&] {
-      return k.store(i, pointAt(v, body.index(0)));
-    });
+    LogicalResult ok =
+        k.ifThen(first, [&] { return k.store(i, pointAt(v, body.index(0))); });
     if (failed(ok))
       return failure();
   }
@@ -1083,8 +1117,7 @@ FailureOr<Geometry> FamilyEmitter::optimizer() {
   }
 
   Value base = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, k.blockId(), body.index(tile)),
-      k.threadId());
+      b, arith::MulIOp::create(b, k.blockId(), body.index(tile)), k.threadId());
   Type f64 = b.getF64Type();
   auto c = [&](double x) {
     return arith::ConstantOp::create(b, f64, b.getF64FloatAttr(x));
@@ -1114,8 +1147,8 @@ FailureOr<Geometry> FamilyEmitter::optimizer() {
             auto p = at(adamw.getParam()), g = at(adamw.getGrad()),
                  m = at(adamw.getM()), v = at(adamw.getV()),
                  t = at(adamw.getStep()), lr = at(adamw.getLr());
-            if (failed(p) || failed(g) || failed(m) || failed(v) ||
-                failed(t) || failed(lr))
+            if (failed(p) || failed(g) || failed(m) || failed(v) || failed(t) ||
+                failed(lr))
               return k.unsupported();
             double b1 = adamw.getBeta1().convertToDouble(),
                    b2 = adamw.getBeta2().convertToDouble(),
@@ -1137,10 +1170,9 @@ FailureOr<Geometry> FamilyEmitter::optimizer() {
             Value c2 = sub(c(1), math::PowFOp::create(b, c(b2), *t));
             Value mk = add(mul(c(b1), *m), mul(c(1 - b1), *g));
             Value vk = add(mul(c(b2), *v), mul(mul(c(1 - b2), *g), *g));
-            Value denom =
-                add(math::SqrtOp::create(b, div(vk, c2)), c(eps));
-            Value pk = sub(*p, mul(*lr, add(div(div(mk, c1), denom),
-                                            mul(c(wd), *p))));
+            Value denom = add(math::SqrtOp::create(b, div(vk, c2)), c(eps));
+            Value pk =
+                sub(*p, mul(*lr, add(div(div(mk, c1), denom), mul(c(wd), *p))));
             Type e = elementOf(adamw.getParam());
             body.setUniform(adamw.getNewParam(), body.convert(pk, e));
             body.setUniform(adamw.getNewM(), body.convert(mk, e));
@@ -1175,9 +1207,8 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
     return failure();
   std::string name = kernel.getSymName().str();
   auto where = [&] {
-    return kernel.emitError() << "convert-tile-to-gpu: kernel @" << name
-                              << " (" << stringifyFamily(kernel.getFamily())
-                              << "): ";
+    return kernel.emitError() << "convert-tile-to-gpu: kernel @" << name << " ("
+                              << stringifyFamily(kernel.getFamily()) << "): ";
   };
   ScheduleAttr schedule = kernel.getScheduleAttr();
   if (!schedule)
@@ -1193,8 +1224,7 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
                    << " family is not lowered to the GPU yet";
   }
   Location loc = kernel.getLoc();
-  auto gpuModule =
-      gpu::GPUModuleOp::create(moduleBuilder, loc, name + "_gpu");
+  auto gpuModule = gpu::GPUModuleOp::create(moduleBuilder, loc, name + "_gpu");
   OpBuilder inner(gpuModule.getBodyRegion());
   SmallVector<Type> params;
   FunctionType type = kernel.getKernelType();
@@ -1215,8 +1245,7 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
 
   KernelContext k{kernel, *contract, schedule, func, b, body, {}};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
-    k.outputBuffers.push_back(
-        entry.getArgument(type.getNumInputs() + i));
+    k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
   FamilyEmitter emit(k);
   FailureOr<Geometry> geometry = failure();
   switch (kernel.getFamily()) {
