@@ -72,3 +72,11 @@ if _torch_python:
     config.substitutions.append(("%torch_python", _torch_python))
 else:
     lit_config.note("no PyTorch (python3-torch): tests marked 'REQUIRES: torch' are skipped")
+
+
+# The CUDA toolkit's ptxas turns the GPU kernels' PTX into cubins
+# (nova-gpu-pack); without it only the PTX is checked.
+if shutil.which("ptxas") or os.access("/usr/local/cuda/bin/ptxas", os.X_OK):
+    config.available_features.add("ptxas")
+else:
+    lit_config.note("no ptxas: tests marked 'REQUIRES: ptxas' are skipped")

@@ -12,9 +12,12 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Dialect/NovaMem/IR/NovaMem.h"
@@ -29,9 +32,12 @@ inline void registerAllDialects(DialectRegistry &registry) {
       nova_mem::NovaMemDialect,
       arith::ArithDialect,
       func::FuncDialect,
+      gpu::GPUDialect,
       math::MathDialect,
+      memref::MemRefDialect,
       scf::SCFDialect,
-      tensor::TensorDialect>();
+      tensor::TensorDialect,
+      vector::VectorDialect>();
   // clang-format on
 }
 } // namespace mlir::nova

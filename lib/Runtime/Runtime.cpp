@@ -148,7 +148,8 @@ std::unique_ptr<Instance> Instance::create(Device &device,
               " of " + mib(total) + " are free (" + drv.describe(r) + ")";
       return nullptr;
     }
-    if (!device.check(drv.cuMemsetD8(inst->arena, 0, entry->arenaSize),
+    if (!device.check(drv.cuMemsetD8(inst->arena, options.poisonArena ? 0xFF : 0,
+                                      entry->arenaSize),
                       "cuMemsetD8(arena)", error))
       return nullptr;
   }

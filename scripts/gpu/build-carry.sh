@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Builds what the GPU machine runs (it has no MLIR and no FlatBuffers):
-# the runtime-only configuration (NOVA_ENABLE_COMPILER=OFF) and the test
-# kernels, into gpu-carry/ (git-ignored; it travels to the GPU machine).
+# the runtime-only configuration (NOVA_ENABLE_COMPILER=OFF), the test
+# kernels, and the GPU kernel tests (Nova's own kernels compiled here by
+# the compiler in build/, with the interpreter's reference outputs; see
+# scripts/gpu/kernel-tests.sh), into gpu-carry/ (git-ignored; it travels to
+# the GPU machine). KERNEL_TEST_SEED fixes the inputs' seed (default: the
+# time, so each round draws fresh inputs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 carry=$root/gpu-carry
@@ -11,5 +15,9 @@ ninja -C "$carry/build" nova-run nova-configure-explain NovaRuntimeTests NovaRun
 mkdir -p "$carry/bin"
 cp "$carry/build/bin/"{nova-run,nova-configure-explain,NovaRuntimeTests,NovaRuntimeGpuTests} "$carry/bin/"
 "$root/utils/make-test-kernels.sh" "$carry/kernels"
+ninja -C "$root/build" nova-opt nova-gpu-pack nova-run
+rm -rf "$carry/kernel-tests"
+NOVA_BIN=$root/build/bin "$root/scripts/gpu/kernel-tests.sh" prepare \
+  "$carry/kernel-tests" ${KERNEL_TEST_SEED:-}
 rm -rf "$carry/build"
 du -sh "$carry"

@@ -2,8 +2,8 @@
 # One round on the GPU machine (run from the repository root there, after
 # scripts/gpu/build-carry.sh here): runtime unit tests, GPU integration
 # tests, nova-run on the executables they wrote (correctness, PTX JIT,
-# timing with and without CUDA graphs, the training driver) and the
-# configurator on GPT-2. Everything goes to $OUT/round.log.
+# timing with and without CUDA graphs, the training driver), Nova's own
+# GPU kernels against the interpreter and the configurator on GPT-2. Everything goes to $OUT/round.log.
 set -uo pipefail
 C=gpu-carry
 OUT=${OUT:-/tmp/nova-out}
@@ -60,6 +60,9 @@ expect_error() {
 head -c 100 "$W/add_scale.nvx" > "$W/truncated.nvx"
 expect_error $C/bin/nova-run "$W/truncated.nvx" --random-inputs 1
 expect_error $C/bin/nova-run "$W/add_scale.nvx" --entry nope
+
+# Nova's own kernels (convert-tile-to-gpu) against the interpreter.
+run scripts/gpu/kernel-tests.sh run $C/kernel-tests $C/bin/nova-run
 
 run $C/bin/nova-configure-explain --device h200 --gpt2 --summary
 echo "round status $status"

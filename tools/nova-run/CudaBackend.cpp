@@ -196,6 +196,7 @@ int runCuda(const RunOptions &o) {
     return fail(error);
   InstanceOptions options;
   options.useGraphs = o.graphs;
+  options.poisonArena = o.poison;
   auto inst = Instance::create(*device, exe, entry, options, error);
   if (!inst)
     return fail(error);

@@ -79,6 +79,9 @@ cuda backend:
   --no-graphs               launch kernel by kernel instead of replaying a
                             CUDA graph (default: graphs)
   --device N                CUDA device ordinal (default 0)
+  --poison                  fill the arena with 0xFF bytes (NaN, -1) before
+                            the inputs, so an output element no kernel
+                            writes fails --compare (default: zeros)
 )";
 }
 
@@ -196,6 +199,7 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
                                          {"check-gradients", &o.checkGradients},
                                          {"train", &o.train},
                                          {"no-graphs", &noGraphs},
+                                         {"poison", &o.poison},
                                          {"detect-anomaly", &o.detectAnomaly}};
   auto fail = [&](std::string message) {
     error = std::move(message);
@@ -285,7 +289,8 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
   ignoredWithout({"random-int-bound"}, o.seed.has_value(), "--random-inputs");
   ignoredWithout({"warmup"}, o.iterations > 0, "--iterations");
   if (o.backend == "ref")
-    for (const char *n : {"iterations", "warmup", "no-graphs", "device"})
+    for (const char *n :
+         {"iterations", "warmup", "no-graphs", "device", "poison"})
       if (given(n))
         warnings.push_back("--" + std::string(n) +
                            " applies to the cuda backend; the ref backend "

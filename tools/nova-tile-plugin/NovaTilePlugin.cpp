@@ -28,6 +28,6 @@ mlirGetDialectPluginInfo() {
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "NovaTilePasses", LLVM_VERSION_STRING, []() {
             nova_tile::registerNovaTilePasses();
-            nova::registerConvertNovaToTile();
+            nova::registerNovaConversionPasses();
           }};
 }

@@ -1,9 +1,16 @@
-//===- Passes.h - lowerings between the Nova dialects -----------*- C++ -*-===//
+//===- Passes.h - lowerings of the Nova dialects ---------------*- C++ -*-===//
 
 #ifndef NOVA_CONVERSION_PASSES_H
 #define NOVA_CONVERSION_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::nova {

@@ -74,6 +74,10 @@ private:
 struct InstanceOptions {
   /// Capture the launch list once as a CUDA graph and replay it.
   bool useGraphs = true;
+  /// Fill the arena with 0xFF bytes instead of zeros before the inputs are
+  /// copied in (NaN floats, -1 integers), so an output element a kernel
+  /// never writes cannot pass a comparison by being 0.
+  bool poisonArena = false;
 };
 
 /// An entry of an executable, ready to run on a device. It refers to the

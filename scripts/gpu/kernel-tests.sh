@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# GPU kernel tests, in two halves because the GPU machine has no MLIR:
+#
+#   kernel-tests.sh prepare DIR [SEED]   (here) compile each case's kernels
+#       through convert-tile-to-gpu to an sm_90a .nvx and compute the
+#       reference outputs with the interpreter (nova-run --backend=ref);
+#   kernel-tests.sh run DIR [NOVA_RUN]   (on the GPU machine) run each .nvx
+#       on the same inputs with the arena poisoned (so an element no kernel
+#       writes fails) and compare; exit 1 if any case fails.
+#
+# Inputs are random: the same seed gives both backends the same tensors,
+# except where a case carries its inputs (the optimizer's, which the
+# interpreter fits: step >= 1, second moments >= 0). Tools come from PATH
+# or NOVA_BIN.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+inputs=$here/test/GPU/Inputs
+# name        file                    entry           rtol  atol  carry-inputs
+cases="
+pointwise      pointwise.mlir         pointwise       1e-6  1e-7  no
+pointwise_bf16 pointwise.mlir         pointwise_bf16  8e-3  0     no
+concat         pointwise.mlir         concat          0     0     no
+layer_norm     row-reduction.mlir     layer_norm      1e-5  1e-6  no
+softmax        row-reduction.mlir     softmax         1e-6  1e-9  no
+bias_grad      column-reduction.mlir  bias_grad       1e-6  1e-7  no
+adamw          optimizer.mlir         adamw           1e-6  1e-9  yes
+"
+bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
+mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
+dir=${2:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
+shift 2
+status=0
+case $mode in
+prepare)
+  seed=${1:-$(date +%s)}
+  shift $(( $# > 0 ? 1 : 0 ))
+  only=" $* "
+  mkdir -p "$dir"
+  : > "$dir/cases.txt"
+  echo "kernel tests: seed $seed"
+  while read -r name file entry rtol atol carry; do
+    [ -z "$name" ] && continue
+    [ "$only" != "  " ] && [[ "$only" != *" $name "* ]] && continue
+    gpu=$dir/$name.gpu.mlir
+    if ! "$(bin nova-opt)" "$inputs/$file" --nova-configure=target=h200 \
+        --nova-outline-kernels --convert-tile-to-gpu -o "$gpu" ||
+       ! "$(bin nova-gpu-pack)" "$gpu" --entry "$entry" -o "$dir/$name.nvx"; then
+      echo "FAILED to compile $name"; status=1; continue
+    fi
+    save=()
+    [ "$carry" = yes ] && save=(--save-inputs "$dir/$name.in.safetensors")
+    if ! "$(bin nova-run)" "$inputs/$file" --backend=ref --entry "$entry" \
+        --random-inputs "$seed" "${save[@]}" -o "$dir/$name.ref.safetensors"; then
+      echo "FAILED: reference of $name"; status=1; continue
+    fi
+    rm -f "$gpu"
+    echo "$name $entry $rtol $atol $carry $seed" >> "$dir/cases.txt"
+  done <<< "$cases"
+  ;;
+run)
+  run=${1:-$(bin nova-run)}
+  [ -s "$dir/cases.txt" ] || { echo "no cases in $dir (prepare first)"; exit 1; }
+  while read -r name entry rtol atol carry seed; do
+    given=(--random-inputs "$seed")
+    [ "$carry" = yes ] && given=(--inputs "$dir/$name.in.safetensors")
+    echo "+ $name"
+    if ! "$run" "$dir/$name.nvx" --entry "$entry" --poison "${given[@]}" \
+        --compare "$dir/$name.ref.safetensors" --rtol "$rtol" --atol "$atol"; then
+      echo "FAILED: $name"; status=1
+    fi
+  done < "$dir/cases.txt"
+  ;;
+*)
+  echo "kernel-tests.sh: unknown mode '$mode' (prepare or run)"; exit 2 ;;
+esac
+exit $status

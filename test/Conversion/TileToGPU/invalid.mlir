@@ -1,0 +1,61 @@
+// Kernels convert-tile-to-gpu cannot lower are located errors naming the
+// kernel and the family or op, never a crash; the other kernels of the
+// module are still checked.
+// RUN: nova-opt %s --convert-tile-to-gpu -split-input-file -verify-diagnostics
+
+// expected-error @below {{convert-tile-to-gpu: kernel @mm (matmul): the matmul family is not lowered to the GPU yet}}
+nova_tile.kernel @mm matmul schedule <tile = [128, 128, 64], threads = 256, stages = 3, vector = 8, split_k = 1> {
+^bb0(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>):
+  %p = nova.matmul %a, %b : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  nova_tile.yield %p : tensor<4x16xf32>
+}
+
+// -----
+
+// expected-error @below {{convert-tile-to-gpu: kernel @relu (pointwise): has no schedule; run nova-configure first}}
+nova_tile.kernel @relu pointwise {
+^bb0(%x: tensor<4x8xf32>):
+  %y = nova.relu %x : tensor<4x8xf32>
+  nova_tile.yield %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @inline(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{convert-tile-to-gpu: an inline fusion group; run nova-outline-kernels first}}
+  %y = nova_tile.fusion pointwise (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%xa: tensor<4x8xf32>):
+    %r = nova.relu %xa : tensor<4x8xf32>
+    nova_tile.yield %r : tensor<4x8xf32>
+  }
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+nova_tile.kernel @ln row_reduction schedule <tile = [8, 8], threads = 256, stages = 1, vector = 1, split_k = 1> {
+^bb0(%x: tensor<4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>):
+  // expected-error @below {{convert-tile-to-gpu: kernel @ln (row_reduction): 'nova.layer_norm' is not lowered to the GPU yet}}
+  %y = nova.layer_norm %x, %g, %b eps 1.0e-05 : tensor<4x8xf32>, tensor<8xf32>
+  nova_tile.yield %y : tensor<4x8xf32>
+}
+
+// -----
+
+nova_tile.kernel @table pointwise schedule <tile = [1024], threads = 256, stages = 1, vector = 1, split_k = 1> {
+^bb0(%x: tensor<4xf32>):
+  // expected-error @below {{convert-tile-to-gpu: kernel @table (pointwise): 'nova.constant' with more than one distinct value is not lowered to the GPU yet}}
+  %c = nova.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %y = nova.add %x, %c : tensor<4xf32>, tensor<4xf32>
+  nova_tile.yield %y : tensor<4xf32>
+}
+
+// -----
+
+// Integer partial sums do not travel through the f64 shared-memory slots.
+// expected-error @below {{convert-tile-to-gpu: kernel @count (row_reduction): integer reductions over more than a warp per row are not lowered yet}}
+nova_tile.kernel @count row_reduction schedule <tile = [1, 4096], threads = 256, stages = 1, vector = 1, split_k = 1> {
+^bb0(%x: tensor<4x4096xi32>):
+  %s = nova.reduce sum %x dims [1] : tensor<4x4096xi32> -> tensor<4xi32>
+  nova_tile.yield %s : tensor<4xi32>
+}

@@ -1,0 +1,59 @@
+// convert-tile-to-gpu on reductions. A row kernel: a block of threads per
+// row (4096 columns: 256 threads, 8 warps), each reduction in body order as
+// a strided loop, an XOR butterfly of warp shuffles, then the warps'
+// partials through shared memory between barriers; float sums accumulate in
+// f64 (split into two 32-bit shuffles). Full-row outputs are stored by
+// every lane, per-row outputs by lane 0. A column kernel: 32 columns per
+// block, row groups combined in shared memory.
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
+
+// CHECK-LABEL: gpu.func @row_reduction_
+// CHECK-SAME: (%[[X:.*]]: memref<3x4096xf32>, %[[D:.*]]: memref<3x4096xf32>, %[[S:.*]]: memref<3xf32>) workgroup(%[[SH:.*]] : memref<8xf64, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>
+// CHECK: %[[MAX:.*]] = scf.for {{.*}} iter_args({{.*}}) -> (f32)
+// CHECK: arith.maximumf
+// CHECK-COUNT-5: gpu.shuffle xor %{{.*}} : f32
+// CHECK: memref.store %{{.*}}, %[[SH]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: memref.load %[[SH]]
+// CHECK: gpu.barrier
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args({{.*}}) -> (f64)
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK-COUNT-10: gpu.shuffle xor %{{.*}} : i32
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: arith.subf
+// CHECK: memref.store %{{.*}}, %[[D]]
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %[[S]]
+
+// CHECK-LABEL: gpu.func @column_reduction_
+// CHECK-SAME: workgroup(%[[CSH:.*]] : memref<256xf64, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 2, 1, 1>
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f64)
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: memref.store %{{.*}}, %[[CSH]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: memref.load %[[CSH]]
+// CHECK: gpu.barrier
+// CHECK: arith.truncf %{{.*}} : f64 to bf16
+func.func @rows(%x: tensor<3x4096xf32>) -> (tensor<3x4096xf32>, tensor<3xf32>) {
+  %r:2 = nova_tile.fusion row_reduction (%x) : (tensor<3x4096xf32>) -> (tensor<3x4096xf32>, tensor<3xf32>) {
+  ^bb0(%xa: tensor<3x4096xf32>):
+    %m = nova.reduce max %xa dims [1] keep_dims : tensor<3x4096xf32> -> tensor<3x1xf32>
+    %d = nova.sub %xa, %m : tensor<3x4096xf32>, tensor<3x1xf32>
+    %s = nova.reduce sum %xa dims [1] : tensor<3x4096xf32> -> tensor<3xf32>
+    nova_tile.yield %d, %s : tensor<3x4096xf32>, tensor<3xf32>
+  }
+  return %r#0, %r#1 : tensor<3x4096xf32>, tensor<3xf32>
+}
+func.func @cols(%x: tensor<100x40xbf16>) -> tensor<40xbf16> {
+  %r = nova_tile.fusion column_reduction (%x) : (tensor<100x40xbf16>) -> tensor<40xbf16> {
+  ^bb0(%xa: tensor<100x40xbf16>):
+    %s = nova.reduce sum %xa dims [0] : tensor<100x40xbf16> -> tensor<40xbf16>
+    nova_tile.yield %s : tensor<40xbf16>
+  }
+  return %r : tensor<40xbf16>
+}

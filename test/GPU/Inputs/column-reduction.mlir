@@ -1,0 +1,16 @@
+// Column kernels: a bias gradient over ragged rows (sum over every dim but
+// the last), a second sum of a product in the same pass, and a bf16 input.
+func.func @bias_grad(%dy: tensor<8x125x1023xf32>, %x: tensor<8x125x1023xbf16>)
+    -> (tensor<1023xf32>, tensor<1x1x1023xf32>) {
+  %r:2 = nova_tile.fusion column_reduction (%dy, %x)
+      : (tensor<8x125x1023xf32>, tensor<8x125x1023xbf16>)
+      -> (tensor<1023xf32>, tensor<1x1x1023xf32>) {
+  ^bb0(%g: tensor<8x125x1023xf32>, %xa: tensor<8x125x1023xbf16>):
+    %db = nova.reduce sum %g dims [0, 1] : tensor<8x125x1023xf32> -> tensor<1023xf32>
+    %xf = nova.cast %xa : tensor<8x125x1023xbf16> to tensor<8x125x1023xf32>
+    %p = nova.mul %g, %xf : tensor<8x125x1023xf32>, tensor<8x125x1023xf32>
+    %dw = nova.reduce sum %p dims [0, 1] keep_dims : tensor<8x125x1023xf32> -> tensor<1x1x1023xf32>
+    nova_tile.yield %db, %dw : tensor<1023xf32>, tensor<1x1x1023xf32>
+  }
+  return %r#0, %r#1 : tensor<1023xf32>, tensor<1x1x1023xf32>
+}
