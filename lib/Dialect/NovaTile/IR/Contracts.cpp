@@ -599,10 +599,12 @@ static std::optional<Access> reductionAccess(ArrayRef<int64_t> shape,
                                              bool columnsFirst = false) {
   ArrayRef<int64_t> rowDims = full.take_front(split);
   ArrayRef<int64_t> colDims = full.drop_front(split);
-  // With a single row, a column sum keeping its dims has the full shape.
-  if (columnsFirst && shape == full && product(rowDims) == 1 &&
-      product(shape) != 1)
-    return Access{AccessKind::PerColumn, {}, false};
+  // With a single row, a column sum keeping its dims has the full shape
+  // (with a single element too, it is also the total).
+  if (columnsFirst && shape == full && product(rowDims) == 1)
+    return Access{product(shape) == 1 ? AccessKind::Scalar
+                                      : AccessKind::PerColumn,
+                  {}, false};
   if (shape == full)
     return Access{AccessKind::Elementwise, {}, false};
   if (product(shape) == 1)
