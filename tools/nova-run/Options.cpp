@@ -294,8 +294,7 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
   ignoredWithout({"warmup"}, o.iterations > 0, "--iterations");
   if (o.backend == "ref")
     for (const char *n :
-         {"iterations", "warmup", "no-graphs", "device", "poison",
-          "describe"})
+         {"iterations", "warmup", "no-graphs", "device", "poison", "describe"})
       if (given(n))
         warnings.push_back("--" + std::string(n) +
                            " applies to the cuda backend; the ref backend "

@@ -46,21 +46,19 @@ llvm::cl::opt<std::string>
     ptxas("ptxas", llvm::cl::desc("ptxas to assemble the kernels with"),
           llvm::cl::cat(category));
 llvm::cl::opt<std::string>
-    cudaPath("cuda-path",
-             llvm::cl::desc("CUDA toolkit holding nvvm/libdevice"),
+    cudaPath("cuda-path", llvm::cl::desc("CUDA toolkit holding nvvm/libdevice"),
              llvm::cl::cat(category));
-llvm::cl::opt<bool> ptxOnly(
-    "ptx-only",
-    llvm::cl::desc("PTX only; the driver compiles it when loading"),
-    llvm::cl::cat(category));
+llvm::cl::opt<bool>
+    ptxOnly("ptx-only",
+            llvm::cl::desc("PTX only; the driver compiles it when loading"),
+            llvm::cl::cat(category));
 
 /// The entry of planned program `program`, its launches indexing `exe`'s
 /// kernels (added on first use).
-LogicalResult
-translateEntry(const mlir::nova_mem::Program &program,
-               const std::map<std::string, mlir::nova::CompiledKernel> &compiled,
-               ::nova::ExecutableDesc &exe,
-               std::map<std::string, uint32_t> &kernelIndex) {
+LogicalResult translateEntry(
+    const mlir::nova_mem::Program &program,
+    const std::map<std::string, mlir::nova::CompiledKernel> &compiled,
+    ::nova::ExecutableDesc &exe, std::map<std::string, uint32_t> &kernelIndex) {
   func::FuncOp fn = program.function;
   ::nova::EntryDesc entry;
   entry.name = fn.getSymName().str();
@@ -73,11 +71,12 @@ translateEntry(const mlir::nova_mem::Program &program,
   auto describe = [&](Location loc, Type type, std::string name,
                       uint64_t offset) -> FailureOr<::nova::TensorDesc> {
     auto tensor = cast<RankedTensorType>(type);
-    std::optional<::nova::DType> dtype = mlir::nova::dtypeOf(tensor.getElementType());
+    std::optional<::nova::DType> dtype =
+        mlir::nova::dtypeOf(tensor.getElementType());
     if (!dtype)
-      return emitError(loc) << "nova-to-executable: element type "
-                            << tensor.getElementType()
-                            << " has no runtime dtype";
+      return emitError(loc)
+             << "nova-to-executable: element type " << tensor.getElementType()
+             << " has no runtime dtype";
     ::nova::TensorDesc d;
     d.name = std::move(name);
     d.dtype = *dtype;
@@ -88,9 +87,10 @@ translateEntry(const mlir::nova_mem::Program &program,
 
   for (BlockArgument arg : fn.getArguments()) {
     unsigned i = arg.getArgNumber();
-    const mlir::nova_mem::Slot &slot = program.slots[program.inputSlot.lookup(i)];
-    auto d = describe(fn.getLoc(), arg.getType(), mlir::nova::argumentName(fn, i),
-                      uint64_t(*slot.offset));
+    const mlir::nova_mem::Slot &slot =
+        program.slots[program.inputSlot.lookup(i)];
+    auto d = describe(fn.getLoc(), arg.getType(),
+                      mlir::nova::argumentName(fn, i), uint64_t(*slot.offset));
     if (failed(d))
       return failure();
     entry.inputs.push_back(*d);
@@ -103,7 +103,8 @@ translateEntry(const mlir::nova_mem::Program &program,
         if (!output)
           return ret.emitError("nova-to-executable: result #")
                  << j << " is not a nova_mem.output";
-        auto buffer = cast<mlir::nova_mem::BufferType>(output.getBuffer().getType());
+        auto buffer =
+            cast<mlir::nova_mem::BufferType>(output.getBuffer().getType());
         // An entry's tensors are packed; a padded buffer would need a copy.
         if (buffer.getLd() != 0 &&
             buffer.getRowPitch() != buffer.getShape().back())
@@ -127,8 +128,9 @@ translateEntry(const mlir::nova_mem::Program &program,
     std::string name = launch.getKernel().str();
     auto found = compiled.find(name);
     if (found == compiled.end()) {
-      auto kernel = SymbolTable::lookupNearestSymbolFrom<mlir::nova_tile::KernelOp>(
-          launch, launch.getKernelAttr());
+      auto kernel =
+          SymbolTable::lookupNearestSymbolFrom<mlir::nova_tile::KernelOp>(
+              launch, launch.getKernelAttr());
       InFlightDiagnostic d = launch.emitError("nova-to-executable: kernel @")
                              << name << " has no GPU code";
       if (kernel)
@@ -150,8 +152,8 @@ translateEntry(const mlir::nova_mem::Program &program,
     ::nova::LaunchDesc l;
     l.kernel = index->second;
     l.grid = k.grid;
-    for (Value buffer : llvm::concat<Value>(launch.getInputs(),
-                                            launch.getOutputs())) {
+    for (Value buffer :
+         llvm::concat<Value>(launch.getInputs(), launch.getOutputs())) {
       ::nova::ArgDesc a;
       a.kind = ::nova::ParamKind::Buffer;
       a.offset = offsetOf(buffer);
@@ -164,6 +166,7 @@ translateEntry(const mlir::nova_mem::Program &program,
 }
 
 LogicalResult toExecutable(Operation *op, raw_ostream &os) {
+  op->getContext()->printOpOnDiagnostic(false); // the location is enough
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
     return op->emitError("nova-to-executable: expected a builtin.module");
@@ -175,13 +178,13 @@ LogicalResult toExecutable(Operation *op, raw_ostream &os) {
       continue;
     if (!fn->hasAttrOfType<IntegerAttr>(mlir::nova_mem::kPeakBytesAttr))
       return fn.emitError("nova-to-executable: @")
-             << fn.getSymName()
-             << " is not a planned nova_mem program (no "
+             << fn.getSymName() << " is not a planned nova_mem program (no "
              << mlir::nova_mem::kPeakBytesAttr
              << "); run nova-bufferize and nova-plan-memory first";
     if (failed(mlir::nova_mem::verifyPlan(fn)))
       return failure();
-    FailureOr<mlir::nova_mem::Program> program = mlir::nova_mem::analyzeProgram(fn);
+    FailureOr<mlir::nova_mem::Program> program =
+        mlir::nova_mem::analyzeProgram(fn);
     if (failed(program))
       return failure();
     programs.push_back(std::move(*program));
@@ -219,8 +222,8 @@ LogicalResult toExecutable(Operation *op, raw_ostream &os) {
 int main(int argc, char **argv) {
   TranslateFromMLIRRegistration registration(
       "nova-to-executable",
-      "planned nova_mem programs and their GPU kernels to a .nvx",
-      toExecutable, [](DialectRegistry &registry) {
+      "planned nova_mem programs and their GPU kernels to a .nvx", toExecutable,
+      [](DialectRegistry &registry) {
         mlir::nova::registerAllDialects(registry);
         registerAllDialects(registry);
         registerAllExtensions(registry);

@@ -88,7 +88,8 @@ mlir::nova::compileGPUKernels(ModuleOp module,
         k.desc.block[d] = uint32_t((*block)[d]);
         k.grid[d] = uint32_t((*grid)[d]);
       }
-      k.desc.params.assign(fn.getNumArguments(), {::nova::ParamKind::Buffer, 8});
+      k.desc.params.assign(fn.getNumArguments(),
+                           {::nova::ParamKind::Buffer, 8});
     }
   if (kernels.empty())
     return kernels;

@@ -36,8 +36,8 @@ struct GPUCompileOptions {
 void resolveToolchain(GPUCompileOptions &options);
 
 struct CompiledKernel {
-  ::nova::KernelDesc desc;          // code, block, parameters
-  std::array<uint32_t, 3> grid{};   // every launch of the kernel uses it
+  ::nova::KernelDesc desc;        // code, block, parameters
+  std::array<uint32_t, 3> grid{}; // every launch of the kernel uses it
 };
 
 /// Compiles every gpu.module of `module` (replacing it by a gpu.binary) and
