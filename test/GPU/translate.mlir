@@ -54,6 +54,15 @@
 // RUN:   | FileCheck %s --check-prefix=NOGPU
 // NOGPU: mem.mlir:{{[0-9]+}}:{{[0-9]+}}: error: nova-to-executable: kernel @row_reduction_{{[0-9a-f]+}} has no GPU code (no gpu.module for this row_reduction kernel; convert-tile-to-gpu lowers it when its family has a GPU emitter)
 //
+// A matmul, whose family convert-tile-to-gpu does not lower yet (it fails
+// on it), left as a nova_tile.kernel without GPU code:
+// RUN: echo 'func.func @mm(%%a: tensor<4x8xf32>, %%b: tensor<8x2xf32>) -> tensor<4x2xf32> { %%c = nova.matmul %%a, %%b : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>  return %%c : tensor<4x2xf32> }' > %t/mm.mlir
+// RUN: nova-opt %t/mm.mlir --nova-fuse --convert-nova-to-tile --nova-configure=target=h200 \
+// RUN:   --nova-outline-kernels --nova-bufferize --nova-plan-memory -o %t/mm.mem.mlir
+// RUN: not nova-translate --nova-to-executable %t/mm.mem.mlir -o %t/x.nvx 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=MATMUL
+// MATMUL: mm.mem.mlir:{{[0-9]+}}:{{[0-9]+}}: error: nova-to-executable: kernel @matmul_{{[0-9a-f]+}} has no GPU code (no gpu.module for this matmul kernel;
+//
 // A gpu.func without the geometry convert-tile-to-gpu records:
 // RUN: sed -e 's/known_block_size = array<i32: [0-9]*, 1, 1>, //' %t/gpu.mlir > %t/nogeometry.mlir
 // RUN: not nova-translate --nova-to-executable %t/nogeometry.mlir -o %t/x.nvx 2>&1 \
