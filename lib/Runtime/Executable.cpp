@@ -4,6 +4,7 @@
 #include "nova/Runtime/Executable_generated.h"
 
 #include <set>
+#include <sstream>
 
 namespace nova {
 
@@ -405,3 +406,52 @@ bool readExecutableFile(const std::string &path, ExecutableDesc &exe,
 }
 
 } // namespace nova
+
+std::string nova::describeExecutable(const ExecutableDesc &exe) {
+  std::ostringstream os;
+  auto dims = [&](const auto &values) {
+    os << "[";
+    for (size_t i = 0; i < values.size(); ++i)
+      os << (i ? "," : "") << values[i];
+    os << "]";
+  };
+  os << "executable version " << exe.version << "\n";
+  for (const KernelDesc &k : exe.kernels) {
+    os << "kernel " << k.name << " hash " << k.hash.str() << " block ";
+    dims(k.block);
+    os << " shared " << k.sharedMemory << " params " << k.params.size()
+       << " ptx " << k.ptx.size() << " bytes";
+    for (const KernelImage &image : k.images)
+      os << " cubin " << image.arch << " " << image.cubin.size() << " bytes";
+    os << "\n";
+  }
+  auto tensor = [&](const char *kind, const TensorDesc &t) {
+    os << "  " << kind << " " << t.name << " " << typeString(t.dtype, t.shape)
+       << " at " << t.offset;
+    if (t.alias >= 0)
+      os << " alias " << t.alias;
+    os << "\n";
+  };
+  for (const EntryDesc &e : exe.entries) {
+    os << "entry " << e.name << " arena " << e.arenaSize << "\n";
+    for (const TensorDesc &t : e.inputs)
+      tensor("input", t);
+    for (const TensorDesc &t : e.outputs)
+      tensor("output", t);
+    for (const LaunchDesc &l : e.launches) {
+      os << "  launch " << exe.kernels[l.kernel].name << " grid ";
+      dims(l.grid);
+      os << " args";
+      for (const ArgDesc &a : l.args) {
+        if (a.kind == ParamKind::Buffer)
+          os << " @" << a.offset;
+        else if (a.kind == ParamKind::Scalar)
+          os << " scalar(" << a.bytes.size() << " bytes)";
+        else
+          os << " tma@" << a.tma.offset;
+      }
+      os << "\n";
+    }
+  }
+  return os.str();
+}

@@ -15,7 +15,7 @@ ninja -C "$carry/build" nova-run nova-configure-explain NovaRuntimeTests NovaRun
 mkdir -p "$carry/bin"
 cp "$carry/build/bin/"{nova-run,nova-configure-explain,NovaRuntimeTests,NovaRuntimeGpuTests} "$carry/bin/"
 "$root/utils/make-test-kernels.sh" "$carry/kernels"
-ninja -C "$root/build" nova-opt nova-gpu-pack nova-run
+ninja -C "$root/build" nova-opt nova-gpu-pack nova-translate nova-run
 rm -rf "$carry/kernel-tests"
 NOVA_BIN=$root/build/bin "$root/scripts/gpu/kernel-tests.sh" prepare \
   "$carry/kernel-tests" ${KERNEL_TEST_SEED:-}

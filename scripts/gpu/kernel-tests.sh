@@ -10,20 +10,28 @@
 #
 # Inputs are random: the same seed gives both backends the same tensors,
 # except where a case carries its inputs (the optimizer's, which the
-# interpreter fits: step >= 1, second moments >= 0). Tools come from PATH
-# or NOVA_BIN.
+# interpreter fits: step >= 1, second moments >= 0). A case built by
+# "pack" goes through nova-configure, nova-outline-kernels and
+# convert-tile-to-gpu to nova-gpu-pack (one arena slot per tensor); one
+# built by "planned" goes the whole way from nova ops: nova-fuse,
+# convert-nova-to-tile, nova-configure, nova-outline-kernels,
+# nova-bufferize, nova-plan-memory, convert-tile-to-gpu, then
+# nova-translate --nova-to-executable (the planned arena). Tools come from
+# PATH or NOVA_BIN. SEED "now" is the time, as when it is left out.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 inputs=$here/test/GPU/Inputs
-# name        file                    entry           rtol  atol  carry-inputs
+# name        file                    entry           rtol  atol  carry-inputs  build
 cases="
-pointwise      pointwise.mlir         pointwise       1e-6  1e-7  no
-pointwise_bf16 pointwise.mlir         pointwise_bf16  8e-3  0     no
-concat         pointwise.mlir         concat          0     0     no
-layer_norm     row-reduction.mlir     layer_norm      1e-5  1e-6  no
-softmax        row-reduction.mlir     softmax         1e-6  1e-9  no
-bias_grad      column-reduction.mlir  bias_grad       1e-6  1e-7  no
-adamw          optimizer.mlir         adamw           1e-6  1e-9  yes
+pointwise      pointwise.mlir         pointwise       1e-6  1e-7  no   pack
+pointwise_bf16 pointwise.mlir         pointwise_bf16  8e-3  0     no   pack
+concat         pointwise.mlir         concat          0     0     no   pack
+layer_norm     row-reduction.mlir     layer_norm      1e-5  1e-6  no   pack
+softmax        row-reduction.mlir     softmax         1e-6  1e-9  no   pack
+bias_grad      column-reduction.mlir  bias_grad       1e-6  1e-7  no   pack
+adamw          optimizer.mlir         adamw           1e-6  1e-9  yes  pack
+ln_xent        planned.mlir           ln_xent         1e-5  1e-6  no   planned
+ln_xent_params planned.mlir           ln_xent_params  1e-5  1e-6  no   planned
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
@@ -32,19 +40,28 @@ shift 2
 status=0
 case $mode in
 prepare)
-  seed=${1:-$(date +%s)}
+  seed=${1:-now}
+  [ "$seed" = now ] && seed=$(date +%s)
   shift $(( $# > 0 ? 1 : 0 ))
   only=" $* "
   mkdir -p "$dir"
   : > "$dir/cases.txt"
   echo "kernel tests: seed $seed"
-  while read -r name file entry rtol atol carry; do
+  while read -r name file entry rtol atol carry build; do
     [ -z "$name" ] && continue
     [ "$only" != "  " ] && [[ "$only" != *" $name "* ]] && continue
     gpu=$dir/$name.gpu.mlir
-    if ! "$(bin nova-opt)" "$inputs/$file" --nova-configure=target=h200 \
-        --nova-outline-kernels --convert-tile-to-gpu -o "$gpu" ||
-       ! "$(bin nova-gpu-pack)" "$gpu" --entry "$entry" -o "$dir/$name.nvx"; then
+    if [ "$build" = planned ]; then
+      "$(bin nova-opt)" "$inputs/$file" --nova-fuse --convert-nova-to-tile \
+          --nova-configure=target=h200 --nova-outline-kernels \
+          --nova-bufferize --nova-plan-memory --convert-tile-to-gpu -o "$gpu" &&
+        "$(bin nova-translate)" --nova-to-executable "$gpu" -o "$dir/$name.nvx"
+    else
+      "$(bin nova-opt)" "$inputs/$file" --nova-configure=target=h200 \
+          --nova-outline-kernels --convert-tile-to-gpu -o "$gpu" &&
+        "$(bin nova-gpu-pack)" "$gpu" --entry "$entry" -o "$dir/$name.nvx"
+    fi
+    if [ $? -ne 0 ]; then
       echo "FAILED to compile $name"; status=1; continue
     fi
     save=()

@@ -14,32 +14,23 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nova/Conversion/TileToGPU/CompileKernels.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/InitAllDialects.h"
 #include "nova/Runtime/Executable.h"
 
-#include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "mlir/Transforms/Passes.h"
 
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdlib>
 #include <fstream>
 #include <map>
 
@@ -53,8 +44,8 @@ int fail(const llvm::Twine &msg) {
 }
 
 struct Options {
-  std::string input, output, entry, chip = "sm_90a", ptxas, cudaPath;
-  bool ptxOnly = false;
+  std::string input, output, entry;
+  mlir::nova::GPUCompileOptions compile;
 };
 
 std::optional<std::string> parse(int argc, char **argv, Options &o) {
@@ -70,13 +61,13 @@ std::optional<std::string> parse(int argc, char **argv, Options &o) {
         a == "--cuda-path") {
       std::string &to = a == "-o"        ? o.output
                         : a == "--entry" ? o.entry
-                        : a == "--chip"  ? o.chip
-                        : a == "--ptxas" ? o.ptxas
-                                         : o.cudaPath;
+                        : a == "--chip"  ? o.compile.chip
+                        : a == "--ptxas" ? o.compile.ptxas
+                                         : o.compile.cudaPath;
       if (!value(to))
         return "option '" + a + "' needs a value";
     } else if (a == "--ptx-only") {
-      o.ptxOnly = true;
+      o.compile.ptxOnly = true;
     } else if (!a.empty() && a[0] == '-') {
       return "unknown option '" + a + "'";
     } else if (o.input.empty()) {
@@ -89,25 +80,6 @@ std::optional<std::string> parse(int argc, char **argv, Options &o) {
     return std::string("usage: nova-gpu-pack IN.mlir -o OUT.nvx [--entry "
                        "NAME] [--chip sm_90a] [--ptxas PATH] [--cuda-path "
                        "DIR] [--ptx-only]");
-  if (o.ptxas.empty()) {
-    if (auto found = llvm::sys::findProgramByName("ptxas"))
-      o.ptxas = *found;
-    else
-      o.ptxas = "/usr/local/cuda/bin/ptxas";
-  }
-  // The toolkit holds libdevice, which the math functions link against:
-  // --cuda-path, else CUDA_HOME, else the toolkit ptxas comes from, else
-  // /usr/local/cuda.
-  if (o.cudaPath.empty()) {
-    if (const char *home = std::getenv("CUDA_HOME"); home && *home)
-      o.cudaPath = home;
-    else if (llvm::sys::fs::can_execute(o.ptxas))
-      o.cudaPath =
-          llvm::sys::path::parent_path(llvm::sys::path::parent_path(o.ptxas))
-              .str();
-    else
-      o.cudaPath = "/usr/local/cuda";
-  }
   return std::nullopt;
 }
 
@@ -131,31 +103,6 @@ uint64_t bytesOf(RankedTensorType t) {
   uint64_t n = uint64_t(t.getNumElements());
   unsigned bits = t.getElementTypeBitWidth();
   return n * std::max(1u, bits / 8);
-}
-
-/// Runs ptxas on `ptx`; the cubin, or an error.
-std::optional<std::string> assemble(const Options &o, const std::string &ptx,
-                                    std::string &cubin) {
-  const std::string &ptxas = o.ptxas;
-  if (!llvm::sys::fs::can_execute(ptxas))
-    return "no ptxas at '" + ptxas + "' (give --ptxas PATH or --ptx-only)";
-  SmallString<128> in, out;
-  if (llvm::sys::fs::createTemporaryFile("nova-kernel", "ptx", in) ||
-      llvm::sys::fs::createTemporaryFile("nova-kernel", "cubin", out))
-    return std::string("cannot create temporary files");
-  std::ofstream(in.c_str(), std::ios::binary) << ptx;
-  std::string message;
-  std::string arch = "-arch=" + o.chip;
-  SmallVector<StringRef> args{ptxas, arch, in.str(), "-o", out.str()};
-  int rc =
-      llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0, &message);
-  auto bytes = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
-  llvm::sys::fs::remove(in);
-  llvm::sys::fs::remove(out);
-  if (rc != 0 || !bytes)
-    return "ptxas failed (exit " + std::to_string(rc) + ") " + message;
-  cubin = (*bytes)->getBuffer().str();
-  return std::nullopt;
 }
 
 } // namespace
@@ -182,99 +129,20 @@ int main(int argc, char **argv) {
   if (!file)
     return fail(error);
   sources.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  // Some lowering steps report an error and carry on (a missing libdevice):
-  // any error fails the run.
-  bool sawError = false;
-  ctx.getDiagEngine().registerHandler([&](Diagnostic &d) {
-    sawError |= d.getSeverity() == DiagnosticSeverity::Error;
-    return failure(); // printed by the source manager's handler
-  });
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &ctx);
   if (!module)
     return 1;
 
-  // Launch geometry, recorded by convert-tile-to-gpu, before the
-  // gpu.modules become binaries.
-  struct Geometry {
-    std::array<uint32_t, 3> block, grid;
-    unsigned params;
-  };
-  std::map<std::string, Geometry> geometry; // by kernel symbol
-  for (auto gm : module->getOps<gpu::GPUModuleOp>())
-    for (auto fn : gm.getOps<gpu::GPUFuncOp>()) {
-      auto block = fn.getKnownBlockSize(), grid = fn.getKnownGridSize();
-      if (!block || !grid)
-        return fail("gpu.func @" + fn.getName() +
-                    " has no known_block_size / known_grid_size (not "
-                    "written by convert-tile-to-gpu)");
-      Geometry g;
-      for (int d = 0; d < 3; ++d) {
-        g.block[d] = uint32_t((*block)[d]);
-        g.grid[d] = uint32_t((*grid)[d]);
-      }
-      g.params = fn.getNumArguments();
-      geometry[fn.getName().str()] = g;
-    }
-  if (geometry.empty())
+  auto compiled = mlir::nova::compileGPUKernels(*module, o.compile);
+  if (failed(compiled))
+    return 1;
+  if (compiled->empty())
     return fail(o.input + " has no gpu.func; run convert-tile-to-gpu first");
-
-  PassManager pm(&ctx);
-  OpPassManager &perModule = pm.nest<gpu::GPUModuleOp>();
-  // Flat views of the buffers (vector accesses) become pointer arithmetic.
-  perModule.addPass(memref::createExpandStridedMetadataPass());
-  perModule.addPass(createLowerAffinePass());
-  perModule.addPass(createSCFToControlFlowPass());
-  ConvertGpuOpsToNVVMOpsOptions nvvm;
-  nvvm.useBarePtrCallConv = true;
-  perModule.addPass(createConvertGpuOpsToNVVMOps(nvvm));
-  perModule.addPass(createCanonicalizerPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  GpuNVVMAttachTargetOptions target;
-  target.chip = o.chip;
-  pm.addPass(createGpuNVVMAttachTarget(target));
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = "isa";
-  binary.toolkitPath = o.cudaPath;
-  pm.addPass(createGpuModuleToBinaryPass(binary));
-  if (failed(pm.run(*module)) || sawError)
-    return fail("lowering the GPU kernels of " + o.input + " failed");
-
   ::nova::ExecutableDesc exe;
   std::map<std::string, uint32_t> kernelIndex;
-  for (auto bin : module->getOps<gpu::BinaryOp>()) {
-    auto object = cast<gpu::ObjectAttr>(bin.getObjects()[0]);
-    std::string ptx = object.getObject().str();
-    // A math function left external means libdevice was not linked: the
-    // kernel could never load.
-    bool unresolved = false;
-    for (StringRef rest = ptx; !rest.empty() && !unresolved;) {
-      auto [line, next] = rest.split('\n');
-      unresolved = line.starts_with(".extern .func") && line.contains("__nv_");
-      rest = next;
-    }
-    if (unresolved)
-      return fail("kernel @" + bin.getName() +
-                  " calls libdevice, which was not found under '" + o.cudaPath +
-                  "/nvvm/libdevice' (give --cuda-path DIR)");
-    StringRef name = bin.getName();
-    name.consume_back("_gpu");
-    auto g = geometry.find(name.str());
-    if (g == geometry.end())
-      return fail("gpu.binary @" + bin.getName() + " has no gpu.func @" + name);
-    ::nova::KernelDesc k;
-    k.name = name.str();
-    k.hash = ::nova::hashBytes(ptx);
-    k.ptx = ptx;
-    if (!o.ptxOnly) {
-      std::string cubin;
-      if (auto err = assemble(o, ptx, cubin))
-        return fail("kernel @" + name + ": " + *err);
-      k.images.push_back({o.chip, cubin});
-    }
-    k.block = g->second.block;
-    k.params.assign(g->second.params, {::nova::ParamKind::Buffer, 8});
-    kernelIndex[k.name] = exe.kernels.size();
-    exe.kernels.push_back(std::move(k));
+  for (auto &[name, k] : *compiled) {
+    kernelIndex[name] = exe.kernels.size();
+    exe.kernels.push_back(k.desc);
   }
 
   for (auto fn : module->getOps<func::FuncOp>()) {
@@ -328,7 +196,7 @@ int main(int argc, char **argv) {
       }
       ::nova::LaunchDesc l;
       l.kernel = k->second;
-      l.grid = geometry[launch.getKernel().str()].grid;
+      l.grid = compiled->at(launch.getKernel().str()).grid;
       auto buffer = [](uint64_t offset) {
         ::nova::ArgDesc a;
         a.kind = ::nova::ParamKind::Buffer;

@@ -179,6 +179,10 @@ int runCuda(const RunOptions &o) {
   ExecutableDesc exe;
   if (!readExecutableFile(o.input, exe, error))
     return fail(error);
+  if (o.describe) {
+    std::fputs(describeExecutable(exe).c_str(), stdout);
+    return 0;
+  }
   std::string entry = o.entry;
   if (entry.empty()) {
     if (exe.entries.size() != 1)

@@ -79,6 +79,9 @@ cuda backend:
   --no-graphs               launch kernel by kernel instead of replaying a
                             CUDA graph (default: graphs)
   --device N                CUDA device ordinal (default 0)
+  --describe                list the executable's entries (tensors, offsets,
+                            arena, launches) and kernels after its checks,
+                            then stop; needs no GPU (default off)
   --poison                  fill the arena with 0xFF bytes (NaN, -1) before
                             the inputs, so an output element no kernel
                             writes fails --compare (default: zeros)
@@ -200,6 +203,7 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
                                          {"train", &o.train},
                                          {"no-graphs", &noGraphs},
                                          {"poison", &o.poison},
+                                         {"describe", &o.describe},
                                          {"detect-anomaly", &o.detectAnomaly}};
   auto fail = [&](std::string message) {
     error = std::move(message);
@@ -290,7 +294,7 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
   ignoredWithout({"warmup"}, o.iterations > 0, "--iterations");
   if (o.backend == "ref")
     for (const char *n :
-         {"iterations", "warmup", "no-graphs", "device", "poison"})
+         {"iterations", "warmup", "no-graphs", "device", "poison", "describe"})
       if (given(n))
         warnings.push_back("--" + std::string(n) +
                            " applies to the cuda backend; the ref backend "

@@ -118,6 +118,11 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
 bool readExecutableFile(const std::string &path, ExecutableDesc &exe,
                         std::string &error);
 
+/// A readable listing of an executable (entries with their tensors, arena
+/// and launches; kernels with geometry and code), for tests and users; the
+/// kernels' code is summarized by size and hash.
+std::string describeExecutable(const ExecutableDesc &exe);
+
 } // namespace nova
 
 #endif // NOVA_RUNTIME_EXECUTABLE_H
