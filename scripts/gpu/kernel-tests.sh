@@ -31,7 +31,6 @@ softmax        row-reduction.mlir     softmax         1e-6  1e-9  no   pack
 bias_grad      column-reduction.mlir  bias_grad       1e-6  1e-7  no   pack
 adamw          optimizer.mlir         adamw           1e-6  1e-9  yes  pack
 ln_xent        planned.mlir           ln_xent         1e-5  1e-6  no   planned
-ln_xent_params planned.mlir           ln_xent_params  1e-5  1e-6  no   planned
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}

@@ -881,6 +881,16 @@ FailureOr<Geometry> FamilyEmitter::rowReduction(gpu::GPUFuncOp func) {
   group = std::min<int64_t>(group, 1024);
   if (rows == 0 || cols == 0)
     return k.fail("empty rows are not lowered yet");
+  // The contract lets a row kernel also yield sums across its rows (column
+  // sums, totals), complete only once every block has added its rows; this
+  // emitter combines within a row only, so it refuses them rather than
+  // write one block's share.
+  for (nv::ReduceOp reduce : reduces) {
+    int64_t last = shapeOf(reduce.getInput()).size() - 1;
+    if (llvm::any_of(reduce.getDims(), [&](int64_t d) { return d != last; }))
+      return k.fail("sums across the rows (a reduce over a leading dim) in a "
+                    "row kernel are not lowered yet");
+  }
   rowsPerBlock = std::max<int64_t>(1, threads / group);
   threads = group * rowsPerBlock;
   int64_t warpsPerRow = std::max<int64_t>(1, group / 32);
