@@ -11,11 +11,11 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 carry=$root/gpu-carry
 cmake -G Ninja -S "$root" -B "$carry/build" -DNOVA_ENABLE_COMPILER=OFF \
   -DMLIR_DIR=/nonexistent -DCMAKE_BUILD_TYPE=Release > /dev/null
-ninja -C "$carry/build" nova-run nova-configure-explain NovaRuntimeTests NovaRuntimeGpuTests
+ninja -j2 -C "$carry/build" nova-run nova-configure-explain NovaRuntimeTests NovaRuntimeGpuTests
 mkdir -p "$carry/bin"
 cp "$carry/build/bin/"{nova-run,nova-configure-explain,NovaRuntimeTests,NovaRuntimeGpuTests} "$carry/bin/"
 "$root/utils/make-test-kernels.sh" "$carry/kernels"
-ninja -C "$root/build" nova-opt nova-gpu-pack nova-translate nova-run
+ninja -j2 -C "$root/build" nova-opt nova-gpu-pack nova-translate nova-run
 rm -rf "$carry/kernel-tests"
 NOVA_BIN=$root/build/bin "$root/scripts/gpu/kernel-tests.sh" prepare \
   "$carry/kernel-tests" ${KERNEL_TEST_SEED:-}
