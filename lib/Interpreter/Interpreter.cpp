@@ -25,24 +25,6 @@ using namespace mlir::nova;
 using ::nova::DType;
 using ::nova::HostTensor;
 
-std::optional<DType> mlir::nova::dtypeOf(Type t) {
-  if (t.isF64())
-    return DType::F64;
-  if (t.isF32())
-    return DType::F32;
-  if (t.isBF16())
-    return DType::BF16;
-  if (t.isF16())
-    return DType::F16;
-  if (t.isInteger(64))
-    return DType::I64;
-  if (t.isInteger(32))
-    return DType::I32;
-  if (t.isInteger(1))
-    return DType::I1;
-  return std::nullopt;
-}
-
 std::optional<HostTensor> mlir::nova::emptyTensorOf(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nova/Conversion/TileToGPU/CompileKernels.h"
+#include "nova/Dialect/Nova/IR/DType.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/InitAllDialects.h"
 #include "nova/Runtime/Executable.h"
@@ -83,22 +84,6 @@ std::optional<std::string> parse(int argc, char **argv, Options &o) {
   return std::nullopt;
 }
 
-::nova::DType dtypeOf(Type t) {
-  if (t.isBF16())
-    return ::nova::DType::BF16;
-  if (t.isF16())
-    return ::nova::DType::F16;
-  if (t.isF64())
-    return ::nova::DType::F64;
-  if (t.isInteger(64))
-    return ::nova::DType::I64;
-  if (t.isInteger(32))
-    return ::nova::DType::I32;
-  if (t.isInteger(1))
-    return ::nova::DType::I1;
-  return ::nova::DType::F32;
-}
-
 uint64_t bytesOf(RankedTensorType t) {
   uint64_t n = uint64_t(t.getNumElements());
   unsigned bits = t.getElementTypeBitWidth();
@@ -161,7 +146,8 @@ int main(int argc, char **argv) {
       auto t = cast<RankedTensorType>(v.getType());
       ::nova::TensorDesc d;
       d.name = std::move(name);
-      d.dtype = dtypeOf(t.getElementType());
+      d.dtype =
+          mlir::nova::dtypeOf(t.getElementType()).value_or(::nova::DType::F32);
       d.shape.assign(t.getShape().begin(), t.getShape().end());
       d.offset = slot.lookup(v);
       return d;

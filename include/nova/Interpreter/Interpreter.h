@@ -11,6 +11,7 @@
 #ifndef NOVA_INTERPRETER_INTERPRETER_H
 #define NOVA_INTERPRETER_INTERPRETER_H
 
+#include "nova/Dialect/Nova/IR/DType.h"
 #include "nova/Support/HostTensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -35,8 +36,6 @@ struct InterpreterOptions {
   bool poisonDeadBuffers = true;
 };
 
-/// The host dtype of a tensor element type, if the interpreter supports it.
-std::optional<::nova::DType> dtypeOf(Type elementType);
 /// The host dtype and shape a value of `type` must have; nullopt when the
 /// interpreter does not support `type` or its element count overflows int64.
 /// Allocates the tensor: call checkTensorSize first for types from outside.

@@ -1,6 +1,7 @@
 //===- NovaDialect.cpp - nova dialect registration ------------------------===//
 
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
+#include "nova/Dialect/Nova/IR/DType.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -166,4 +167,22 @@ std::string mlir::nova::resultName(FunctionOpInterface fn, unsigned i) {
           fn.getResultAttrOfType<StringAttr>(i, NovaDialect::getNameAttrName()))
     return n.str();
   return "result" + std::to_string(i);
+}
+
+std::optional<::nova::DType> mlir::nova::dtypeOf(Type t) {
+  if (t.isF64())
+    return ::nova::DType::F64;
+  if (t.isF32())
+    return ::nova::DType::F32;
+  if (t.isBF16())
+    return ::nova::DType::BF16;
+  if (t.isF16())
+    return ::nova::DType::F16;
+  if (t.isInteger(64))
+    return ::nova::DType::I64;
+  if (t.isInteger(32))
+    return ::nova::DType::I32;
+  if (t.isInteger(1))
+    return ::nova::DType::I1;
+  return std::nullopt;
 }

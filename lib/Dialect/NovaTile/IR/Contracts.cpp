@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
+#include "nova/Dialect/Nova/IR/DType.h"
 
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 
@@ -1431,25 +1432,9 @@ mlir::nova_tile::computeContract(FusionGroupOpInterface group,
 // Configurator problem
 //===----------------------------------------------------------------------===//
 
-static ::nova::DType dtypeOf(Type t) {
-  if (t.isBF16())
-    return ::nova::DType::BF16;
-  if (t.isF16())
-    return ::nova::DType::F16;
-  if (t.isF64())
-    return ::nova::DType::F64;
-  if (t.isInteger(64))
-    return ::nova::DType::I64;
-  if (t.isInteger(32))
-    return ::nova::DType::I32;
-  if (t.isInteger(1))
-    return ::nova::DType::I1;
-  return ::nova::DType::F32;
-}
-
 ::nova::Problem mlir::nova_tile::toProblem(const Contract &c) {
   ::nova::Problem p;
-  p.dtype = dtypeOf(c.computeType);
+  p.dtype = mlir::nova::dtypeOf(c.computeType).value_or(::nova::DType::F32);
   auto at = [&](size_t i) { return i < c.space.size() ? c.space[i] : 1; };
   switch (c.family) {
   case Family::pointwise:
