@@ -27,7 +27,7 @@ struct Pieces {
 struct AddOfConcats : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  static std::optional<Pieces> piecesOf(ConcatOp concat) {
+  static Pieces piecesOf(ConcatOp concat) {
     Pieces p;
     int64_t end = 0, dim = concat.getDim();
     for (Value v : concat.getInputs()) {
@@ -71,7 +71,7 @@ struct AddOfConcats : OpRewritePattern<AddOp> {
         add.getRhs().getType() != add.getType())
       return failure();
     int64_t dim = lhs.getDim();
-    Pieces a = *piecesOf(lhs), b = *piecesOf(rhs);
+    Pieces a = piecesOf(lhs), b = piecesOf(rhs);
     SmallVector<int64_t> cuts(a.ends);
     cuts.append(b.ends);
     llvm::sort(cuts);

@@ -6,6 +6,7 @@
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -143,18 +144,18 @@ static bool reducesAcrossRows(Operation *op) {
 /// rows (every op that is neither elementwise, a view, nor a reduction
 /// across the rows).
 static bool dependsOnEveryReduction(Block &body, Value value) {
-  llvm::SmallPtrSet<Operation *, 16> slice;
-  SmallVector<Value> work{value};
-  while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || def->getBlock() != &body || !slice.insert(def).second)
-      continue;
-    llvm::append_range(work, def->getOperands());
+  llvm::SetVector<Operation *> slice;
+  if (Operation *def = value.getDefiningOp()) {
+    BackwardSliceOptions options;
+    options.inclusive = true;
+    options.omitBlockArguments = true;
+    if (failed(getBackwardSlice(def, &slice, options)))
+      return false;
   }
   for (Operation &op : body.without_terminator())
     if (!nt::isElementwiseOp(&op) &&
-        !isa<mlir::nova::ReshapeOp, mlir::nova::TransposeOp, mlir::nova::BroadcastOp,
-             mlir::nova::SliceOp>(op) &&
+        !isa<mlir::nova::ReshapeOp, mlir::nova::TransposeOp,
+             mlir::nova::BroadcastOp, mlir::nova::SliceOp>(op) &&
         !reducesAcrossRows(&op) && !slice.contains(&op))
       return false;
   return true;
