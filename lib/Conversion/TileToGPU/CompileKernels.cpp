@@ -26,16 +26,38 @@ void mlir::nova::resolveToolchain(GPUCompileOptions &o) {
     else
       o.ptxas = "/usr/local/cuda/bin/ptxas";
   }
-  if (o.cudaPath.empty()) {
-    if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+  if (!o.cudaPath.empty())
+    return;
+  // A toolkit named in the environment is taken as given (a wrong one is an
+  // error later). Otherwise the root is the first candidate holding
+  // nvvm/libdevice: ptxas on PATH may be a wrapper script outside the
+  // toolkit (/usr/local/bin/ptxas running /usr/local/cuda-13.0/bin/ptxas).
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *home = std::getenv(var); home && *home) {
       o.cudaPath = home;
-    else if (llvm::sys::fs::can_execute(o.ptxas))
-      o.cudaPath =
-          llvm::sys::path::parent_path(llvm::sys::path::parent_path(o.ptxas))
-              .str();
-    else
-      o.cudaPath = "/usr/local/cuda";
+      return;
+    }
+  SmallVector<std::string> candidates;
+  if (llvm::sys::fs::can_execute(o.ptxas)) {
+    candidates.push_back(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(o.ptxas))
+            .str());
+    SmallString<256> real;
+    if (!llvm::sys::fs::real_path(o.ptxas, real))
+      candidates.push_back(
+          llvm::sys::path::parent_path(llvm::sys::path::parent_path(real))
+              .str());
   }
+  candidates.push_back("/usr/local/cuda");
+  for (const std::string &root : candidates) {
+    SmallString<256> libdevice(root);
+    llvm::sys::path::append(libdevice, "nvvm", "libdevice");
+    if (llvm::sys::fs::is_directory(libdevice)) {
+      o.cudaPath = root;
+      return;
+    }
+  }
+  o.cudaPath = candidates.front();
 }
 
 /// Runs ptxas on `ptx`; the cubin, or an error.
