@@ -1,0 +1,352 @@
+//===- BodyEmitter.cpp - scalar code of fusion bodies
+//-----------------------===//
+
+#include "Emitter.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace mlir::nova::tile_to_gpu {
+
+Value BodyEmitter::convert(Value x, Type to) {
+  Type from = x.getType();
+  if (from == to)
+    return x;
+  auto fromF = dyn_cast<FloatType>(from);
+  auto toF = dyn_cast<FloatType>(to);
+  if (fromF && toF)
+    return fromF.getWidth() < toF.getWidth()
+               ? arith::ExtFOp::create(b, to, x).getResult()
+               : arith::TruncFOp::create(b, to, x).getResult();
+  if (fromF) {
+    if (to.isInteger(1))
+      return arith::CmpFOp::create(b, arith::CmpFPredicate::UNE, x,
+                                   floatConstant(from, 0.0));
+    // Truncates toward zero and saturates, NaN to 0 (the interpreter's
+    // floatToInt): the PTX cvt.rzi does exactly that.
+    return arith::FPToSIOp::create(b, to, x);
+  }
+  unsigned fromBits = from.getIntOrFloatBitWidth();
+  if (toF) {
+    if (fromBits == 1)
+      return arith::UIToFPOp::create(b, to, x);
+    // Through f32 for the narrow types, as the interpreter converts.
+    if (toF.getWidth() < 32)
+      return arith::TruncFOp::create(
+          b, to, arith::SIToFPOp::create(b, b.getF32Type(), x));
+    return arith::SIToFPOp::create(b, to, x);
+  }
+  unsigned toBits = to.getIntOrFloatBitWidth();
+  if (toBits == 1)
+    return arith::CmpIOp::create(
+        b, arith::CmpIPredicate::ne, x,
+        arith::ConstantOp::create(b, from, b.getIntegerAttr(from, 0)));
+  if (fromBits == 1)
+    return arith::ExtUIOp::create(b, to, x);
+  return fromBits < toBits ? arith::ExtSIOp::create(b, to, x).getResult()
+                           : arith::TruncIOp::create(b, to, x).getResult();
+}
+
+FailureOr<Value> BodyEmitter::eval(Value v, ValueRange idx) {
+  if (auto it = uniform.find(v); it != uniform.end())
+    return it->second;
+  Key key{v, SmallVector<Value, 4>(idx.begin(), idx.end())};
+  for (auto &scope : llvm::reverse(scopes))
+    if (auto it = scope.find(key); it != scope.end())
+      return it->second;
+  FailureOr<Value> r = compute(v, idx);
+  if (succeeded(r))
+    scopes.back()[key] = *r;
+  return r;
+}
+
+FailureOr<Value> BodyEmitter::compute(Value v, ValueRange idx) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Value buffer = buffers.lookup(arg);
+    return memref::LoadOp::create(b, buffer, idx).getResult();
+  }
+  Operation *op = v.getDefiningOp();
+  if (auto reshape = dyn_cast<nv::ReshapeOp>(op)) {
+    Value input = reshape.getInput();
+    return eval(input, delinearize(linearize(idx, shapeOf(v)), shapeOf(input)));
+  }
+  if (auto bcast = dyn_cast<nv::BroadcastOp>(op))
+    return eval(bcast.getInput(), project(idx, shapeOf(bcast.getInput())));
+  if (auto transpose = dyn_cast<nv::TransposeOp>(op)) {
+    // result[i] = input[j] with j[perm[d]] = i[d].
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    SmallVector<Value> in(perm.size());
+    for (auto [d, p] : llvm::enumerate(perm))
+      in[p] = idx[d];
+    return eval(transpose.getInput(), in);
+  }
+  if (auto slice = dyn_cast<nv::SliceOp>(op)) {
+    SmallVector<Value> in;
+    for (auto [i, start, stride] :
+         llvm::zip(idx, slice.getStarts(), slice.getStrides()))
+      in.push_back(arith::AddIOp::create(
+          b, index(start), arith::MulIOp::create(b, i, index(stride))));
+    return eval(slice.getInput(), in);
+  }
+  if (auto concat = dyn_cast<nv::ConcatOp>(op))
+    return concatenated(concat, idx, 0, 0);
+  return elementwise(op, idx);
+}
+
+FailureOr<Value> BodyEmitter::concatenated(nv::ConcatOp concat, ValueRange idx,
+                                           unsigned part, int64_t offset) {
+  // Part `part` starts at `offset` along the axis: read it when the index
+  // is below its end, else look further (a chain of branches, so only the
+  // part that holds the element is read).
+  int64_t axis = concat.getDim();
+  Value input = concat.getInputs()[part];
+  int64_t size = shapeOf(input)[axis];
+  auto read = [&]() -> FailureOr<Value> {
+    SmallVector<Value> in(idx);
+    in[axis] = arith::SubIOp::create(b, idx[axis], index(offset));
+    return eval(input, in);
+  };
+  if (part + 1 == concat.getInputs().size())
+    return read();
+  Value here = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, idx[axis],
+                                     index(offset + size));
+  auto ifOp = scf::IfOp::create(b, TypeRange{elementOf(concat.getResult())},
+                                here, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  for (bool first : {true, false}) {
+    b.setInsertionPointToStart(first ? ifOp.thenBlock() : ifOp.elseBlock());
+    pushScope();
+    FailureOr<Value> x =
+        first ? read() : concatenated(concat, idx, part + 1, offset + size);
+    popScope();
+    if (failed(x))
+      return failure();
+    scf::YieldOp::create(b, *x);
+  }
+  return ifOp.getResult(0);
+}
+
+FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
+  Type element = elementOf(op->getResult(0));
+  auto operand = [&](unsigned i) -> FailureOr<Value> {
+    Value x = op->getOperand(i);
+    return eval(x, project(idx, shapeOf(x)));
+  };
+  if (auto constant = dyn_cast<nv::ConstantOp>(op)) {
+    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+    if (!dense || !dense.isSplat()) {
+      unsupported = op;
+      return failure();
+    }
+    return arith::ConstantOp::create(b, element,
+                                     dense.getSplatValue<TypedAttr>())
+        .getResult();
+  }
+  if (auto iota = dyn_cast<nv::IotaOp>(op)) {
+    Value i = idx[iota.getDim()];
+    if (isa<FloatType>(element))
+      return convert(arith::IndexCastOp::create(b, b.getI64Type(), i), element);
+    return arith::IndexCastOp::create(b, element, i).getResult();
+  }
+  if (auto cast = dyn_cast<nv::CastOp>(op)) {
+    auto x = operand(0);
+    if (failed(x))
+      return failure();
+    return convert(*x, element);
+  }
+  SmallVector<Value> in;
+  for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+    auto x = operand(i);
+    if (failed(x))
+      return failure();
+    in.push_back(*x);
+  }
+  if (auto select = dyn_cast<nv::SelectOp>(op))
+    return arith::SelectOp::create(b, in[0], in[1], in[2]).getResult();
+  if (auto cmp = dyn_cast<nv::CmpOp>(op)) {
+    bool isFloat = isa<FloatType>(in[0].getType());
+    Value l = widen(in[0]), r = widen(in[1]);
+    using P = nv::CmpPredicate;
+    if (isFloat) {
+      arith::CmpFPredicate p;
+      switch (cmp.getPredicate()) {
+      case P::eq:
+        p = arith::CmpFPredicate::OEQ;
+        break;
+      case P::ne:
+        p = arith::CmpFPredicate::UNE;
+        break;
+      case P::lt:
+        p = arith::CmpFPredicate::OLT;
+        break;
+      case P::le:
+        p = arith::CmpFPredicate::OLE;
+        break;
+      case P::gt:
+        p = arith::CmpFPredicate::OGT;
+        break;
+      case P::ge:
+        p = arith::CmpFPredicate::OGE;
+        break;
+      }
+      return arith::CmpFOp::create(b, p, l, r).getResult();
+    }
+    bool bit = in[0].getType().isInteger(1); // booleans compare unsigned
+    arith::CmpIPredicate p;
+    switch (cmp.getPredicate()) {
+    case P::eq:
+      p = arith::CmpIPredicate::eq;
+      break;
+    case P::ne:
+      p = arith::CmpIPredicate::ne;
+      break;
+    case P::lt:
+      p = bit ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+      break;
+    case P::le:
+      p = bit ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+      break;
+    case P::gt:
+      p = bit ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+      break;
+    case P::ge:
+      p = bit ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+      break;
+    }
+    return arith::CmpIOp::create(b, p, l, r).getResult();
+  }
+
+  if (auto floatType = dyn_cast<FloatType>(element)) {
+    SmallVector<Value> w;
+    for (Value x : in)
+      w.push_back(widen(x));
+    Type ct = w[0].getType();
+    auto c = [&](double x) { return floatConstant(ct, x); };
+    Value r =
+        llvm::TypeSwitch<Operation *, Value>(op)
+            .Case(
+                [&](nv::AddOp) { return arith::AddFOp::create(b, w[0], w[1]); })
+            .Case(
+                [&](nv::SubOp) { return arith::SubFOp::create(b, w[0], w[1]); })
+            .Case(
+                [&](nv::MulOp) { return arith::MulFOp::create(b, w[0], w[1]); })
+            .Case(
+                [&](nv::DivOp) { return arith::DivFOp::create(b, w[0], w[1]); })
+            .Case([&](nv::MaxOp) {
+              return arith::MaximumFOp::create(b, w[0], w[1]);
+            })
+            .Case([&](nv::MinOp) {
+              return arith::MinimumFOp::create(b, w[0], w[1]);
+            })
+            .Case(
+                [&](nv::PowOp) { return math::PowFOp::create(b, w[0], w[1]); })
+            .Case([&](nv::NegOp) { return arith::NegFOp::create(b, w[0]); })
+            .Case([&](nv::AbsOp) { return math::AbsFOp::create(b, w[0]); })
+            .Case([&](nv::ReluOp) -> Value {
+              // x > 0 ? x : 0, so NaN gives 0 as in the interpreter.
+              Value pos = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT,
+                                                w[0], c(0.0));
+              return arith::SelectOp::create(b, pos, w[0], c(0.0));
+            })
+            .Case([&](nv::ExpOp) { return math::ExpOp::create(b, w[0]); })
+            .Case([&](nv::LogOp) { return math::LogOp::create(b, w[0]); })
+            .Case([&](nv::TanhOp) { return math::TanhOp::create(b, w[0]); })
+            .Case([&](nv::SqrtOp) { return math::SqrtOp::create(b, w[0]); })
+            .Case([&](nv::RsqrtOp) {
+              // 1 / sqrt(x), each correctly rounded.
+              return arith::DivFOp::create(b, c(1.0),
+                                           math::SqrtOp::create(b, w[0]));
+            })
+            .Case([&](nv::ErfOp) { return math::ErfOp::create(b, w[0]); })
+            .Case([&](nv::ReciprocalOp) {
+              return arith::DivFOp::create(b, c(1.0), w[0]);
+            })
+            .Case([&](nv::SigmoidOp) {
+              Value e = math::ExpOp::create(b, arith::NegFOp::create(b, w[0]));
+              return arith::DivFOp::create(b, c(1.0),
+                                           arith::AddFOp::create(b, c(1.0), e));
+            })
+            .Case([&](nv::GeluOp g) -> Value {
+              Value x = w[0];
+              if (g.getApproximation() == nv::GeluApproximation::erf) {
+                Value e = math::ErfOp::create(
+                    b, arith::MulFOp::create(b, x, c(M_SQRT1_2)));
+                return arith::MulFOp::create(
+                    b, arith::MulFOp::create(b, c(0.5), x),
+                    arith::AddFOp::create(b, c(1.0), e));
+              }
+              // x/2 (1 + tanh u) = x / (1 + e^(-2u)): no cancellation where
+              // tanh u is near -1, so the relative error stays small.
+              Value x3 =
+                  arith::MulFOp::create(b, arith::MulFOp::create(b, x, x), x);
+              Value u = arith::MulFOp::create(
+                  b, c(std::sqrt(2.0 / M_PI)),
+                  arith::AddFOp::create(
+                      b, x, arith::MulFOp::create(b, c(0.044715), x3)));
+              Value e =
+                  math::ExpOp::create(b, arith::MulFOp::create(b, c(-2.0), u));
+              return arith::DivFOp::create(b, x,
+                                           arith::AddFOp::create(b, c(1.0), e));
+            })
+            .Default([&](Operation *) { return Value(); });
+    if (!r) {
+      unsupported = op;
+      return failure();
+    }
+    return narrow(r, floatType);
+  }
+
+  Type it = element;
+  auto zero = [&] {
+    return arith::ConstantOp::create(b, it, b.getIntegerAttr(it, 0));
+  };
+  Value r =
+      llvm::TypeSwitch<Operation *, Value>(op)
+          .Case(
+              [&](nv::AddOp) { return arith::AddIOp::create(b, in[0], in[1]); })
+          .Case(
+              [&](nv::SubOp) { return arith::SubIOp::create(b, in[0], in[1]); })
+          .Case(
+              [&](nv::MulOp) { return arith::MulIOp::create(b, in[0], in[1]); })
+          .Case([&](nv::MaxOp) {
+            return it.isInteger(1)
+                       ? arith::OrIOp::create(b, in[0], in[1]).getResult()
+                       : arith::MaxSIOp::create(b, in[0], in[1]).getResult();
+          })
+          .Case([&](nv::MinOp) {
+            return it.isInteger(1)
+                       ? arith::AndIOp::create(b, in[0], in[1]).getResult()
+                       : arith::MinSIOp::create(b, in[0], in[1]).getResult();
+          })
+          .Case([&](nv::NegOp) {
+            return arith::SubIOp::create(b, zero(), in[0]);
+          })
+          .Case([&](nv::AbsOp) { return math::AbsIOp::create(b, in[0]); })
+          .Case([&](nv::ReluOp) {
+            return arith::MaxSIOp::create(b, in[0], zero());
+          })
+          .Default([&](Operation *) { return Value(); });
+  // Integer division needs the interpreter's divide-by-zero error: not
+  // lowered until the device status word exists.
+  if (!r || (it.isInteger(1) && !isa<nv::MaxOp, nv::MinOp>(op))) {
+    unsupported = op;
+    return failure();
+  }
+  return r;
+}
+
+/// `buffer` as a 1-D memref (its static shape is contiguous).
+Value flatten(ImplicitLocOpBuilder &b, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getRank() == 1)
+    return buffer;
+  SmallVector<ReassociationIndices> all(1);
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.front().push_back(d);
+  return memref::CollapseShapeOp::create(b, buffer, all);
+}
+
+} // namespace mlir::nova::tile_to_gpu
