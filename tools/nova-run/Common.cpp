@@ -248,8 +248,42 @@ bool isOptimizerMoment(const std::string &name) {
   return endsWith(".adam_m") || endsWith(".adam_v");
 }
 
-bool TextBatches::open(const std::string &path, int64_t seq,
-                       std::string &error) {
+bool TrainingBatches::open(const std::string &path,
+                           const std::string &batchFile,
+                           const std::vector<int64_t> &shape,
+                           std::string &error) {
+  if (!batchFile.empty()) {
+    std::map<std::string, HostTensor> named;
+    if (!loadNamed({batchFile}, named, error)) {
+      error = "--batches: " + error;
+      return false;
+    }
+    for (auto [name, into] :
+         {std::pair<const char *, HostTensor *>{"tokens", &fileTokens},
+          {"targets", &fileTargets}}) {
+      auto it = named.find(name);
+      if (it == named.end()) {
+        error = "--batches: " + batchFile + " has no tensor '" + name + "'";
+        return false;
+      }
+      const HostTensor &t = it->second;
+      bool fits = !t.isFloat() && t.shape.size() == shape.size() + 1 &&
+                  std::equal(shape.begin(), shape.end(), t.shape.begin() + 1) &&
+                  t.shape.front() > 0;
+      if (!fits) {
+        std::string want = "S";
+        for (int64_t d : shape)
+          want += "x" + std::to_string(d);
+        error = "--batches: '" + std::string(name) + "' is " + t.typeString() +
+                ", the step needs integers of shape " + want;
+        return false;
+      }
+      *into = t;
+    }
+    batchCount = fileTokens.shape.front();
+    return true;
+  }
+  int64_t seq = shape.back();
   if (!readFileBytes(path, bytes, error)) {
     error = "--text: " + error;
     return false;
@@ -262,8 +296,14 @@ bool TextBatches::open(const std::string &path, int64_t seq,
   return true;
 }
 
-void TextBatches::next(std::mt19937_64 &rng, HostTensor &tokens,
-                       HostTensor &targets) {
+void TrainingBatches::next(std::mt19937_64 &rng, HostTensor &tokens,
+                           HostTensor &targets) {
+  if (batchCount > 0) {
+    int64_t n = tokens.numElements(), at = (taken++ % batchCount) * n;
+    std::copy_n(fileTokens.i.begin() + at, n, tokens.i.begin());
+    std::copy_n(fileTargets.i.begin() + at, n, targets.i.begin());
+    return;
+  }
   // Every leading dim (micro-batches, batch) holds independent windows.
   int64_t seq = tokens.shape.back(),
           batch = seq ? tokens.numElements() / seq : 0;
@@ -278,8 +318,19 @@ void TextBatches::next(std::mt19937_64 &rng, HostTensor &tokens,
   }
 }
 
+bool TrainingLog::logLossesTo(const std::string &path, std::string &error) {
+  lossFile.reset(std::fopen(path.c_str(), "w"));
+  if (!lossFile)
+    error = "--loss-log: cannot write '" + path + "'";
+  return bool(lossFile);
+}
+
 bool TrainingLog::step(int s, double loss, double lr, double stepSeconds) {
   losses.push_back(loss);
+  if (lossFile) {
+    std::fprintf(lossFile.get(), "%d %.9g\n", s, loss);
+    std::fflush(lossFile.get());
+  }
   seconds += stepSeconds;
   if (s % every == 0 || s == 1 || s == steps)
     std::printf("step %4d/%d  loss %.4f  lr %.3g  %8.0f tok/s\n", s, steps,

@@ -37,6 +37,9 @@ struct RunOptions {
   std::string lrSchedule = "constant"; // or "cosine"
   int lrWarmup = 0;                    // linear warm-up steps
   std::string text, params, save;
+  std::string batches;   // safetensors: tokens/targets [S x batch shape]
+  std::string lossLog;   // one "step loss" line per step, full precision
+  std::string saveState; // every aliased state tensor (moments too)
   int logEvery = 1;
   int iterations = 0, warmup = 3; // cuda timing
   bool graphs = true;             // cuda

@@ -108,8 +108,8 @@ bool run::train(ModuleOp module, func::FuncOp fn,
   if (opts.detectAnomaly && failed(checkFiniteInputs(fn, args, SourceNames())))
     return false;
 
-  ::nova::run::TextBatches text;
-  if (!text.open(opts.text, tok.shape.back(), error))
+  ::nova::run::TrainingBatches batches;
+  if (!batches.open(opts.text, opts.batches, tok.shape, error))
     return fail(error);
   std::mt19937_64 rng(opts.seed.value_or(0));
   InterpreterOptions interpOpts;
@@ -117,8 +117,10 @@ bool run::train(ModuleOp module, func::FuncOp fn,
   Interpreter interp(module, interpOpts);
   ::nova::run::TrainingLog log(opts.steps, tok.numElements(), opts.logEvery,
                                "reference interpreter");
+  if (!opts.lossLog.empty() && !log.logLossesTo(opts.lossLog, error))
+    return fail(error);
   for (int s = 1; s <= opts.steps; ++s) {
-    text.next(rng, args[tokensArg], args[targetsArg]);
+    batches.next(rng, args[tokensArg], args[targetsArg]);
     double lr = ::nova::run::scheduledLearningRate(
         opts.lr, opts.lrSchedule, opts.lrWarmup, opts.steps, s);
     ::nova::run::setScalar(args[stepArg], s);
@@ -152,6 +154,19 @@ bool run::train(ModuleOp module, func::FuncOp fn,
       return fail(error);
     std::printf("saved %zu parameters to %s\n", params.size(),
                 opts.save.c_str());
+  }
+  if (!opts.saveState.empty()) {
+    // Every input a result aliases: parameters and Adam moments.
+    std::vector<std::string> names;
+    std::vector<HostTensor> state;
+    for (auto [r, i] : aliasOf) {
+      names.push_back(argumentName(fn, i));
+      state.push_back(args[i]);
+    }
+    if (!::nova::run::writeNamed(opts.saveState, names, state, error))
+      return fail(error);
+    std::printf("saved %zu state tensors to %s\n", state.size(),
+                opts.saveState.c_str());
   }
   return true;
 }
