@@ -95,7 +95,7 @@ def gpt2_loss(P, tokens, targets, cfg, compute="f32"):
         return y + b.to(y.dtype)
 
     x = P["wte"][tokens.long()] + P["wpe"][:T]
-    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    causal = torch.tril(torch.ones(T, T, dtype=torch.bool, device=tokens.device))
     for layer in range(cfg.layers):
         h = "h.%d." % layer
         a = F.layer_norm(x, (C,), P[h + "ln_1.weight"], P[h + "ln_1.bias"], 1e-5)
