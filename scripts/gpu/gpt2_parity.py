@@ -29,27 +29,10 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "utils"))
-from gpt2_torch_parity import gpt2_loss, read_safetensors  # noqa: E402
+from gpt2_torch_parity import (gpt2_loss, read_safetensors,  # noqa: E402
+                               write_safetensors)
 
 BETA1, BETA2, EPS, WEIGHT_DECAY = 0.9, 0.999, 1e-8, 0.01
-CODES = {torch.float32: "F32", torch.int32: "I32", torch.int64: "I64"}
-
-
-def write_safetensors(path, tensors):
-    """Raw little-endian bytes (fast enough for GPT-2 124M's parameters)."""
-    header, blobs, offset = {}, [], 0
-    for name, t in tensors.items():
-        blob = t.detach().contiguous().cpu().numpy().tobytes()
-        header[name] = {"dtype": CODES[t.dtype], "shape": list(t.shape),
-                        "data_offsets": [offset, offset + len(blob)]}
-        blobs.append(blob)
-        offset += len(blob)
-    text = json.dumps(header).encode()
-    text += b" " * ((8 - (len(text) + 8) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(len(text).to_bytes(8, "little") + text)
-        for blob in blobs:
-            f.write(blob)
 
 
 def parameters_of(model):

@@ -142,31 +142,24 @@ bool run::train(ModuleOp module, func::FuncOp fn,
   }
   log.summary();
 
-  if (!opts.save.empty()) {
+  // --save: the parameters; --save-state: every input a result aliases
+  // (parameters and Adam moments).
+  auto save = [&](const std::string &path, bool all) {
     std::vector<std::string> names;
-    std::vector<HostTensor> params;
-    for (unsigned i = 0; i < numArgs; ++i)
-      if (isParameter(fn, i)) {
+    std::vector<HostTensor> values;
+    for (auto [r, i] : aliasOf)
+      if (all || isParameter(fn, i)) {
         names.push_back(argumentName(fn, i));
-        params.push_back(args[i]);
+        values.push_back(args[i]);
       }
-    if (!::nova::run::writeNamed(opts.save, names, params, error))
-      return fail(error);
-    std::printf("saved %zu parameters to %s\n", params.size(),
-                opts.save.c_str());
-  }
-  if (!opts.saveState.empty()) {
-    // Every input a result aliases: parameters and Adam moments.
-    std::vector<std::string> names;
-    std::vector<HostTensor> state;
-    for (auto [r, i] : aliasOf) {
-      names.push_back(argumentName(fn, i));
-      state.push_back(args[i]);
-    }
-    if (!::nova::run::writeNamed(opts.saveState, names, state, error))
-      return fail(error);
-    std::printf("saved %zu state tensors to %s\n", state.size(),
-                opts.saveState.c_str());
-  }
+    if (!::nova::run::writeNamed(path, names, values, error))
+      return false;
+    std::printf("saved %zu %s to %s\n", values.size(),
+                all ? "state tensors" : "parameters", path.c_str());
+    return true;
+  };
+  if ((!opts.save.empty() && !save(opts.save, false)) ||
+      (!opts.saveState.empty() && !save(opts.saveState, true)))
+    return fail(error);
   return true;
 }
