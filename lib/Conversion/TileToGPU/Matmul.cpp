@@ -6,7 +6,8 @@
 // problems' block ranges. A GEMM block computes a BM x BN tile of one batch
 // matrix: each K step stages a BM x BK slice of A and a BN x BK slice of B
 // in shared memory (K-major, converted and zero-filled past the edges on
-// the way), then every warp runs nvvm.mma.sync on its WM x WN sub-tile with
+// the way; 16-byte global loads along the contiguous dim where the layout
+// keeps them aligned and whole), then every warp runs nvvm.mma.sync on its WM x WN sub-tile with
 // f32 accumulators: m16n8k16 for bf16 operands, m16n8k8 TF32 for f32 ones
 // (operands rounded to TF32 to nearest even, as the reference interpreter
 // models the tensor core). The epilogue evaluates each output at each
@@ -89,8 +90,15 @@ private:
   Operand operand(Value mainOperand, const Access &access);
   /// `x` of the operand's input element type, converted as the prologue
   /// does, then rounded to TF32 when the product runs in TF32.
-  Value load(const Operand &op, Value linear, Value inBounds);
+  Value load(const Operand &op, Value linear, Value inBounds, int64_t width);
   Value roundToTF32(Value x);
+  /// `scalar` in every element of `type` (a scalar or vector type).
+  Value splat(Type type, TypedAttr scalar);
+  /// Elements per global access when staging the operand: 16 bytes where
+  /// the layout keeps every access aligned and whole, else 1.
+  int64_t vectorWidth(const Operand &op, int64_t rows, int64_t outerExtent,
+                      int64_t outerStride, int64_t kExtent, int64_t kStride,
+                      bool kFastest);
 
   LogicalResult gemm(nv::MatmulOp mm, const MainProblem &p, Value local,
                      ArrayRef<unsigned> outputs);
@@ -149,12 +157,18 @@ Operand MatmulEmitter::operand(Value mainOperand, const Access &access) {
   return op;
 }
 
+Value MatmulEmitter::splat(Type type, TypedAttr scalar) {
+  if (auto vt = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(b, vt, SplatElementsAttr::get(vt, scalar));
+  return arith::ConstantOp::create(b, type, scalar);
+}
+
 Value MatmulEmitter::roundToTF32(Value x) {
   // Drop the 13 low mantissa bits, to nearest even (Inf and NaN kept).
   Type i32 = b.getI32Type();
-  auto c = [&](uint32_t v) {
-    return arith::ConstantOp::create(b, i32, b.getI32IntegerAttr(int32_t(v)));
-  };
+  if (auto vt = dyn_cast<VectorType>(x.getType()))
+    i32 = VectorType::get(vt.getShape(), i32);
+  auto c = [&](uint32_t v) { return splat(i32, b.getI32IntegerAttr(v)); };
   Value bits = arith::BitcastOp::create(b, i32, x);
   Value odd =
       arith::AndIOp::create(b, arith::ShRUIOp::create(b, bits, c(13)), c(1));
@@ -169,15 +183,57 @@ Value MatmulEmitter::roundToTF32(Value x) {
       b, x.getType(), arith::SelectOp::create(b, special, bits, rounded));
 }
 
-Value MatmulEmitter::load(const Operand &op, Value linear, Value inBounds) {
+Value MatmulEmitter::load(const Operand &op, Value linear, Value inBounds,
+                          int64_t width) {
   // Out-of-bounds lanes read element 0 (always there) and keep zero.
   Value safe = arith::SelectOp::create(b, inBounds, linear, idx(0));
-  Value x = memref::LoadOp::create(b, op.flat, ValueRange{safe});
-  for (Type t : op.casts)
-    x = body.convert(x, t);
-  Value zero = arith::ConstantOp::create(b, element, b.getZeroAttr(element));
-  x = arith::SelectOp::create(b, inBounds, x, zero);
+  Type input = elementOf(op.flat);
+  Value x;
+  if (width == 1) {
+    x = memref::LoadOp::create(b, op.flat, ValueRange{safe});
+    for (Type t : op.casts)
+      x = body.convert(x, t);
+  } else {
+    x = vector::LoadOp::create(
+        b, VectorType::get({width}, input), op.flat, ValueRange{safe},
+        /*nontemporal=*/false,
+        llvm::MaybeAlign(width * input.getIntOrFloatBitWidth() / 8));
+    // Float casts only (vectorWidth() requires it).
+    for (Type t : op.casts) {
+      auto to = VectorType::get({width}, t);
+      x = getElementTypeOrSelf(x).getIntOrFloatBitWidth() <
+                  t.getIntOrFloatBitWidth()
+              ? arith::ExtFOp::create(b, to, x).getResult()
+              : arith::TruncFOp::create(b, to, x).getResult();
+    }
+  }
+  x = arith::SelectOp::create(b, inBounds, x,
+                              splat(x.getType(), b.getZeroAttr(element)));
   return tf32 ? roundToTF32(x) : x;
+}
+
+int64_t MatmulEmitter::vectorWidth(const Operand &op, int64_t rows,
+                                   int64_t outerExtent, int64_t outerStride,
+                                   int64_t kExtent, int64_t kStride,
+                                   bool kFastest) {
+  Type input = elementOf(op.flat);
+  if (!isa<FloatType>(input) ||
+      !llvm::all_of(op.casts, [](Type t) { return isa<FloatType>(t); }))
+    return 1;
+  // 16 bytes per access: the contiguous dim, the tile's extent along it and
+  // every other stride and the offset in whole vectors, so each vector is
+  // aligned (buffers are 16-byte aligned) and wholly inside or outside.
+  int64_t width = 128 / input.getIntOrFloatBitWidth();
+  int64_t contiguousStride = kFastest ? kStride : outerStride;
+  int64_t otherStride = kFastest ? outerStride : kStride;
+  int64_t contiguousExtent = kFastest ? kExtent : outerExtent;
+  int64_t tileExtent = kFastest ? tiling.bk : rows;
+  bool aligned = contiguousStride == 1 && contiguousExtent % width == 0 &&
+                 tileExtent % width == 0 && otherStride % width == 0 &&
+                 op.access.offset % width == 0 &&
+                 llvm::all_of(ArrayRef(op.access.strides).drop_back(2),
+                              [&](int64_t s) { return s % width == 0; });
+  return aligned ? width : 1;
 }
 
 void MatmulEmitter::stage(const Operand &op, Value tile, Value base,
@@ -185,19 +241,36 @@ void MatmulEmitter::stage(const Operand &op, Value tile, Value base,
                           int64_t outerStride, Value k0, int64_t kExtent,
                           int64_t kStride, bool kFastest) {
   int64_t bk = tiling.bk, threads = tiling.threads();
-  // Consecutive threads walk the operand's contiguous dim: coalesced.
-  (void)k.loop(tid, idx(rows * bk), idx(threads), [&](Value e) {
-    Value row = kFastest ? arith::DivUIOp::create(b, e, idx(bk)).getResult()
-                         : arith::RemUIOp::create(b, e, idx(rows)).getResult();
-    Value kk = kFastest ? arith::RemUIOp::create(b, e, idx(bk)).getResult()
-                        : arith::DivUIOp::create(b, e, idx(rows)).getResult();
+  int64_t width = vectorWidth(op, rows, outerExtent, outerStride, kExtent,
+                              kStride, kFastest);
+  // Consecutive threads take consecutive vectors (or elements) along the
+  // operand's contiguous dim: coalesced.
+  int64_t perLine = (kFastest ? bk : rows) / width;
+  (void)k.loop(tid, idx(rows * bk / width), idx(threads), [&](Value e) {
+    Value along = mul(arith::RemUIOp::create(b, e, idx(perLine)), idx(width));
+    Value across = arith::DivUIOp::create(b, e, idx(perLine));
+    Value row = kFastest ? across : along, kk = kFastest ? along : across;
     Value outer = add(outerBase, row), kg = add(k0, kk);
     Value inBounds = arith::AndIOp::create(b, lt(outer, idx(outerExtent)),
                                            lt(kg, idx(kExtent)));
     Value linear =
         add(base, add(mul(outer, idx(outerStride)), mul(kg, idx(kStride))));
-    memref::StoreOp::create(b, load(op, linear, inBounds), tile,
-                            ValueRange{row, kk});
+    Value x = load(op, linear, inBounds, width);
+    if (width == 1) {
+      memref::StoreOp::create(b, x, tile, ValueRange{row, kk});
+    } else if (kFastest) {
+      // Tile rows are 16-byte multiples (80 or 144 bytes).
+      vector::StoreOp::create(
+          b, x, tile, ValueRange{row, kk}, /*nontemporal=*/false,
+          llvm::MaybeAlign(std::min<int64_t>(
+              16, width * element.getIntOrFloatBitWidth() / 8)));
+    } else {
+      // Along M or N: one K column of the K-major tile, element by element.
+      for (int64_t i = 0; i < width; ++i)
+        memref::StoreOp::create(
+            b, vector::ExtractOp::create(b, x, ArrayRef<int64_t>{i}), tile,
+            ValueRange{add(row, idx(i)), kk});
+    }
     return success();
   });
 }

@@ -1,7 +1,8 @@
 // convert-tile-to-gpu on matmul kernels: tensor cores with f32 accumulators.
 // bf16 operands run nvvm.mma.sync m16n8k16, f32 ones m16n8k8 in TF32 (the
 // operands rounded to TF32 while staged). Both operands are staged K-major
-// in padded shared-memory tiles, with the product's value at each
+// in padded shared-memory tiles (16-byte global loads where the layout
+// keeps every access aligned), with the product's value at each
 // accumulator element fed to the epilogue (here bias + GELU, two outputs).
 // A grouped GEMM (bias gradient, dX and dW) is one launch: its blocks are the
 // column sum's (32 columns each), then each matmul's tiles.
@@ -11,9 +12,15 @@
 // CHECK-SAME: (%{{.*}}: memref<4x50x96xbf16>, %{{.*}}: memref<96x200xf32>, %{{.*}}: memref<200xf32>, %[[H:.*]]: memref<4x50x200xbf16>, %[[G:.*]]: memref<4x50x200xbf16>)
 // CHECK-SAME: workgroup(%[[A:.*]] : memref<{{64|128}}x40xbf16, #gpu.address_space<workgroup>>, %[[B:.*]] : memref<{{64|128}}x40xbf16, #gpu.address_space<workgroup>>)
 // CHECK: scf.for {{.*}} iter_args
-// The f32 weight is converted to bf16 on its way to shared memory.
-// CHECK: arith.truncf %{{.*}} : f32 to bf16
-// CHECK: memref.store %{{.*}}, %[[B]]
+// x (K contiguous, 96 a multiple of 8) in 16-byte loads and stores, zero
+// past the ragged rows; the f32 weight (N contiguous) 4 floats at a time,
+// converted to bf16 and spread over a K column of its K-major tile.
+// CHECK: %[[XV:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<19200xbf16>, vector<8xbf16>
+// CHECK: %[[XS:.*]] = arith.select %{{.*}}, %[[XV]], %{{.*}} : vector<8xbf16>
+// CHECK: vector.store %[[XS]], %[[A]][{{.*}}] {alignment = 16 : i64}
+// CHECK: %[[WV:.*]] = vector.load %{{.*}} {alignment = 16 : i64} : memref<19200xf32>, vector<4xf32>
+// CHECK: arith.truncf %[[WV]] : vector<4xf32> to vector<4xbf16>
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[B]]
 // CHECK: gpu.barrier
 // CHECK: vector.load %[[A]]{{.*}} : memref<{{.*}}x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
