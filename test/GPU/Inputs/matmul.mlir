@@ -35,14 +35,16 @@ func.func @mm_bf16_1000(%a: tensor<1000x1000xbf16>, %b: tensor<1000x1000xbf16>) 
 }
 
 // Batch dims [3, 2]: the lhs is shared along the second (broadcast) and
-// stored K x M, the rhs along the first and stored N x K.
-func.func @mm_batched_t(%a: tensor<3x1x65x70xf32>, %b: tensor<2x33x65xf32>) -> tensor<3x2x70x33xf32> {
-  %r = nova_tile.fusion matmul (%a, %b) : (tensor<3x1x65x70xf32>, tensor<2x33x65xf32>) -> tensor<3x2x70x33xf32> {
-  ^bb0(%x: tensor<3x1x65x70xf32>, %y: tensor<2x33x65xf32>):
-    %p = nova.matmul %x, %y transpose_lhs transpose_rhs {nova.precision = "tf32"} : tensor<3x1x65x70xf32>, tensor<2x33x65xf32> -> tensor<3x2x70x33xf32>
-    nova_tile.yield %p : tensor<3x2x70x33xf32>
+// stored K x M, the rhs along the first and stored N x K; both staged with
+// 16-byte loads (along M for the lhs, along K for the rhs), M ragged
+// against the block tile.
+func.func @mm_batched_t(%a: tensor<3x1x64x72xf32>, %b: tensor<2x33x64xf32>) -> tensor<3x2x72x33xf32> {
+  %r = nova_tile.fusion matmul (%a, %b) : (tensor<3x1x64x72xf32>, tensor<2x33x64xf32>) -> tensor<3x2x72x33xf32> {
+  ^bb0(%x: tensor<3x1x64x72xf32>, %y: tensor<2x33x64xf32>):
+    %p = nova.matmul %x, %y transpose_lhs transpose_rhs {nova.precision = "tf32"} : tensor<3x1x64x72xf32>, tensor<2x33x64xf32> -> tensor<3x2x72x33xf32>
+    nova_tile.yield %p : tensor<3x2x72x33xf32>
   }
-  return %r : tensor<3x2x70x33xf32>
+  return %r : tensor<3x2x72x33xf32>
 }
 
 // A linear layer's forward in bf16: the f32 weight cast on load, bias and
