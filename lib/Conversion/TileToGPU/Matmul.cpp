@@ -7,11 +7,11 @@
 // matrix: each K step stages a BM x BK slice of A and a BN x BK slice of B
 // in shared memory (K-major, converted and zero-filled past the edges on
 // the way; 16-byte global loads along the contiguous dim where the layout
-// keeps them aligned and whole), then every warp runs nvvm.mma.sync on its WM x WN sub-tile with
-// f32 accumulators: m16n8k16 for bf16 operands, m16n8k8 TF32 for f32 ones
-// (operands rounded to TF32 to nearest even, as the reference interpreter
-// models the tensor core). The epilogue evaluates each output at each
-// accumulator element the thread holds, with the product's value bound to
+// keeps them aligned and whole), then every warp runs nvvm.mma.sync on its WM x
+// WN sub-tile with f32 accumulators: m16n8k16 for bf16 operands, m16n8k8 TF32
+// for f32 ones (operands rounded to TF32 to nearest even, as the reference
+// interpreter models the tensor core). The epilogue evaluates each output at
+// each accumulator element the thread holds, with the product's value bound to
 // the accumulator. A column sum (a bias gradient) takes 32 columns per
 // block and splits the rows over the block's warps, combined in shared
 // memory in a fixed order: deterministic, no atomics.
@@ -84,12 +84,13 @@ private:
     }
     return out;
   }
-  /// Which main op output `i` is computed from (its only one, by the
-  /// contract; the first main when it depends on none).
+  /// Which main op the output value `v` is computed from (its only one, by
+  /// the contract; the first when it depends on none).
   unsigned problemOfOutput(Value v, ArrayRef<Operation *> mainOps);
   Operand operand(Value mainOperand, const Access &access);
-  /// `x` of the operand's input element type, converted as the prologue
-  /// does, then rounded to TF32 when the product runs in TF32.
+  /// The operand's `width` elements from `linear` of its input (zero where
+  /// `inBounds` is false), converted as the prologue does, then rounded to
+  /// TF32 when the product runs in TF32.
   Value load(const Operand &op, Value linear, Value inBounds, int64_t width);
   Value roundToTF32(Value x);
   /// `scalar` in every element of `type` (a scalar or vector type).
@@ -277,11 +278,9 @@ void MatmulEmitter::stage(const Operand &op, Value tile, Value base,
 
 LogicalResult MatmulEmitter::gemm(nv::MatmulOp mm, const MainProblem &p,
                                   Value local, ArrayRef<unsigned> outputs) {
-  int64_t batch = p.space[0], m = p.space[1], n = p.space[2],
-          kExtent = p.space[3];
+  int64_t m = p.space[1], n = p.space[2], kExtent = p.space[3];
   int64_t tilesM = llvm::divideCeil(m, tiling.bm),
           tilesN = llvm::divideCeil(n, tiling.bn);
-  (void)batch;
   // Block -> (batch, tile row, tile column), columns fastest.
   Value tn = arith::RemUIOp::create(b, local, idx(tilesN));
   Value rest = arith::DivUIOp::create(b, local, idx(tilesN));
