@@ -111,6 +111,13 @@ private:
              int64_t rows, int64_t outerExtent, int64_t outerStride, Value k0,
              int64_t kExtent, int64_t kStride, bool kFastest);
 
+  /// Blocks of a problem: 32 columns of a column sum, a tile of a GEMM.
+  int64_t blocksOf(const MainProblem &p) const {
+    if (p.columnSum)
+      return llvm::divideCeil(p.space[2], 32);
+    return p.space[0] * llvm::divideCeil(p.space[1], tiling.bm) *
+           llvm::divideCeil(p.space[2], tiling.bn);
+  }
   Value idx(int64_t v) { return body.index(v); }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
@@ -497,9 +504,11 @@ FailureOr<Geometry> MatmulEmitter::emit() {
       largestN = std::max(largestN, p.space[2]);
     }
   tiling = Tiling::of(k.schedule, {largestM, largestN});
+  // Zero-sized buffers do not lower to NVVM, and a launch needs a block.
   for (const MainProblem &p : problems)
     if (llvm::is_contained(p.space, 0))
-      return k.fail("an empty product or column sum is not lowered");
+      return k.fail("an empty product or column sum (a dim of size 0) is not "
+                    "lowered");
 
   auto space =
       gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
@@ -526,10 +535,7 @@ FailureOr<Geometry> MatmulEmitter::emit() {
   Value block = k.blockId();
   int64_t start = 0;
   for (auto [p, op] : llvm::zip(problems, mainOps)) {
-    int64_t blocks = p.columnSum ? llvm::divideCeil(p.space[2], 32)
-                                 : p.space[0] *
-                                       llvm::divideCeil(p.space[1], tiling.bm) *
-                                       llvm::divideCeil(p.space[2], tiling.bn);
+    int64_t blocks = blocksOf(p);
     Value mine = arith::AndIOp::create(
         b,
         arith::CmpIOp::create(b, arith::CmpIPredicate::uge, block, idx(start)),
