@@ -25,7 +25,7 @@ nova_tile.kernel @mixed matmul schedule <tile = [128, 128, 64], threads = 256, s
 
 // -----
 
-// Zero-sized buffers do not lower to NVVM (an empty K would need none).
+// Zero-sized buffers do not lower to NVVM: an empty operand is refused.
 // expected-error @below {{convert-tile-to-gpu: kernel @empty (matmul): an empty product or column sum (a dim of size 0) is not lowered}}
 nova_tile.kernel @empty matmul schedule <tile = [128, 128, 64], threads = 256, stages = 3, vector = 8, split_k = 1> {
 ^bb0(%a: tensor<4x0xf32>, %b: tensor<0x16xf32>):
