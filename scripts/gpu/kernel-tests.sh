@@ -31,6 +31,12 @@ softmax        row-reduction.mlir     softmax         1e-6  1e-9  no   pack
 bias_grad      column-reduction.mlir  bias_grad       1e-6  1e-7  no   pack
 adamw          optimizer.mlir         adamw           1e-6  1e-9  yes  pack
 ln_xent        planned.mlir           ln_xent         1e-5  1e-6  no   planned
+matmul_tf32    matmul.mlir            mm_tf32         1e-5  1e-4  no   pack
+matmul_bf16    matmul.mlir            mm_bf16         8e-3  1e-3  no   pack
+matmul_1000    matmul.mlir            mm_bf16_1000    8e-3  1e-3  no   pack
+matmul_batched matmul.mlir            mm_batched_t    1e-5  1e-4  no   pack
+matmul_gelu    matmul.mlir            mm_bias_gelu    8e-3  7e-2  no   pack
+matmul_grouped matmul.mlir            mm_grouped      8e-3  1e-3  no   pack
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}

@@ -47,6 +47,7 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
   case Family::row_reduction:
   case Family::column_reduction:
   case Family::optimizer:
+  case Family::matmul:
     break;
   default:
     return where() << "the " << stringifyFamily(kernel.getFamily())
@@ -88,6 +89,9 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
     break;
   case Family::optimizer:
     geometry = emitOptimizer(k);
+    break;
+  case Family::matmul:
+    geometry = emitMatmul(k);
     break;
   default:
     break;
