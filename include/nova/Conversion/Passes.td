@@ -73,7 +73,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
   ];
 }
 

@@ -47,6 +47,8 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
   case Family::row_reduction:
   case Family::column_reduction:
   case Family::optimizer:
+  case Family::attention_forward:
+  case Family::attention_backward:
     break;
   default:
     return where() << "the " << stringifyFamily(kernel.getFamily())
@@ -88,6 +90,12 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
     break;
   case Family::optimizer:
     geometry = emitOptimizer(k);
+    break;
+  case Family::attention_forward:
+    geometry = emitAttentionForward(k);
+    break;
+  case Family::attention_backward:
+    geometry = emitAttentionBackward(k);
     break;
   default:
     break;
