@@ -133,3 +133,54 @@ func.func @bwd_bf16_qkv(%qkv: tensor<2x257x384xbf16>, %dy: tensor<2x257x128xbf16
   }
   return %g : tensor<2x257x384xbf16>
 }
+
+// The GPT-2 step's attention pair as nova-gpt2 --heads 2 --embd 64 --seq 32
+// --batch 2 fuses it: bf16, causal, two heads of 32 in one qkv tensor.
+func.func @gpt_small(%qkv: tensor<2x32x192xbf16>, %dy: tensor<2x32x64xbf16>)
+    -> tensor<2x32x192xbf16> {
+  %f:2 = nova_tile.fusion attention_forward (%qkv)
+      : (tensor<2x32x192xbf16>) -> (tensor<2x32x64xbf16>, tensor<2x2x32xf32>) {
+  ^bb0(%x: tensor<2x32x192xbf16>):
+    %qs = nova.slice %x starts [0, 0, 0] limits [2, 32, 64] strides [1, 1, 1] : tensor<2x32x192xbf16> -> tensor<2x32x64xbf16>
+    %qr = nova.reshape %qs : tensor<2x32x64xbf16> -> tensor<2x32x2x32xbf16>
+    %q = nova.transpose %qr [0, 2, 1, 3] : tensor<2x32x2x32xbf16> -> tensor<2x2x32x32xbf16>
+    %ks = nova.slice %x starts [0, 0, 64] limits [2, 32, 128] strides [1, 1, 1] : tensor<2x32x192xbf16> -> tensor<2x32x64xbf16>
+    %kr = nova.reshape %ks : tensor<2x32x64xbf16> -> tensor<2x32x2x32xbf16>
+    %k = nova.transpose %kr [0, 2, 1, 3] : tensor<2x32x2x32xbf16> -> tensor<2x2x32x32xbf16>
+    %vs = nova.slice %x starts [0, 0, 128] limits [2, 32, 192] strides [1, 1, 1] : tensor<2x32x192xbf16> -> tensor<2x32x64xbf16>
+    %vr = nova.reshape %vs : tensor<2x32x64xbf16> -> tensor<2x32x2x32xbf16>
+    %v = nova.transpose %vr [0, 2, 1, 3] : tensor<2x32x2x32xbf16> -> tensor<2x2x32x32xbf16>
+    %o, %lse = nova.attention_fwd %q, %k, %v scale 0.17677669529663687 causal : tensor<2x2x32x32xbf16>, tensor<2x2x32x32xbf16>, tensor<2x2x32x32xbf16> -> tensor<2x2x32x32xbf16>, tensor<2x2x32xf32>
+    %ot = nova.transpose %o [0, 2, 1, 3] : tensor<2x2x32x32xbf16> -> tensor<2x32x2x32xbf16>
+    %y = nova.reshape %ot : tensor<2x32x2x32xbf16> -> tensor<2x32x64xbf16>
+    nova_tile.yield %y, %lse : tensor<2x32x64xbf16>, tensor<2x2x32xf32>
+  }
+  %g = nova_tile.fusion attention_backward (%qkv, %f#0, %f#1, %dy)
+      : (tensor<2x32x192xbf16>, tensor<2x32x64xbf16>, tensor<2x2x32xf32>, tensor<2x32x64xbf16>)
+      -> tensor<2x32x192xbf16> {
+  ^bb0(%x: tensor<2x32x192xbf16>, %ya: tensor<2x32x64xbf16>, %la: tensor<2x2x32xf32>, %dya: tensor<2x32x64xbf16>):
+    %qs = nova.slice %x starts [0, 0, 0] limits [2, 32, 64] strides [1, 1, 1] : tensor<2x32x192xbf16> -> tensor<2x32x64xbf16>
+    %qr = nova.reshape %qs : tensor<2x32x64xbf16> -> tensor<2x32x2x32xbf16>
+    %q = nova.transpose %qr [0, 2, 1, 3] : tensor<2x32x2x32xbf16> -> tensor<2x2x32x32xbf16>
+    %ks = nova.slice %x starts [0, 0, 64] limits [2, 32, 128] strides [1, 1, 1] : tensor<2x32x192xbf16> -> tensor<2x32x64xbf16>
+    %kr = nova.reshape %ks : tensor<2x32x64xbf16> -> tensor<2x32x2x32xbf16>
+    %k = nova.transpose %kr [0, 2, 1, 3] : tensor<2x32x2x32xbf16> -> tensor<2x2x32x32xbf16>
+    %vs = nova.slice %x starts [0, 0, 128] limits [2, 32, 192] strides [1, 1, 1] : tensor<2x32x192xbf16> -> tensor<2x32x64xbf16>
+    %vr = nova.reshape %vs : tensor<2x32x64xbf16> -> tensor<2x32x2x32xbf16>
+    %v = nova.transpose %vr [0, 2, 1, 3] : tensor<2x32x2x32xbf16> -> tensor<2x2x32x32xbf16>
+    %yr = nova.reshape %ya : tensor<2x32x64xbf16> -> tensor<2x32x2x32xbf16>
+    %o = nova.transpose %yr [0, 2, 1, 3] : tensor<2x32x2x32xbf16> -> tensor<2x2x32x32xbf16>
+    %dr = nova.reshape %dya : tensor<2x32x64xbf16> -> tensor<2x32x2x32xbf16>
+    %do = nova.transpose %dr [0, 2, 1, 3] : tensor<2x32x2x32xbf16> -> tensor<2x2x32x32xbf16>
+    %dq, %dk, %dv = nova.attention_bwd %q, %k, %v, %o, %la, %do scale 0.17677669529663687 causal : tensor<2x2x32x32xbf16>, tensor<2x2x32x32xbf16>, tensor<2x2x32x32xbf16>, tensor<2x2x32x32xbf16>, tensor<2x2x32xf32>, tensor<2x2x32x32xbf16>
+    %dqt = nova.transpose %dq [0, 2, 1, 3] : tensor<2x2x32x32xbf16> -> tensor<2x32x2x32xbf16>
+    %dqr = nova.reshape %dqt : tensor<2x32x2x32xbf16> -> tensor<2x32x64xbf16>
+    %dkt = nova.transpose %dk [0, 2, 1, 3] : tensor<2x2x32x32xbf16> -> tensor<2x32x2x32xbf16>
+    %dkr = nova.reshape %dkt : tensor<2x32x2x32xbf16> -> tensor<2x32x64xbf16>
+    %dvt = nova.transpose %dv [0, 2, 1, 3] : tensor<2x2x32x32xbf16> -> tensor<2x32x2x32xbf16>
+    %dvr = nova.reshape %dvt : tensor<2x32x2x32xbf16> -> tensor<2x32x64xbf16>
+    %dqkv = nova.concat %dqr, %dkr, %dvr dim 2 : tensor<2x32x64xbf16>, tensor<2x32x64xbf16>, tensor<2x32x64xbf16> -> tensor<2x32x192xbf16>
+    nova_tile.yield %dqkv : tensor<2x32x192xbf16>
+  }
+  return %g : tensor<2x32x192xbf16>
+}
