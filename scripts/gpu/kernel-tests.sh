@@ -40,6 +40,7 @@ attn_cross_bf16 attention.mlir        fwd_bf16_cross  1e-2  norm  no   pack
 attn_bwd_f32   attention.mlir         bwd_f32         5e-4  norm  no   pack
 attn_bwd_bf16  attention.mlir         bwd_bf16_qkv    1e-2  norm  no   pack
 attn_gpt_small attention.mlir         gpt_small       1e-2  norm  no   pack
+attn_bwd_d128  attention.mlir         bwd_bf16_padded 1e-2  norm  no   pack
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}

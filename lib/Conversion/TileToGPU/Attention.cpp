@@ -184,9 +184,19 @@ private:
   /// Fills stats for rows rowBase.. of the block's batch.
   void stageStats(Value lseLead, Value oLead, Value doLead, Value rowBase,
                   int64_t rows);
-  /// P (masked) and dS = P (dP - D) for one score element.
-  std::pair<Value, Value> gradScores(Value s, Value dp, Value lse2, Value delta,
-                                     Value query, Value key);
+  /// exp(scale s - lse) for one score element (lse2 in the log2 domain).
+  Value probability(Value s, Value lse2) {
+    return math::Exp2Op::create(b, fsub(fmul(s, f32(scale * M_LOG2E)), lse2));
+  }
+
+  /// Whether a score (query, key) is masked: a key past the end, or after
+  /// the query when causal.
+  Value isMasked(Value query, Value key);
+  /// `values` with the elements `masked(i)` says replaced by `fill`, in a
+  /// branch only tiles with `needsMask` take (uniform across the block):
+  /// tiles inside the causal triangle and the ragged edge skip the compares.
+  Acc maskTile(Value needsMask, const Acc &values,
+               function_ref<Value(unsigned)> masked, Value fill);
 };
 
 LogicalResult AttentionEmitter::prepare() {
@@ -602,17 +612,24 @@ FailureOr<Geometry> AttentionEmitter::forward() {
     // Online softmax in the exp2 domain.
     Value log2Scale = f32(scale * M_LOG2E);
     Combiner maxOf{nv::ReduceKind::max, b.getF32Type()};
+    for (Value &x : s)
+      x = fmul(x, log2Scale);
+    // Tiles reaching past the last key, or the diagonal when causal.
+    Value needsMask = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                            add(keyBase, bc), c(tk));
+    if (causal)
+      needsMask = arith::OrIOp::create(
+          b, needsMask,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                add(keyBase, bc - 1), queryBase));
+    s = maskTile(
+        needsMask, s,
+        [&](unsigned i) {
+          return isMasked(add(rowBase, accRow(i)), add(keyBase, accCol(i)));
+        },
+        negInf);
     SmallVector<Value> rowMax = {negInf, negInf};
     for (unsigned i = 0; i < s.size(); ++i) {
-      Value query = add(rowBase, accRow(i));
-      Value key = add(keyBase, accCol(i));
-      Value masked = arith::CmpIOp::create(b, arith::CmpIPredicate::uge, key,
-                                           c(tk));
-      if (causal)
-        masked = arith::OrIOp::create(
-            b, masked,
-            arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, key, query));
-      s[i] = select(masked, negInf, fmul(s[i], log2Scale));
       unsigned r = (i % 4) / 2;
       rowMax[r] = arith::MaximumFOp::create(b, rowMax[r], s[i]);
     }
@@ -719,21 +736,30 @@ void AttentionEmitter::stageStats(Value lseLead, Value oLead, Value doLead,
   });
 }
 
-std::pair<Value, Value> AttentionEmitter::gradScores(Value s, Value dp,
-                                                     Value lse2, Value delta,
-                                                     Value query, Value key) {
-  Value masked = arith::OrIOp::create(
-      b,
-      arith::CmpIOp::create(b, arith::CmpIPredicate::uge, key, c(tk)),
-      arith::CmpIOp::create(b, arith::CmpIPredicate::uge, query, c(tq)));
+Value AttentionEmitter::isMasked(Value query, Value key) {
+  Value masked =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::uge, key, c(tk));
   if (causal)
     masked = arith::OrIOp::create(
         b, masked,
         arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, key, query));
-  Value p = select(masked, f32(0.0),
-                   math::Exp2Op::create(
-                       b, fsub(fmul(s, f32(scale * M_LOG2E)), lse2)));
-  return {p, fmul(p, fsub(dp, delta))};
+  return masked;
+}
+
+AttentionEmitter::Acc
+AttentionEmitter::maskTile(Value needsMask, const Acc &values,
+                           function_ref<Value(unsigned)> masked, Value fill) {
+  SmallVector<Type> types(values.size(), b.getF32Type());
+  auto branch = scf::IfOp::create(b, types, needsMask, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  Acc out;
+  for (unsigned i = 0; i < values.size(); ++i)
+    out.push_back(select(masked(i), fill, values[i]));
+  scf::YieldOp::create(b, out);
+  b.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b, values);
+  return Acc(branch.getResults().begin(), branch.getResults().end());
 }
 
 /// K/V-stationary: 64 keys per block, dK and dV over the query tiles.
@@ -794,14 +820,37 @@ LogicalResult AttentionEmitter::emitDKDV(Value block) {
     multiply(
         dpT, dv, [&](int64_t k0) { return vFrags[k0 / kStep]; },
         [&](Value kk, Value n) { return smemLoad(ySmem, n, kk); });
+    // P^T; keys past the end only reach their own (unwritten) rows, so
+    // tiles mask the queries past the end and the causal triangle.
+    Acc pT;
+    for (unsigned i = 0; i < sT.size(); ++i)
+      pT.push_back(probability(sT[i], smemLoad(stats, c(0), accCol(i))));
+    Value needsMask = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                            add(queryBase, tile), c(tq));
+    if (causal)
+      needsMask = arith::OrIOp::create(
+          b, needsMask,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                add(keyBase, kBlockRows - 1), queryBase));
+    pT = maskTile(
+        needsMask, pT,
+        [&](unsigned i) -> Value {
+          Value query = add(queryBase, accCol(i));
+          Value beyond =
+              arith::CmpIOp::create(b, arith::CmpIPredicate::uge, query, c(tq));
+          if (!causal)
+            return beyond;
+          return arith::OrIOp::create(
+              b, beyond,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                    add(rowBase, accRow(i)), query));
+        },
+        f32(0.0));
     for (unsigned i = 0; i < sT.size(); ++i) {
       Value local = accCol(i);
-      Value lse2 = smemLoad(stats, c(0), local);
-      Value delta = smemLoad(stats, c(1), local);
-      auto [p, ds] = gradScores(sT[i], dpT[i], lse2, delta,
-                                add(queryBase, local), add(rowBase, accRow(i)));
+      Value ds = fmul(pT[i], fsub(dpT[i], smemLoad(stats, c(1), local)));
       ValueRange at{add(warpRow, accRow(i)), local};
-      memref::StoreOp::create(b, toTile(p), zSmem, at);
+      memref::StoreOp::create(b, toTile(pT[i]), zSmem, at);
       memref::StoreOp::create(b, toTile(ds), wSmem, at);
     }
     gpu::BarrierOp::create(b);
@@ -897,14 +946,26 @@ LogicalResult AttentionEmitter::emitDQ(Value block) {
     multiply(
         dp, dv, [&](int64_t k0) { return doFrags[k0 / kStep]; },
         [&](Value kk, Value n) { return smemLoad(ySmem, n, kk); });
+    Acc p;
+    for (unsigned i = 0; i < s.size(); ++i)
+      p.push_back(probability(s[i], lse2[(i % 4) / 2]));
+    Value needsMask = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                            add(keyBase, tile), c(tk));
+    if (causal)
+      needsMask = arith::OrIOp::create(
+          b, needsMask,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                add(keyBase, tile - 1), queryBase));
+    p = maskTile(
+        needsMask, p,
+        [&](unsigned i) {
+          return isMasked(add(rowBase, accRow(i)), add(keyBase, accCol(i)));
+        },
+        f32(0.0));
     for (unsigned i = 0; i < s.size(); ++i) {
-      unsigned r = (i % 4) / 2;
-      Value local = accCol(i);
-      auto [p, ds] = gradScores(s[i], dp[i], lse2[r], delta[r],
-                                add(rowBase, accRow(i)), add(keyBase, local));
-      (void)p;
+      Value ds = fmul(p[i], fsub(dp[i], delta[(i % 4) / 2]));
       memref::StoreOp::create(b, toTile(ds), zSmem,
-                              ValueRange{add(warpRow, accRow(i)), local});
+                              ValueRange{add(warpRow, accRow(i)), accCol(i)});
     }
     gpu::BarrierOp::create(b);
 

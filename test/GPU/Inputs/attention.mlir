@@ -184,3 +184,31 @@ func.func @gpt_small(%qkv: tensor<2x32x192xbf16>, %dy: tensor<2x32x64xbf16>)
   }
   return %g : tensor<2x32x192xbf16>
 }
+
+// Head dim 128, bf16, causal, T = 100: the backward's gradients each
+// zero-padded to the [B, T, 3D] tensor they were sliced from, as autodiff
+// writes them (the kernel also fills the zero windows).
+func.func @bwd_bf16_padded(%q: tensor<2x100x128xbf16>, %k: tensor<2x100x128xbf16>,
+                           %v: tensor<2x100x128xbf16>, %dy: tensor<2x100x128xbf16>)
+    -> (tensor<2x100x384xbf16>, tensor<2x100x384xbf16>, tensor<2x100x384xbf16>) {
+  %f:2 = nova_tile.fusion attention_forward (%q, %k, %v)
+      : (tensor<2x100x128xbf16>, tensor<2x100x128xbf16>, tensor<2x100x128xbf16>)
+      -> (tensor<2x100x128xbf16>, tensor<2x100xf32>) {
+  ^bb0(%qa: tensor<2x100x128xbf16>, %ka: tensor<2x100x128xbf16>, %va: tensor<2x100x128xbf16>):
+    %o, %lse = nova.attention_fwd %qa, %ka, %va scale 0.08838834764831845 causal : tensor<2x100x128xbf16>, tensor<2x100x128xbf16>, tensor<2x100x128xbf16> -> tensor<2x100x128xbf16>, tensor<2x100xf32>
+    nova_tile.yield %o, %lse : tensor<2x100x128xbf16>, tensor<2x100xf32>
+  }
+  %g:3 = nova_tile.fusion attention_backward (%q, %k, %v, %f#0, %f#1, %dy)
+      : (tensor<2x100x128xbf16>, tensor<2x100x128xbf16>, tensor<2x100x128xbf16>, tensor<2x100x128xbf16>, tensor<2x100xf32>, tensor<2x100x128xbf16>)
+      -> (tensor<2x100x384xbf16>, tensor<2x100x384xbf16>, tensor<2x100x384xbf16>) {
+  ^bb0(%qa: tensor<2x100x128xbf16>, %ka: tensor<2x100x128xbf16>, %va: tensor<2x100x128xbf16>, %oa: tensor<2x100x128xbf16>, %la: tensor<2x100xf32>, %da: tensor<2x100x128xbf16>):
+    %z128 = nova.constant dense<0.0> : tensor<2x100x128xbf16>
+    %z256 = nova.constant dense<0.0> : tensor<2x100x256xbf16>
+    %dq, %dk, %dv = nova.attention_bwd %qa, %ka, %va, %oa, %la, %da scale 0.08838834764831845 causal : tensor<2x100x128xbf16>, tensor<2x100x128xbf16>, tensor<2x100x128xbf16>, tensor<2x100x128xbf16>, tensor<2x100xf32>, tensor<2x100x128xbf16>
+    %pq = nova.concat %dq, %z256 dim 2 : tensor<2x100x128xbf16>, tensor<2x100x256xbf16> -> tensor<2x100x384xbf16>
+    %pk = nova.concat %z128, %dk, %z128 dim 2 : tensor<2x100x128xbf16>, tensor<2x100x128xbf16>, tensor<2x100x128xbf16> -> tensor<2x100x384xbf16>
+    %pv = nova.concat %z256, %dv dim 2 : tensor<2x100x256xbf16>, tensor<2x100x128xbf16> -> tensor<2x100x384xbf16>
+    nova_tile.yield %pq, %pk, %pv : tensor<2x100x384xbf16>, tensor<2x100x384xbf16>, tensor<2x100x384xbf16>
+  }
+  return %g#0, %g#1, %g#2 : tensor<2x100x384xbf16>, tensor<2x100x384xbf16>, tensor<2x100x384xbf16>
+}
