@@ -41,6 +41,8 @@ attn_bwd_f32   attention.mlir         bwd_f32         5e-4  norm  no   pack
 attn_bwd_bf16  attention.mlir         bwd_bf16_qkv    1e-2  norm  no   pack
 attn_gpt_small attention.mlir         gpt_small       1e-2  norm  no   pack
 attn_bwd_d128  attention.mlir         bwd_bf16_padded 1e-2  norm  no   pack
+attn_bwd_f32_cross attention.mlir     bwd_f32_cross   5e-4  norm  no   pack
+attn_gpt2_124m attention-gpt2.mlir    gpt2_124m       1e-2  norm  no   pack
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}

@@ -29,6 +29,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -140,19 +141,25 @@ private:
   SmallVector<Value> fragB(ElementFn bkn, Value k0, Value n0);
   Value pack(Value lo, Value hi);
   Acc mma(ArrayRef<Value> acc, ArrayRef<Value> a, ArrayRef<Value> bFrag);
-  Acc zeros(int64_t cols) {
-    return Acc(cols / 8 * 4, f32(0.0));
-  }
+  Acc zeros(int64_t cols) { return Acc(cols / 8 * 4, f32(0.0)); }
   /// acc[nt] += sum over k-steps of A(k-step) B(k-step, nt).
+  /// B is `bSmem`: B(k, n) = bSmem[n][k] when `nMajor`, else bSmem[k][n].
   void multiply(Acc &acc, int64_t kSize,
-                function_ref<SmallVector<Value>(int64_t k0)> aFrag,
-                ElementFn bkn);
+                function_ref<SmallVector<Value>(int64_t k0)> aFrag, Value bSmem,
+                bool nMajor);
   /// The row (0..15) and column (0..8 n-tiles) of accumulator element i.
   Value accRow(unsigned i) { return add(g, (i % 4) >= 2 ? 8 : 0); }
   Value accCol(unsigned i) { return add(add(mul(t, 2), (i / 4) * 8), i % 2); }
   Value smemLoad(Value smem, Value r, Value col) {
     return memref::LoadOp::create(b, smem, ValueRange{r, col});
   }
+  /// smem[r][col] and smem[r][col + 1] (col even) as one i32, the first
+  /// in the low half.
+  Value sharedPair(Value smem, Value r, Value col);
+  /// A fragments of rows row0.. of `smem`, and B fragments of B(k, n) =
+  /// smem[n][k] (n-major: pairs along k are adjacent).
+  SmallVector<Value> fragAShared(Value smem, Value row0, Value col0);
+  SmallVector<Value> fragBSharedNMajor(Value smem, Value k0, Value n0);
 
   /// Stores result `result`'s element (lead..., row[, col]) = x through
   /// every write of it, when `valid`.
@@ -237,8 +244,8 @@ LogicalResult AttentionEmitter::prepare() {
   if (batch == 0 || tq == 0 || tk == 0)
     return k.fail("empty attention (no batch, queries or keys) is not "
                   "lowered");
-  for (auto [name, size] : {std::pair<StringRef, int64_t>{"query/key", d},
-                            {"value", dv}})
+  for (auto [name, size] :
+       {std::pair<StringRef, int64_t>{"query/key", d}, {"value", dv}})
     if (size % 16 != 0 || size > 128)
       return k.fail(llvm::formatv("head dim {0} of the {1} is not lowered "
                                   "(a multiple of 16, at most 128)",
@@ -283,8 +290,8 @@ LogicalResult AttentionEmitter::prepare() {
       auto constant = part.getDefiningOp<nv::ConstantOp>();
       if (constant && parts.size() > 1 &&
           isa<SplatElementsAttr>(constant.getValue())) {
-        fills.push_back({unsigned(i), part, int64_t(concat.getDim()),
-                         partStart});
+        fills.push_back(
+            {unsigned(i), part, int64_t(concat.getDim()), partStart});
         continue;
       }
       Value base = part;
@@ -367,15 +374,15 @@ Value AttentionEmitter::roundTF32(Value x) {
     return arith::ConstantOp::create(b, i32, b.getI32IntegerAttr(int32_t(v)));
   };
   Value bits = arith::BitcastOp::create(b, i32, x);
-  Value lsb = arith::AndIOp::create(
-      b, arith::ShRUIOp::create(b, bits, k32(13)), k32(1));
+  Value lsb = arith::AndIOp::create(b, arith::ShRUIOp::create(b, bits, k32(13)),
+                                    k32(1));
   Value rounded = arith::AndIOp::create(
-      b, arith::AddIOp::create(b, bits, arith::AddIOp::create(b, lsb, k32(0xfff))),
+      b,
+      arith::AddIOp::create(b, bits, arith::AddIOp::create(b, lsb, k32(0xfff))),
       k32(~uint32_t(0x1fff)));
-  Value special =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                            arith::AndIOp::create(b, bits, k32(0x7f800000)),
-                            k32(0x7f800000));
+  Value special = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(b, bits, k32(0x7f800000)), k32(0x7f800000));
   return arith::BitcastOp::create(b, b.getF32Type(),
                                   select(special, bits, rounded));
 }
@@ -386,28 +393,39 @@ Value AttentionEmitter::toTile(Value x) {
   return body.convert(x, tileType);
 }
 
-Value AttentionEmitter::allocShared(int64_t rows, int64_t cols,
-                                    Type element) {
-  auto space = gpu::AddressSpaceAttr::get(b.getContext(),
-                                          gpu::AddressSpace::Workgroup);
-  return k.func.addWorkgroupAttribution(
+Value AttentionEmitter::allocShared(int64_t rows, int64_t cols, Type element) {
+  auto space =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value buffer = k.func.addWorkgroupAttribution(
       MemRefType::get({rows, cols}, element, AffineMap(), space), b.getLoc());
+  // 16-byte aligned, so a pair of 16-bit elements loads as one word.
+  k.func.setWorkgroupAttributionAttr(k.func.getNumWorkgroupAttributions() - 1,
+                                     LLVM::LLVMDialect::getAlignAttrName(),
+                                     b.getI64IntegerAttr(16));
+  return buffer;
+}
+
+Value AttentionEmitter::sharedPair(Value smem, Value r, Value col) {
+  auto pair = vector::LoadOp::create(
+      b, VectorType::get({2}, tileType), smem, ValueRange{r, col},
+      /*nontemporal=*/false, llvm::MaybeAlign(4));
+  Value word =
+      vector::BitCastOp::create(b, VectorType::get({1}, b.getI32Type()), pair);
+  return vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0});
 }
 
 FailureOr<int64_t>
 AttentionEmitter::pickTile(function_ref<int64_t(int64_t)> elements) {
   for (int64_t tile : {64, 32, 16})
-    if (tile % kStep == 0 && elements(tile) * tileBytes() +
-                                     2 * kBlockRows * 4 <=
-                                 kSharedBytes)
+    if (tile % kStep == 0 &&
+        elements(tile) * tileBytes() + 2 * kBlockRows * 4 <= kSharedBytes)
       return tile;
   return k.fail("the attention tiles do not fit in shared memory");
 }
 
 void AttentionEmitter::stage(Value smem, int64_t rows, int64_t cols,
                              function_ref<Value(Value, Value)> elem) {
-  auto forOp =
-      scf::ForOp::create(b, tid, c(rows * cols), c(kThreads));
+  auto forOp = scf::ForOp::create(b, tid, c(rows * cols), c(kThreads));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forOp.getBody()->getTerminator());
   Value i = forOp.getInductionVar();
@@ -418,12 +436,10 @@ void AttentionEmitter::stage(Value smem, int64_t rows, int64_t cols,
 Value AttentionEmitter::pack(Value lo, Value hi) {
   Type i16 = b.getI16Type(), i32 = b.getI32Type();
   auto word = [&](Value x) {
-    return arith::ExtUIOp::create(b, i32,
-                                  arith::BitcastOp::create(b, i16, x));
+    return arith::ExtUIOp::create(b, i32, arith::BitcastOp::create(b, i16, x));
   };
   Value high = arith::ShLIOp::create(
-      b, word(hi),
-      arith::ConstantOp::create(b, i32, b.getI32IntegerAttr(16)));
+      b, word(hi), arith::ConstantOp::create(b, i32, b.getI32IntegerAttr(16)));
   return arith::OrIOp::create(b, word(lo), high);
 }
 
@@ -443,8 +459,7 @@ SmallVector<Value> AttentionEmitter::fragA(ElementFn a, Value row0,
   return regs;
 }
 
-SmallVector<Value> AttentionEmitter::fragB(ElementFn bkn, Value k0,
-                                           Value n0) {
+SmallVector<Value> AttentionEmitter::fragB(ElementFn bkn, Value k0, Value n0) {
   Value n = add(n0, g);
   SmallVector<Value> regs;
   if (tf32) {
@@ -457,6 +472,29 @@ SmallVector<Value> AttentionEmitter::fragB(ElementFn bkn, Value k0,
   for (Value kk : {k1, add(k1, 8)})
     regs.push_back(pack(bkn(kk, n), bkn(add(kk, 1), n)));
   return regs;
+}
+
+SmallVector<Value> AttentionEmitter::fragAShared(Value smem, Value row0,
+                                                 Value col0) {
+  if (tf32)
+    return fragA([&](Value r, Value col) { return smemLoad(smem, r, col); },
+                 row0, col0);
+  Value r0 = add(row0, g), r1 = add(r0, 8);
+  Value c0 = add(col0, mul(t, 2)), c1 = add(c0, 8);
+  SmallVector<Value> regs;
+  for (auto [r, col] : {std::pair{r0, c0}, {r1, c0}, {r0, c1}, {r1, c1}})
+    regs.push_back(sharedPair(smem, r, col));
+  return regs;
+}
+
+SmallVector<Value> AttentionEmitter::fragBSharedNMajor(Value smem, Value k0,
+                                                       Value n0) {
+  if (tf32)
+    return fragB([&](Value kk, Value n) { return smemLoad(smem, n, kk); }, k0,
+                 n0);
+  Value n = add(n0, g);
+  Value k1 = add(k0, mul(t, 2));
+  return {sharedPair(smem, n, k1), sharedPair(smem, n, add(k1, 8))};
 }
 
 AttentionEmitter::Acc AttentionEmitter::mma(ArrayRef<Value> acc,
@@ -479,12 +517,16 @@ AttentionEmitter::Acc AttentionEmitter::mma(ArrayRef<Value> acc,
 
 void AttentionEmitter::multiply(
     Acc &acc, int64_t kSize, function_ref<SmallVector<Value>(int64_t k0)> aFrag,
-    ElementFn bkn) {
+    Value bSmem, bool nMajor) {
   for (int64_t k0 = 0; k0 < kSize; k0 += kStep) {
     SmallVector<Value> a = aFrag(k0);
     for (size_t nt = 0; nt < acc.size() / 4; ++nt) {
-      Acc tile = mma(ArrayRef<Value>(acc).slice(nt * 4, 4), a,
-                     fragB(bkn, c(k0), c(nt * 8)));
+      SmallVector<Value> bFrag =
+          nMajor
+              ? fragBSharedNMajor(bSmem, c(k0), c(nt * 8))
+              : fragB([&](Value kk, Value n) { return smemLoad(bSmem, kk, n); },
+                      c(k0), c(nt * 8));
+      Acc tile = mma(ArrayRef<Value>(acc).slice(nt * 4, 4), a, bFrag);
       std::copy(tile.begin(), tile.end(), acc.begin() + nt * 4);
     }
   }
@@ -563,7 +605,8 @@ FailureOr<Geometry> AttentionEmitter::forward() {
   Value queryBase = mul(rem(block, queryBlocks), kBlockRows);
   Value warpRow = mul(warp, kWarpRows);
   Value rowBase = add(queryBase, warpRow);
-  Value qLead = leadOffset(operands[0], bh), kLead = leadOffset(operands[1], bh),
+  Value qLead = leadOffset(operands[0], bh),
+        kLead = leadOffset(operands[1], bh),
         vLead = leadOffset(operands[2], bh);
   Value zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
 
@@ -606,8 +649,8 @@ FailureOr<Geometry> AttentionEmitter::forward() {
     // S = Q K^T: B(k = head dim, n = key) is K[key][dim].
     Acc s = zeros(bc);
     multiply(
-        s, d, [&](int64_t k0) { return qFrags[k0 / kStep]; },
-        [&](Value kk, Value n) { return smemLoad(kSmem, n, kk); });
+        s, d, [&](int64_t k0) { return qFrags[k0 / kStep]; }, kSmem,
+        /*nMajor=*/true);
 
     // Online softmax in the exp2 domain.
     Value log2Scale = f32(scale * M_LOG2E);
@@ -637,8 +680,8 @@ FailureOr<Geometry> AttentionEmitter::forward() {
     for (unsigned r = 0; r < 2; ++r) {
       Value mNew = arith::MaximumFOp::create(
           b, m[r], shuffleReduce(b, maxOf, rowMax[r], 4));
-      Value none = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew,
-                                         negInf);
+      Value none =
+          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew, negInf);
       mSafe[r] = select(none, f32(0.0), mNew);
       corr[r] = math::Exp2Op::create(b, fsub(m[r], mSafe[r]));
       m[r] = mNew;
@@ -658,13 +701,8 @@ FailureOr<Geometry> AttentionEmitter::forward() {
 
     // O += P V: A is this warp's P rows, B(k = key, n = dim) is V[key][dim].
     multiply(
-        o, bc,
-        [&](int64_t k0) {
-          return fragA(
-              [&](Value r, Value col) { return smemLoad(pSmem, r, col); },
-              warpRow, c(k0));
-        },
-        [&](Value kk, Value n) { return smemLoad(vSmem, kk, n); });
+        o, bc, [&](int64_t k0) { return fragAShared(pSmem, warpRow, c(k0)); },
+        vSmem, /*nMajor=*/false);
     Acc next = o;
     next.append({m[0], m[1], l[0], l[1]});
     scf::YieldOp::create(b, next);
@@ -678,16 +716,16 @@ FailureOr<Geometry> AttentionEmitter::forward() {
     Value m = results[o.size() + r];
     Value l = shuffleReduce(b, Combiner{nv::ReduceKind::sum, b.getF32Type()},
                             results[o.size() + 2 + r], 4);
-    Value any = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l,
-                                      f32(0.0));
+    Value any =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, f32(0.0));
     inv[r] = select(any, arith::DivFOp::create(b, f32(1.0), l), f32(0.0));
     lse[r] = select(any, fmul(fadd(m, math::Log2Op::create(b, l)), ln2),
                     f32(-INFINITY));
   }
   for (unsigned i = 0; i < o.size(); ++i) {
     Value row = add(rowBase, accRow(i));
-    if (failed(storeResult(0, bh, row, accCol(i),
-                           fmul(o[i], inv[(i % 4) / 2]), lt(row, tq))))
+    if (failed(storeResult(0, bh, row, accCol(i), fmul(o[i], inv[(i % 4) / 2]),
+                           lt(row, tq))))
       return failure();
   }
   if (attn->getNumResults() > 1) {
@@ -712,9 +750,9 @@ void AttentionEmitter::stageStats(Value lseLead, Value oLead, Value doLead,
   Value zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
   (void)k.ifThen(lt(tid, rows), [&]() -> LogicalResult {
     Value row = add(rowBase, tid);
-    Value lse = body.convert(
-        body.widen(load(4, lseLead, row, Value(), tq, f32Zero)),
-        b.getF32Type());
+    Value lse =
+        body.convert(body.widen(load(4, lseLead, row, Value(), tq, f32Zero)),
+                     b.getF32Type());
     memref::StoreOp::create(b, fmul(lse, f32(M_LOG2E)), stats,
                             ValueRange{c(0), tid});
     // D = rowsum(dO * O), in f32.
@@ -725,11 +763,10 @@ void AttentionEmitter::stageStats(Value lseLead, Value oLead, Value doLead,
       Value e = sum.getInductionVar();
       Value o = body.convert(body.widen(load(3, oLead, row, e, tq, zero)),
                              b.getF32Type());
-      Value dOut = body.convert(
-          body.widen(load(5, doLead, row, e, tq, zero)), b.getF32Type());
-      scf::YieldOp::create(
-          b, ValueRange{arith::AddFOp::create(b, sum.getRegionIterArg(0),
-                                              fmul(o, dOut))});
+      Value dOut = body.convert(body.widen(load(5, doLead, row, e, tq, zero)),
+                                b.getF32Type());
+      scf::YieldOp::create(b, ValueRange{arith::AddFOp::create(
+                                  b, sum.getRegionIterArg(0), fmul(o, dOut))});
     }
     memref::StoreOp::create(b, sum.getResult(0), stats, ValueRange{c(1), tid});
     return success();
@@ -792,8 +829,8 @@ LogicalResult AttentionEmitter::emitDKDV(Value block) {
   Acc inits = zeros(d);
   Acc dvInit = zeros(dv);
   inits.append(dvInit.begin(), dvInit.end());
-  auto loop = scf::ForOp::create(b, first, c(llvm::divideCeil(tq, tile)), c(1),
-                                 inits);
+  auto loop =
+      scf::ForOp::create(b, first, c(llvm::divideCeil(tq, tile)), c(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
@@ -815,11 +852,11 @@ LogicalResult AttentionEmitter::emitDKDV(Value block) {
     // S^T = K Q^T and dP^T = V dO^T: B(k = dim, n = query) is X[query][dim].
     Acc sT = zeros(tile), dpT = zeros(tile);
     multiply(
-        sT, d, [&](int64_t k0) { return kFrags[k0 / kStep]; },
-        [&](Value kk, Value n) { return smemLoad(xSmem, n, kk); });
+        sT, d, [&](int64_t k0) { return kFrags[k0 / kStep]; }, xSmem,
+        /*nMajor=*/true);
     multiply(
-        dpT, dv, [&](int64_t k0) { return vFrags[k0 / kStep]; },
-        [&](Value kk, Value n) { return smemLoad(ySmem, n, kk); });
+        dpT, dv, [&](int64_t k0) { return vFrags[k0 / kStep]; }, ySmem,
+        /*nMajor=*/true);
     // P^T; keys past the end only reach their own (unwritten) rows, so
     // tiles mask the queries past the end and the causal triangle.
     Acc pT;
@@ -857,16 +894,11 @@ LogicalResult AttentionEmitter::emitDKDV(Value block) {
 
     // dV += P^T dO and dK += dS^T Q: B(k = query, n = dim).
     auto rows = [&](Value smem) {
-      return [&, smem](int64_t k0) {
-        return fragA(
-            [&](Value r, Value col) { return smemLoad(smem, r, col); },
-            warpRow, c(k0));
-      };
+      return
+          [&, smem](int64_t k0) { return fragAShared(smem, warpRow, c(k0)); };
     };
-    multiply(dV, tile, rows(zSmem),
-             [&](Value kk, Value n) { return smemLoad(ySmem, kk, n); });
-    multiply(dK, tile, rows(wSmem),
-             [&](Value kk, Value n) { return smemLoad(xSmem, kk, n); });
+    multiply(dV, tile, rows(zSmem), ySmem, /*nMajor=*/false);
+    multiply(dK, tile, rows(wSmem), xSmem, /*nMajor=*/false);
     Acc next = dK;
     next.append(dV.begin(), dV.end());
     scf::YieldOp::create(b, next);
@@ -941,11 +973,11 @@ LogicalResult AttentionEmitter::emitDQ(Value block) {
     // S = Q K^T and dP = dO V^T: B(k = dim, n = key) is X (Y)[key][dim].
     Acc s = zeros(tile), dp = zeros(tile);
     multiply(
-        s, d, [&](int64_t k0) { return qFrags[k0 / kStep]; },
-        [&](Value kk, Value n) { return smemLoad(xSmem, n, kk); });
+        s, d, [&](int64_t k0) { return qFrags[k0 / kStep]; }, xSmem,
+        /*nMajor=*/true);
     multiply(
-        dp, dv, [&](int64_t k0) { return doFrags[k0 / kStep]; },
-        [&](Value kk, Value n) { return smemLoad(ySmem, n, kk); });
+        dp, dv, [&](int64_t k0) { return doFrags[k0 / kStep]; }, ySmem,
+        /*nMajor=*/true);
     Acc p;
     for (unsigned i = 0; i < s.size(); ++i)
       p.push_back(probability(s[i], lse2[(i % 4) / 2]));
@@ -972,19 +1004,15 @@ LogicalResult AttentionEmitter::emitDQ(Value block) {
     // dQ += dS K: B(k = key, n = dim) is X[key][dim].
     multiply(
         dQ, tile,
-        [&](int64_t k0) {
-          return fragA(
-              [&](Value r, Value col) { return smemLoad(zSmem, r, col); },
-              warpRow, c(k0));
-        },
-        [&](Value kk, Value n) { return smemLoad(xSmem, kk, n); });
+        [&](int64_t k0) { return fragAShared(zSmem, warpRow, c(k0)); }, xSmem,
+        /*nMajor=*/false);
     scf::YieldOp::create(b, dQ);
   }
   Value scaleF = f32(scale);
   for (auto [i, x] : llvm::enumerate(loop.getResults())) {
     Value row = add(rowBase, accRow(i));
-    if (failed(storeResult(0, bh, row, accCol(i), fmul(x, scaleF),
-                           lt(row, tq))))
+    if (failed(
+            storeResult(0, bh, row, accCol(i), fmul(x, scaleF), lt(row, tq))))
       return failure();
   }
   return success();

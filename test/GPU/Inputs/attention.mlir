@@ -212,3 +212,25 @@ func.func @bwd_bf16_padded(%q: tensor<2x100x128xbf16>, %k: tensor<2x100x128xbf16
   }
   return %g#0, %g#1, %g#2 : tensor<2x100x384xbf16>, tensor<2x100x384xbf16>, tensor<2x100x384xbf16>
 }
+
+// f32 as TF32, head dim 128 (16-row tiles), not causal, 100 queries over
+// 257 keys: both sequence lengths ragged.
+func.func @bwd_f32_cross(%q: tensor<3x100x128xf32>, %k: tensor<3x257x128xf32>,
+                         %v: tensor<3x257x128xf32>, %dy: tensor<3x100x128xf32>)
+    -> (tensor<3x100x128xf32>, tensor<3x257x128xf32>, tensor<3x257x128xf32>) {
+  %f:2 = nova_tile.fusion attention_forward (%q, %k, %v)
+      : (tensor<3x100x128xf32>, tensor<3x257x128xf32>, tensor<3x257x128xf32>)
+      -> (tensor<3x100x128xf32>, tensor<3x100xf32>) {
+  ^bb0(%qa: tensor<3x100x128xf32>, %ka: tensor<3x257x128xf32>, %va: tensor<3x257x128xf32>):
+    %o, %lse = nova.attention_fwd %qa, %ka, %va scale 0.08838834764831845 {nova.precision = "tf32"} : tensor<3x100x128xf32>, tensor<3x257x128xf32>, tensor<3x257x128xf32> -> tensor<3x100x128xf32>, tensor<3x100xf32>
+    nova_tile.yield %o, %lse : tensor<3x100x128xf32>, tensor<3x100xf32>
+  }
+  %g:3 = nova_tile.fusion attention_backward (%q, %k, %v, %f#0, %f#1, %dy)
+      : (tensor<3x100x128xf32>, tensor<3x257x128xf32>, tensor<3x257x128xf32>, tensor<3x100x128xf32>, tensor<3x100xf32>, tensor<3x100x128xf32>)
+      -> (tensor<3x100x128xf32>, tensor<3x257x128xf32>, tensor<3x257x128xf32>) {
+  ^bb0(%qa: tensor<3x100x128xf32>, %ka: tensor<3x257x128xf32>, %va: tensor<3x257x128xf32>, %oa: tensor<3x100x128xf32>, %la: tensor<3x100xf32>, %da: tensor<3x100x128xf32>):
+    %dq, %dk, %dv = nova.attention_bwd %qa, %ka, %va, %oa, %la, %da scale 0.08838834764831845 {nova.precision = "tf32"} : tensor<3x100x128xf32>, tensor<3x257x128xf32>, tensor<3x257x128xf32>, tensor<3x100x128xf32>, tensor<3x100xf32>, tensor<3x100x128xf32>
+    nova_tile.yield %dq, %dk, %dv : tensor<3x100x128xf32>, tensor<3x257x128xf32>, tensor<3x257x128xf32>
+  }
+  return %g#0, %g#1, %g#2 : tensor<3x100x128xf32>, tensor<3x257x128xf32>, tensor<3x257x128xf32>
+}
