@@ -9,7 +9,7 @@
 
 // 40 queries: one block per head; 32 keys per head dim of 32 bf16.
 // CHECK-LABEL: gpu.func @attention_forward_
-// CHECK-SAME: (%{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40xf32>) workgroup(%[[K:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[V:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>>, %[[P:.*]] : memref<64x72xbf16, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: (%{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40xf32>) workgroup(%[[K:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[V:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[P:.*]] : memref<64x72xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>
 // Q in registers, then the causal key-tile loop carrying O, max and sum.
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32,
@@ -27,7 +27,8 @@
 // CHECK: gpu.shuffle xor
 // CHECK: memref.store {{.*}}, %[[P]]
 // CHECK: gpu.barrier
-// CHECK: memref.load %[[P]]
+// P and K rows are read as pairs of bf16 in one 32-bit word.
+// CHECK: vector.load %[[P]]{{.*}} {alignment = 4 : i64} : memref<64x72xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // CHECK: nvvm.mma.sync
 // CHECK: scf.yield
 // CHECK: math.log2
