@@ -27,3 +27,12 @@ nova_tile.kernel @half attention_backward schedule <tile = [128, 128, 32], threa
   nova_tile.yield %dq, %dk, %dv : tensor<2x32x64xf16>, tensor<2x32x64xf16>, tensor<2x32x64xf16>
 }
 
+
+// -----
+
+// expected-error @below {{convert-tile-to-gpu: kernel @no_keys (attention_forward): empty attention (no batch, queries or keys) is not lowered}}
+nova_tile.kernel @no_keys attention_forward schedule <tile = [128, 128, 32], threads = 256, stages = 2, vector = 8, split_k = 1> {
+^bb0(%q: tensor<2x8x32xbf16>, %k: tensor<2x0x32xbf16>, %v: tensor<2x0x32xbf16>):
+  %o = nova.attention %q, %k, %v scale 0.125 : tensor<2x8x32xbf16>, tensor<2x0x32xbf16>, tensor<2x0x32xbf16> -> tensor<2x8x32xbf16>
+  nova_tile.yield %o : tensor<2x8x32xbf16>
+}
