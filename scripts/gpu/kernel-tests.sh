@@ -18,6 +18,9 @@
 # nova-bufferize, nova-plan-memory, convert-tile-to-gpu, then
 # nova-translate --nova-to-executable (the planned arena). Tools come from
 # PATH or NOVA_BIN. SEED "now" is the time, as when it is left out.
+# An atol of "norm" compares float outputs norm-wise (nova-run
+# --norm-rtol: ||got - want|| <= rtol ||want||), the bound for tensor-core
+# products whose rounding differs from the interpreter's element by element.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 inputs=$here/test/GPU/Inputs
@@ -37,6 +40,15 @@ matmul_1000    matmul.mlir            mm_bf16_1000    8e-3  1e-3  no   pack
 matmul_batched matmul.mlir            mm_batched_t    1e-5  1e-4  no   pack
 matmul_gelu    matmul.mlir            mm_bias_gelu    8e-3  7e-2  no   pack
 matmul_grouped matmul.mlir            mm_grouped      8e-3  1e-3  no   pack
+attn_fwd_f32   attention.mlir         fwd_f32         5e-4  norm  no   pack
+attn_fwd_bf16  attention.mlir         fwd_bf16_qkv    1e-2  norm  no   pack
+attn_cross_bf16 attention.mlir        fwd_bf16_cross  1e-2  norm  no   pack
+attn_bwd_f32   attention.mlir         bwd_f32         5e-4  norm  no   pack
+attn_bwd_bf16  attention.mlir         bwd_bf16_qkv    1e-2  norm  no   pack
+attn_gpt_small attention.mlir         gpt_small       1e-2  norm  no   pack
+attn_bwd_d128  attention.mlir         bwd_bf16_padded 1e-2  norm  no   pack
+attn_bwd_f32_cross attention.mlir     bwd_f32_cross   5e-4  norm  no   pack
+attn_gpt2_124m attention-gpt2.mlir    gpt2_124m       1e-2  norm  no   pack
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
@@ -86,8 +98,10 @@ run)
     given=(--random-inputs "$seed")
     [ "$carry" = yes ] && given=(--inputs "$dir/$name.in.safetensors")
     echo "+ $name"
+    tolerance=(--rtol "$rtol" --atol "$atol")
+    [ "$atol" = norm ] && tolerance=(--norm-rtol "$rtol")
     if ! "$run" "$dir/$name.nvx" --entry "$entry" --poison "${given[@]}" \
-        --compare "$dir/$name.ref.safetensors" --rtol "$rtol" --atol "$atol"; then
+        --compare "$dir/$name.ref.safetensors" "${tolerance[@]}"; then
       echo "FAILED: $name"; status=1
     fi
   done < "$dir/cases.txt"

@@ -102,7 +102,8 @@ void raiseMax(double &m, double x) {
 
 bool compareNamed(const std::vector<std::string> &names,
                   const std::vector<HostTensor> &results,
-                  const std::string &file, double rtol, double atol) {
+                  const std::string &file, double rtol, double atol,
+                  double normRtol) {
   NamedTensors expected;
   std::string error;
   if (!readSafetensors(file, expected, error)) {
@@ -128,7 +129,7 @@ bool compareNamed(const std::vector<std::string> &names,
       ok = false;
       continue;
     }
-    double maxAbs = 0, maxRel = 0;
+    double maxAbs = 0, maxRel = 0, diff2 = 0, want2 = 0;
     int64_t bad = 0, firstBad = -1, bothNaN = 0;
     // Integers are compared exactly as integers: through double, values
     // near 2^63 that differ would compare equal.
@@ -153,6 +154,8 @@ bool compareNamed(const std::vector<std::string> &names,
         d = std::fabs(a - w);
         close = d <= atol + rtol * std::fabs(w);
       }
+      diff2 += d * d;
+      want2 += w * w;
       if (!close && firstBad < 0)
         firstBad = k;
       bad += !close;
@@ -160,8 +163,16 @@ bool compareNamed(const std::vector<std::string> &names,
       if (w != 0)
         raiseMax(maxRel, d / std::fabs(w));
     }
+    // Norm-wise: ||got - want|| / ||want|| bounds the whole tensor (a
+    // product's rounding errors), instead of every element.
+    double normErr = want2 > 0 ? std::sqrt(diff2 / want2)
+                               : (diff2 > 0 ? INFINITY : 0.0);
+    if (normRtol >= 0 && !integers)
+      bad = normErr <= normRtol ? 0 : std::max<int64_t>(bad, 1);
     std::printf("%s %s: max abs err %.3e, max rel err %.3e",
                 bad ? "MISMATCH" : "match   ", name.c_str(), maxAbs, maxRel);
+    if (normRtol >= 0 && !integers)
+      std::printf(", norm-wise rel err %.3e (bound %g)", normErr, normRtol);
     if (bothNaN)
       std::printf(", %lld elements NaN in both (equal)", (long long)bothNaN);
     if (bad && integers)
@@ -170,7 +181,7 @@ bool compareNamed(const std::vector<std::string> &names,
                   (long long)bad, (long long)got.numElements(), rtol, atol,
                   (long long)firstBad, (long long)got.i[firstBad],
                   (long long)want.i[firstBad]);
-    else if (bad)
+    else if (bad && normRtol < 0)
       std::printf(", %lld of %lld elements outside rtol %g atol %g (first at "
                   "%lld: got %g, expected %g)",
                   (long long)bad, (long long)got.numElements(), rtol, atol,

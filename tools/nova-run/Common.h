@@ -47,10 +47,12 @@ bool writeNamed(const std::string &path, const std::vector<std::string> &names,
 /// One line per result against the same names in `file`; true when every
 /// element satisfies |got - want| <= atol + rtol |want|. A NaN matches only
 /// a NaN at the same position (counted and reported); a NaN on one side is
-/// a mismatch and makes the reported max abs error NaN.
+/// a mismatch and makes the reported max abs error NaN. With `normRtol` >= 0
+/// a float result matches when ||got - want||_2 <= normRtol ||want||_2.
 bool compareNamed(const std::vector<std::string> &names,
                   const std::vector<HostTensor> &results,
-                  const std::string &file, double rtol, double atol);
+                  const std::string &file, double rtol, double atol,
+                  double normRtol = -1);
 
 void printTensor(const std::string &name, const HostTensor &t, unsigned limit);
 

@@ -275,7 +275,8 @@ int runCuda(const RunOptions &o) {
               (unsigned long long)table.hits(),
               (unsigned long long)e.arenaSize);
   if (!o.compare.empty() &&
-      !compareNamed(names, results, o.compare, o.rtol, o.atol))
+      !compareNamed(names, results, o.compare, o.rtol, o.atol,
+                    o.normRtol))
     return 1;
   if (o.iterations > 0)
     return timeEntry(*device, *inst, o);

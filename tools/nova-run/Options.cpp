@@ -39,6 +39,8 @@ interpreter, --backend=ref) or a .nvx executable (the CUDA runtime,
   --compare FILE            check the outputs against FILE: |got-want| <= atol
                             + rtol |want|; NaN matches only NaN (default: off)
   --rtol X, --atol Y        tolerances of --compare, >= 0 (default 1e-5, 1e-6)
+  --norm-rtol X             --compare float outputs norm-wise instead:
+                            ||got-want|| <= X ||want|| (default: off)
   --detect-anomaly          stop with an error at the first NaN or Inf: in an
                             input (naming it and the element) or, on the ref
                             backend, at the op that first produced one
@@ -183,6 +185,7 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
       {"compare", text(o.compare)},
       {"rtol", real(o.rtol, false)},
       {"atol", real(o.atol, false)},
+      {"norm-rtol", real(o.normRtol, false)},
       {"grad-rtol", real(o.gradRtol, true)},
       {"fd-step", real(o.fdStep, true)},
       {"steps", integer(o.steps, 1, INT_MAX)},
@@ -303,7 +306,8 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
                  o.train, "--train");
   ignoredWithout({"grad-rtol", "fd-step"}, o.checkGradients,
                  "--check-gradients");
-  ignoredWithout({"rtol", "atol"}, !o.compare.empty(), "--compare");
+  ignoredWithout({"rtol", "atol", "norm-rtol"}, !o.compare.empty(),
+                 "--compare");
   ignoredWithout({"print-limit"}, o.print, "--print");
   ignoredWithout({"random-int-bound"}, o.seed.has_value(), "--random-inputs");
   ignoredWithout({"warmup"}, o.iterations > 0, "--iterations");

@@ -25,6 +25,7 @@ struct RunOptions {
   int64_t intBound = 16;           // --random-int-bound
   std::string saveInputs, output, compare;
   double rtol = 1e-5, atol = 1e-6;
+  double normRtol = -1; // --norm-rtol; < 0: element-wise
   bool print = false;
   unsigned printLimit = 64;
   bool f64 = false;            // ref

@@ -239,6 +239,8 @@ FailureOr<Geometry> emitRowReduction(KernelContext &k);
 FailureOr<Geometry> emitColumnReduction(KernelContext &k);
 FailureOr<Geometry> emitOptimizer(KernelContext &k);
 FailureOr<Geometry> emitMatmul(KernelContext &k);
+FailureOr<Geometry> emitAttentionForward(KernelContext &k);
+FailureOr<Geometry> emitAttentionBackward(KernelContext &k);
 
 /// How partial results of one nova.reduce combine: float sums in f64 (the
 /// interpreter's accumulator), max/min in the element's arithmetic type.

@@ -48,6 +48,8 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
   case Family::column_reduction:
   case Family::optimizer:
   case Family::matmul:
+  case Family::attention_forward:
+  case Family::attention_backward:
     break;
   default:
     return where() << "the " << stringifyFamily(kernel.getFamily())
@@ -92,6 +94,12 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
     break;
   case Family::matmul:
     geometry = emitMatmul(k);
+    break;
+  case Family::attention_forward:
+    geometry = emitAttentionForward(k);
+    break;
+  case Family::attention_backward:
+    geometry = emitAttentionBackward(k);
     break;
   default:
     break;
