@@ -247,7 +247,8 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
       const LaunchProfile &p = l.profile;
       if (p.flops != 0 || p.bytes != 0 || !p.sources.empty())
         profile = fb::CreateProfile(b, p.flops, p.bytes,
-                                    b.CreateVectorOfStrings(p.sources));
+                                    b.CreateVectorOfStrings(p.sources),
+                                    fb::DType(p.dtype));
       launches.push_back(
           fb::CreateLaunchDirect(b, l.kernel, &grid, &args, profile));
     }
@@ -397,6 +398,9 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
               ld.args.push_back(std::move(ad));
             }
           if (const fb::Profile *p = l->profile()) {
+            if (!validDType(p->dtype()))
+              return bad("unknown profile dtype");
+            ld.profile.dtype = DType(p->dtype());
             ld.profile.flops = p->flops();
             ld.profile.bytes = p->bytes();
             if (p->sources())

@@ -89,7 +89,9 @@ std::vector<std::string> sourceLines(Operation *kernel, Location launch) {
       mlir::nova_tile::computeContract(kernel, /*emitErrors=*/false);
   if (failed(contract))
     return p;
-  ::nova::Schedule s = configurator.choose(mlir::nova_tile::toProblem(*contract));
+  ::nova::Problem problem = mlir::nova_tile::toProblem(*contract);
+  ::nova::Schedule s = configurator.choose(problem);
+  p.dtype = problem.dtype;
   p.flops = s.flops;
   p.bytes = s.bytes > 0 ? s.bytes : double(contract->streamedBytes);
   return p;

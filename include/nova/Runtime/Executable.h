@@ -87,6 +87,7 @@ struct ArgDesc {
 struct LaunchProfile {
   double flops = 0, bytes = 0;
   std::vector<std::string> sources; // "file:line" of the ops it fused
+  DType dtype = DType::F32;         // of the main computation
 };
 
 struct LaunchDesc {
