@@ -243,8 +243,11 @@ std::string keyChange(const CacheKey &was, const CacheKey &now) {
         {"lowering pipeline", &a.lowering, &b.lowering},
         {"ptxas", &a.ptxas, &b.ptxas}})
     if (oneLine(*before) != oneLine(*after))
-      return std::string("toolchain changed (") + what + " '" + *before +
-             "' -> '" + oneLine(*after) + "')";
+      // The pipeline's text is long: naming the part is enough.
+      return std::string("toolchain changed (") + what +
+             (before == &a.lowering
+                  ? ")"
+                  : " '" + *before + "' -> '" + oneLine(*after) + "')");
   if (was.chip != now.chip)
     return "target changed (cached for " + was.chip + ", now " + now.chip +
            ")";
@@ -278,7 +281,7 @@ void compileJob(KernelJob &job, const DialectRegistry &registry,
     if (!diagnostics.empty())
       os << "\n";
     if (auto file = dyn_cast<FileLineColLoc>(d.getLocation()))
-      os << file.getFilename() << ":" << file.getLine() << ":"
+      os << file.getFilename().getValue() << ":" << file.getLine() << ":"
          << file.getColumn() << ": ";
     os << d.str();
     return success();
@@ -381,7 +384,10 @@ mlir::nova::currentToolchain(const GPUCompileOptions &options) {
   t.llvm = LLVM_VERSION_STRING;
   MLIRContext ctx(MLIRContext::Threading::DISABLED);
   PassManager pm(&ctx);
-  buildLowering(pm, options);
+  // The chip is a key of its own.
+  GPUCompileOptions anyChip = options;
+  anyChip.chip = "<chip>";
+  buildLowering(pm, anyChip);
   llvm::raw_string_ostream lowering(t.lowering);
   pm.printAsTextualPipeline(lowering);
   if (options.ptxOnly) {
@@ -510,8 +516,9 @@ mlir::nova::compileGPUKernels(ModuleOp module,
         if (!other || parseEntry((*other)->getBuffer(), entry))
           continue;
         std::string change = keyChange(entry.key, key);
-        // A toolchain change explains more than a target change.
-        if (why == "no entry" || StringRef(change).starts_with("toolchain"))
+        // The closest entry explains best: one built with this toolchain
+        // for another target.
+        if (why == "no entry" || StringRef(why).starts_with("toolchain"))
           why = change;
       }
     }
