@@ -75,21 +75,41 @@ assemble(const mlir::nova::GPUCompileOptions &o, const std::string &ptx,
   const std::string &ptxas = o.ptxas;
   if (!llvm::sys::fs::can_execute(ptxas))
     return "no ptxas at '" + ptxas + "' (give --ptxas PATH or --ptx-only)";
-  SmallString<128> in, out;
+  SmallString<128> in, out, log;
   if (llvm::sys::fs::createTemporaryFile("nova-kernel", "ptx", in) ||
-      llvm::sys::fs::createTemporaryFile("nova-kernel", "cubin", out))
+      llvm::sys::fs::createTemporaryFile("nova-kernel", "cubin", out) ||
+      llvm::sys::fs::createTemporaryFile("nova-kernel", "log", log))
     return std::string("cannot create temporary files");
   std::ofstream(in.c_str(), std::ios::binary) << ptx;
   std::string message;
   std::string arch = "-arch=" + o.chip;
   SmallVector<StringRef> args{ptxas, arch, in.str(), "-o", out.str()};
-  int rc =
-      llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0, &message);
+  // ptxas's messages become the error's, not lines on the terminal.
+  std::optional<StringRef> redirects[] = {std::nullopt, log.str(), log.str()};
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0,
+                                     0, &message);
   auto bytes = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
+  auto logText = llvm::MemoryBuffer::getFile(log);
   llvm::sys::fs::remove(in);
   llvm::sys::fs::remove(out);
-  if (rc != 0 || !bytes)
-    return "ptxas failed (exit " + std::to_string(rc) + ") " + message;
+  llvm::sys::fs::remove(log);
+  if (rc != 0 || !bytes) {
+    std::string why = "ptxas failed (exit " + std::to_string(rc) + ")";
+    if (!message.empty())
+      why += " " + message;
+    if (logText) {
+      // Its temporary file name means nothing to the user.
+      SmallVector<StringRef> lines;
+      (*logText)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
+      for (StringRef line : lines) {
+        if (line.starts_with("ptxas " + in.str().str()))
+          line = line.drop_front(("ptxas " + in.str().str()).size())
+                     .ltrim(", ");
+        why += "\n  " + line.trim().str();
+      }
+    }
+    return why;
+  }
   cubin = (*bytes)->getBuffer().str();
   return std::nullopt;
 }
@@ -100,6 +120,14 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Whether `chip` is sm_70 ... sm_90a.
+bool upToHopper(StringRef chip) {
+  unsigned sm = 0;
+  return chip.consume_front("sm_") &&
+         !chip.take_while(llvm::isDigit).getAsInteger(10, sm) && sm >= 70 &&
+         sm <= 90;
 }
 
 /// NVVM -> LLVM -> PTX of every gpu.module under a builtin.module.
@@ -116,6 +144,11 @@ void buildLowering(PassManager &pm, const mlir::nova::GPUCompileOptions &o) {
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = o.chip;
+  // PTX ISA 8.1 lets a kernel take up to 32764 bytes of parameters (the
+  // optimizer passes every parameter tensor); it is at least the minimum
+  // version of the chips up to Hopper, and newer chips default above it.
+  if (upToHopper(o.chip))
+    target.features = "+ptx81";
   pm.addPass(createGpuNVVMAttachTarget(target));
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
@@ -542,6 +575,10 @@ mlir::nova::compileGPUKernels(ModuleOp module,
   if (!misses.empty()) {
     const DialectRegistry &registry = ctx->getDialectRegistry();
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
+    // The biggest kernels first, so one long compile does not start last.
+    llvm::stable_sort(misses, [](const KernelJob *a, const KernelJob *b) {
+      return a->keyText.size() > b->keyText.size();
+    });
     for (KernelJob *job : misses)
       pool.async([job, &registry, &o] { compileJob(*job, registry, o); });
     pool.wait();
