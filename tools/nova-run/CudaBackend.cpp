@@ -289,10 +289,11 @@ int runCuda(const RunOptions &o) {
   if (!o.compare.empty() &&
       !compareNamed(names, results, o.compare, o.rtol, o.atol))
     return 1;
-  if (o.iterations > 0 && timeEntry(*device, *inst, o) != 0)
-    return 1;
+  // With --profile, --iterations counts the profiled runs.
   if (o.profile)
     return profile(*device, *inst, exe, o);
+  if (o.iterations > 0)
+    return timeEntry(*device, *inst, o);
   return 0;
 }
 

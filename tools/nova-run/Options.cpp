@@ -81,10 +81,11 @@ cuda backend:
   --device N                CUDA device ordinal (default 0)
   --profile                 after the run, time each launch (CUDA events,
                             launch by launch, median of --iterations runs,
-                            default 20) and print each kernel's time, share
-                            of the step, bytes and FLOPs against the
-                            device's ceilings and the model source lines it
-                            fused, slowest first (default off)
+                            default 20, instead of timing the whole entry)
+                            and print each kernel's time, share of the step,
+                            bytes and FLOPs against the device's ceilings
+                            and the model source lines it fused, slowest
+                            first (default off)
   --describe                list the executable's entries (tensors, offsets,
                             arena, launches) and kernels after its checks,
                             then stop; needs no GPU (default off)
