@@ -287,10 +287,21 @@ std::string keyChange(const CacheKey &was, const CacheKey &now) {
   return "mode changed (cached as " + was.mode + ", now " + now.mode + ")";
 }
 
+/// "file:line:col" of a file location; empty for any other.
+std::string fileLineCol(Location loc) {
+  auto file = dyn_cast<FileLineColLoc>(loc);
+  if (!file)
+    return "";
+  return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+          Twine(file.getColumn()))
+      .str();
+}
+
 /// One gpu.module to compile (or find in the cache).
 struct KernelJob {
   gpu::GPUModuleOp module;
   std::string name;        // the kernel (gpu.func) it holds
+  std::string location;    // the gpu.module's "file:line:col", if any
   std::string keyText;     // printed without locations: the cache key
   std::string compileText; // with locations, parsed by the worker
   std::string entryPath;
@@ -313,10 +324,12 @@ void compileJob(KernelJob &job, const DialectRegistry &registry,
     llvm::raw_string_ostream os(diagnostics);
     if (!diagnostics.empty())
       os << "\n";
-    if (auto file = dyn_cast<FileLineColLoc>(d.getLocation()))
-      os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-         << file.getColumn() << ": ";
-    os << d.str();
+    // The error is reported at the gpu.module: only another location (an
+    // op of the kernel's body) is worth repeating.
+    std::string where = fileLineCol(d.getLocation());
+    if (!where.empty() && where != job.location)
+      os << where << ": ";
+    os << StringRef(d.str()).rtrim();
     return success();
   });
   OwningOpRef<ModuleOp> module =
@@ -486,6 +499,7 @@ mlir::nova::compileGPUKernels(ModuleOp module,
     KernelJob &job = jobs.emplace_back();
     job.module = gm;
     job.name = fn.getName().str();
+    job.location = fileLineCol(gm.getLoc());
   }
   if (kernels.empty())
     return kernels;
