@@ -18,7 +18,8 @@ struct SourceOrder {
     size_t colon = s.rfind(':');
     if (colon == std::string::npos)
       return {s, -1};
-    return {s.substr(0, colon), std::strtol(s.c_str() + colon + 1, nullptr, 10)};
+    return {s.substr(0, colon),
+            std::strtol(s.c_str() + colon + 1, nullptr, 10)};
   }
   bool operator()(const std::string &a, const std::string &b) const {
     auto x = split(a), y = split(b);
@@ -87,15 +88,15 @@ std::string formatProfile(const std::vector<KernelProfile> &rows,
     total += r.milliseconds;
     launches += r.launches;
   }
-  std::string out = "profile of entry '" + entry + "' on " + deviceName +
-                    ": " + std::to_string(launches) + " launches of " +
+  std::string out = "profile of entry '" + entry + "' on " + deviceName + ": " +
+                    std::to_string(launches) + " launches of " +
                     std::to_string(rows.size()) + " kernels, " +
                     format("%.3f", total) +
                     " ms per step (launch by launch, CUDA events, median of " +
                     std::to_string(runs) + " runs)\n";
   if (ceilings)
-    out += "ceilings (" + ceilings->name + "): " +
-           format("%.0f", ceilings->bandwidth / 1e9) + " GB/s DRAM, " +
+    out += "ceilings (" + ceilings->name +
+           "): " + format("%.0f", ceilings->bandwidth / 1e9) + " GB/s DRAM, " +
            format("%.0f", ceilings->peakBF16 / 1e12) + " TFLOP/s bf16, " +
            format("%.0f", ceilings->peakTF32 / 1e12) + " TFLOP/s tf32, " +
            format("%.0f", ceilings->peakF32 / 1e12) + " TFLOP/s f32\n";
@@ -103,8 +104,8 @@ std::string formatProfile(const std::vector<KernelProfile> &rows,
     out += "ceilings: unknown (the executable names no known target)\n";
   char line[512];
   std::snprintf(line, sizeof line, "%10s %7s %8s  %-13s %-13s %-7s  %s\n",
-                "time (us)", "share", "launches", "GB/s (peak)",
-                "TFLOP/s (pk)", "bound", "kernel: source lines");
+                "time (us)", "share", "launches", "GB/s (peak)", "TFLOP/s (pk)",
+                "bound", "kernel: source lines");
   out += line;
   for (const KernelProfile &r : rows) {
     double seconds = r.milliseconds / 1e3;
@@ -122,8 +123,8 @@ std::string formatProfile(const std::vector<KernelProfile> &rows,
       sources += (i ? ", " : "") + r.sources[i];
     std::snprintf(line, sizeof line, "%10.1f %6.1f%% %8d  %-13s %-13s %-7s  ",
                   r.milliseconds * 1e3,
-                  total > 0 ? 100.0 * r.milliseconds / total : 0.0,
-                  r.launches, rate(bytesPerSecond, 1e9, bandwidth).c_str(),
+                  total > 0 ? 100.0 * r.milliseconds / total : 0.0, r.launches,
+                  rate(bytesPerSecond, 1e9, bandwidth).c_str(),
                   rate(flopsPerSecond, 1e12, peak).c_str(), bound.c_str());
     out += line + r.kernel + (sources.empty() ? "" : ": " + sources) + "\n";
   }

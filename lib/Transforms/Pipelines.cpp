@@ -76,8 +76,8 @@ LogicalResult mlir::nova::checkTrainPipelineOptions(
   StringRef compute = options.compute;
   if (compute != "bf16" && compute != "tf32" && compute != "f32")
     return errorHandler(pipeline +
-                        ": compute must be bf16, tf32 or f32, got '" +
-                        compute + "'");
+                        ": compute must be bf16, tf32 or f32, got '" + compute +
+                        "'");
   return success();
 }
 

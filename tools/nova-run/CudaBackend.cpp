@@ -93,7 +93,8 @@ int profile(Device &device, Instance &inst, const ExecutableDesc &exe,
   std::vector<double> milliseconds;
   if (!inst.profileLaunches(runs, milliseconds, error))
     return fail(error);
-  std::optional<DeviceDescriptor> ceilings = DeviceDescriptor::lookup(exe.target);
+  std::optional<DeviceDescriptor> ceilings =
+      DeviceDescriptor::lookup(exe.target);
   std::fputs(formatProfile(profileKernels(exe, inst.entry(), milliseconds),
                            inst.entry().name, device.name(),
                            ceilings ? &*ceilings : nullptr, runs)

@@ -302,9 +302,8 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
   ignoredWithout({"warmup"}, o.iterations > 0 || o.profile,
                  "--iterations or --profile");
   if (o.backend == "ref")
-    for (const char *n :
-         {"iterations", "warmup", "no-graphs", "device", "poison", "describe",
-          "profile"})
+    for (const char *n : {"iterations", "warmup", "no-graphs", "device",
+                          "poison", "describe", "profile"})
       if (given(n))
         warnings.push_back("--" + std::string(n) +
                            " applies to the cuda backend; the ref backend "

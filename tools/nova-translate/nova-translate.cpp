@@ -24,9 +24,9 @@
 #include "ToExecutable.h"
 
 #include "nova/Conversion/TileToGPU/CompileKernels.h"
-#include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Dialect/NovaMem/IR/Program.h"
+#include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
 #include "nova/InitAllDialects.h"
 #include "nova/Interpreter/Interpreter.h"
@@ -216,10 +216,8 @@ LogicalResult translateEntry(
 
 } // namespace
 
-LogicalResult
-mlir::nova::translateToExecutable(ModuleOp module,
-                                  const ExecutableOptions &options,
-                                  raw_ostream &os) {
+LogicalResult mlir::nova::translateToExecutable(
+    ModuleOp module, const ExecutableOptions &options, raw_ostream &os) {
   std::optional<::nova::DeviceDescriptor> device =
       ::nova::DeviceDescriptor::lookup(options.target);
   if (!device)
@@ -261,8 +259,8 @@ mlir::nova::translateToExecutable(ModuleOp module,
   ::nova::Configurator configurator(*device);
   std::map<std::string, uint32_t> kernelIndex;
   for (const mlir::nova_mem::Program &program : programs)
-    if (failed(translateEntry(program, *compiled, configurator, exe,
-                              kernelIndex)))
+    if (failed(
+            translateEntry(program, *compiled, configurator, exe, kernelIndex)))
       return failure();
 
   std::string bytes, error;

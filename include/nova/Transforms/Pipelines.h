@@ -70,10 +70,9 @@ buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options,
 
 /// Checks the target and precision of `options`, with the valid values in
 /// the message; `pipeline` names the pipeline in it.
-LogicalResult
-checkTrainPipelineOptions(const TrainPipelineOptions &options,
-                          StringRef pipeline,
-                          function_ref<LogicalResult(const Twine &)> errorHandler);
+LogicalResult checkTrainPipelineOptions(
+    const TrainPipelineOptions &options, StringRef pipeline,
+    function_ref<LogicalResult(const Twine &)> errorHandler);
 
 /// Registers --nova-train-pipeline and --nova-gpu-pipeline (nova-opt and the
 /// plugin).

@@ -86,8 +86,8 @@ assemble(const mlir::nova::GPUCompileOptions &o, const std::string &ptx,
   SmallVector<StringRef> args{ptxas, arch, in.str(), "-o", out.str()};
   // ptxas's messages become the error's, not lines on the terminal.
   std::optional<StringRef> redirects[] = {std::nullopt, log.str(), log.str()};
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0,
-                                     0, &message);
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
+                                     &message);
   auto bytes = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
   auto logText = llvm::MemoryBuffer::getFile(log);
   llvm::sys::fs::remove(in);
@@ -103,8 +103,8 @@ assemble(const mlir::nova::GPUCompileOptions &o, const std::string &ptx,
       (*logText)->getBuffer().split(lines, '\n', -1, /*KeepEmpty=*/false);
       for (StringRef line : lines) {
         if (line.starts_with("ptxas " + in.str().str()))
-          line = line.drop_front(("ptxas " + in.str().str()).size())
-                     .ltrim(", ");
+          line =
+              line.drop_front(("ptxas " + in.str().str()).size()).ltrim(", ");
         why += "\n  " + line.trim().str();
       }
     }
@@ -216,9 +216,8 @@ std::optional<std::string> parseEntry(StringRef bytes, CacheEntry &e) {
     auto [key, value] = line.split(": ");
     fields[key.str()] = value.str();
   }
-  for (const char *required :
-       {"nova", "llvm", "lowering", "ptxas", "chip", "mode", "ptx-bytes",
-        "cubin-bytes", "checksum"})
+  for (const char *required : {"nova", "llvm", "lowering", "ptxas", "chip",
+                               "mode", "ptx-bytes", "cubin-bytes", "checksum"})
     if (!fields.count(required))
       return "no '" + std::string(required) + "' field";
   unsigned long long ptxBytes = 0, cubinBytes = 0;
@@ -247,8 +246,8 @@ std::optional<std::string> writeAtomically(StringRef path, StringRef bytes) {
     return "cannot create '" + dir.str() + "': " + ec.message();
   int fd = -1;
   SmallString<256> temp;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          path + ".%%%%%%%%.tmp", fd, temp))
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(path + ".%%%%%%%%.tmp", fd, temp))
     return "cannot create a file in '" + dir.str() + "': " + ec.message();
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
@@ -282,8 +281,7 @@ std::string keyChange(const CacheKey &was, const CacheKey &now) {
                   ? ")"
                   : " '" + *before + "' -> '" + oneLine(*after) + "')");
   if (was.chip != now.chip)
-    return "target changed (cached for " + was.chip + ", now " + now.chip +
-           ")";
+    return "target changed (cached for " + was.chip + ", now " + now.chip + ")";
   return "mode changed (cached as " + was.mode + ", now " + now.mode + ")";
 }
 
@@ -359,8 +357,8 @@ void compileJob(KernelJob &job, const DialectRegistry &registry,
   for (StringRef rest = job.ptx; !rest.empty();) {
     auto [line, next] = rest.split('\n');
     if (line.starts_with(".extern .func") && line.contains("__nv_")) {
-      job.error = "calls libdevice, which was not found under '" +
-                  o.cudaPath + "/nvvm/libdevice' (give --cuda-path DIR)";
+      job.error = "calls libdevice, which was not found under '" + o.cudaPath +
+                  "/nvvm/libdevice' (give --cuda-path DIR)";
       return;
     }
     rest = next;
@@ -448,8 +446,8 @@ mlir::nova::currentToolchain(const GPUCompileOptions &options) {
   std::optional<StringRef> redirects[] = {std::nullopt, out.str(),
                                           std::nullopt};
   StringRef args[] = {options.ptxas, "--version"};
-  int rc = llvm::sys::ExecuteAndWait(options.ptxas, args, std::nullopt,
-                                     redirects);
+  int rc =
+      llvm::sys::ExecuteAndWait(options.ptxas, args, std::nullopt, redirects);
   auto text = llvm::MemoryBuffer::getFile(out);
   llvm::sys::fs::remove(out);
   if (rc != 0 || !text)
@@ -494,8 +492,7 @@ mlir::nova::compileGPUKernels(ModuleOp module,
       k.desc.block[d] = uint32_t((*block)[d]);
       k.grid[d] = uint32_t((*grid)[d]);
     }
-    k.desc.params.assign(fn.getNumArguments(),
-                         {::nova::ParamKind::Buffer, 8});
+    k.desc.params.assign(fn.getNumArguments(), {::nova::ParamKind::Buffer, 8});
     KernelJob &job = jobs.emplace_back();
     job.module = gm;
     job.name = fn.getName().str();
@@ -554,8 +551,8 @@ mlir::nova::compileGPUKernels(ModuleOp module,
       // if the kernel was cached under another.
       why = "no entry";
       std::error_code ec;
-      for (llvm::sys::fs::directory_iterator it(dir, ec), end;
-           !ec && it != end; it.increment(ec)) {
+      for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end;
+           it.increment(ec)) {
         if (!StringRef(it->path()).ends_with(".nvk"))
           continue;
         auto other = llvm::MemoryBuffer::getFile(it->path(), false);
@@ -573,8 +570,7 @@ mlir::nova::compileGPUKernels(ModuleOp module,
       if (job.hit)
         log << "nova: kernel cache hit: @" << job.name << "\n";
       else
-        log << "nova: kernel cache miss: @" << job.name << ": " << why
-            << "\n";
+        log << "nova: kernel cache miss: @" << job.name << ": " << why << "\n";
     }
     if (!job.hit)
       misses.push_back(&job);
@@ -607,8 +603,8 @@ mlir::nova::compileGPUKernels(ModuleOp module,
       continue;
     }
     if (!job.hit && !job.entryPath.empty())
-      if (auto err = writeAtomically(
-              job.entryPath, serializeEntry({key, job.ptx, job.cubin})))
+      if (auto err = writeAtomically(job.entryPath,
+                                     serializeEntry({key, job.ptx, job.cubin})))
         log << "nova: warning: cannot cache kernel @" << job.name << ": "
             << *err << "\n";
     ::nova::KernelDesc &desc = kernels[job.name].desc;
