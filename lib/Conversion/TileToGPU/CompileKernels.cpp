@@ -520,6 +520,9 @@ mlir::nova::compileGPUKernels(ModuleOp module,
     key.mode = o.ptxOnly ? "ptx" : "cubin";
   }
   llvm::raw_ostream &log = llvm::errs();
+  if (o.explainCache && o.cacheDir.empty())
+    log << "nova: kernel cache off (no cache directory): all " << jobs.size()
+        << " kernels compile\n";
   std::vector<KernelJob *> misses;
   for (KernelJob &job : jobs) {
     if (o.cacheDir.empty()) {
