@@ -21,6 +21,9 @@ config.environment["PATH"] = os.pathsep.join(
     [config.nova_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])]
 )
 
+# Compiled kernels are cached in the build tree, never in the user's cache.
+config.environment["NOVA_CACHE_DIR"] = os.path.join(config.test_exec_root, "kernel-cache")
+
 config.substitutions.extend(
     [
         ("%shlibext", ".so"),

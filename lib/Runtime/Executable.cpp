@@ -3,6 +3,7 @@
 #include "nova/Runtime/Executable.h"
 #include "nova/Runtime/Executable_generated.h"
 
+#include <cmath>
 #include <set>
 #include <sstream>
 
@@ -155,6 +156,10 @@ bool checkExecutable(const ExecutableDesc &exe, std::string &error) {
       if (ld.grid[0] == 0 || ld.grid[1] == 0 || ld.grid[2] == 0 ||
           ld.grid[1] > 65535 || ld.grid[2] > 65535)
         return c.fail(lw, "grid outside CUDA's limits");
+      // The profile's counts divide and are printed: finite, not negative.
+      if (!(ld.profile.flops >= 0 && ld.profile.flops < HUGE_VAL &&
+            ld.profile.bytes >= 0 && ld.profile.bytes < HUGE_VAL))
+        return c.fail(lw, "profile FLOPs or bytes negative or not finite");
       if (ld.args.size() != kd.params.size())
         return c.fail(lw, "passes " + std::to_string(ld.args.size()) +
                               " arguments to '" + kd.name + "', which takes " +
@@ -238,14 +243,22 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
             fb::CreateArg(b, fb::ParamKind(a.kind), a.offset, argBytes, tma));
       }
       std::vector<uint32_t> grid(l.grid.begin(), l.grid.end());
-      launches.push_back(fb::CreateLaunchDirect(b, l.kernel, &grid, &args));
+      flatbuffers::Offset<fb::Profile> profile = 0;
+      const LaunchProfile &p = l.profile;
+      if (p.flops != 0 || p.bytes != 0 || !p.sources.empty())
+        profile = fb::CreateProfile(b, p.flops, p.bytes,
+                                    b.CreateVectorOfStrings(p.sources),
+                                    fb::DType(p.dtype));
+      launches.push_back(
+          fb::CreateLaunchDirect(b, l.kernel, &grid, &args, profile));
     }
     auto in = tensors(e.inputs), out = tensors(e.outputs);
     entries.push_back(fb::CreateEntry(b, b.CreateString(e.name), in, out,
                                       e.arenaSize, b.CreateVector(launches)));
   }
-  auto root = fb::CreateExecutable(b, exe.version, b.CreateVector(entries),
-                                   b.CreateVector(kernels));
+  auto root = fb::CreateExecutable(
+      b, exe.version, b.CreateVector(entries), b.CreateVector(kernels),
+      exe.target.empty() ? 0 : b.CreateString(exe.target));
   fb::FinishExecutableBuffer(b, root);
   bytes.assign(reinterpret_cast<const char *>(b.GetBufferPointer()),
                b.GetSize());
@@ -307,6 +320,7 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
   }
   const fb::Executable *root = fb::GetExecutable(data);
   exe.version = root->version();
+  exe.target = str(root->target());
   if (exe.version != kFormatVersion) {
     error = "executable has format version " + std::to_string(exe.version) +
             ", this runtime reads version " + std::to_string(kFormatVersion);
@@ -383,6 +397,16 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
               }
               ld.args.push_back(std::move(ad));
             }
+          if (const fb::Profile *p = l->profile()) {
+            if (!validDType(p->dtype()))
+              return bad("unknown profile dtype");
+            ld.profile.dtype = DType(p->dtype());
+            ld.profile.flops = p->flops();
+            ld.profile.bytes = p->bytes();
+            if (p->sources())
+              for (const flatbuffers::String *source : *p->sources())
+                ld.profile.sources.push_back(source->str());
+          }
           ed.launches.push_back(std::move(ld));
         }
       exe.entries.push_back(std::move(ed));
@@ -415,7 +439,10 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
       os << (i ? "," : "") << values[i];
     os << "]";
   };
-  os << "executable version " << exe.version << "\n";
+  os << "executable version " << exe.version;
+  if (!exe.target.empty())
+    os << " target " << exe.target;
+  os << "\n";
   for (const KernelDesc &k : exe.kernels) {
     os << "kernel " << k.name << " hash " << k.hash.str() << " block ";
     dims(k.block);
@@ -450,6 +477,11 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
         else
           os << " tma@" << a.tma.offset;
       }
+      const LaunchProfile &p = l.profile;
+      if (p.flops != 0 || p.bytes != 0)
+        os << " flops " << p.flops << " bytes " << p.bytes;
+      for (size_t i = 0; i < p.sources.size(); ++i)
+        os << (i ? "," : " from ") << p.sources[i];
       os << "\n";
     }
   }

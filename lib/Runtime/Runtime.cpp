@@ -2,6 +2,8 @@
 
 #include "nova/Runtime/Runtime.h"
 
+#include <algorithm>
+
 #include <cstring>
 
 namespace nova {
@@ -271,9 +273,18 @@ bool Instance::getOutput(size_t i, HostTensor &value, std::string &error) {
   return copyOut(desc->outputs[i], value, error);
 }
 
-bool Instance::launchAll(std::string &error) {
+bool Instance::launchAll(std::string &error,
+                         const std::vector<CUevent> *events) {
   const Driver &drv = device.driver();
-  for (PreparedLaunch &p : launches) {
+  auto record = [&](size_t i) {
+    return !events ||
+           device.check(drv.cuEventRecord((*events)[i], device.stream()),
+                        "cuEventRecord", error);
+  };
+  for (size_t i = 0; i < launches.size(); ++i) {
+    PreparedLaunch &p = launches[i];
+    if (!record(i))
+      return false;
     const auto &b = p.kernel->block;
     if (!device.check(
             drv.cuLaunchKernel(p.function, p.grid[0], p.grid[1], p.grid[2],
@@ -281,6 +292,38 @@ bool Instance::launchAll(std::string &error) {
                                device.stream(), p.args.data(), nullptr),
             "cuLaunchKernel('" + p.kernel->name + "')", error))
       return false;
+  }
+  return record(launches.size());
+}
+
+bool Instance::profileLaunches(int runs, std::vector<double> &milliseconds,
+                               std::string &error) {
+  const Driver &drv = device.driver();
+  std::vector<CUevent> events(launches.size() + 1, nullptr);
+  bool ok = true;
+  for (CUevent &e : events)
+    ok = ok && device.check(drv.cuEventCreate(&e, 0), "cuEventCreate", error);
+  std::vector<std::vector<double>> samples(launches.size());
+  for (int r = 0; ok && r < runs; ++r) {
+    ok = launchAll(error, &events) &&
+         device.check(drv.cuEventSynchronize(events.back()),
+                      "cuEventSynchronize", error);
+    for (size_t i = 0; ok && i < launches.size(); ++i) {
+      float ms = 0;
+      ok = device.check(drv.cuEventElapsedTime(&ms, events[i], events[i + 1]),
+                        "cuEventElapsedTime", error);
+      samples[i].push_back(ms);
+    }
+  }
+  for (CUevent e : events)
+    if (e)
+      drv.cuEventDestroy(e);
+  if (!ok)
+    return false;
+  milliseconds.clear();
+  for (std::vector<double> &s : samples) {
+    std::sort(s.begin(), s.end());
+    milliseconds.push_back(s.empty() ? 0.0 : s[s.size() / 2]);
   }
   return true;
 }

@@ -1,4 +1,4 @@
-//===- Pipelines.cpp - --nova-train-pipeline ------------------------------===//
+//===- Pipelines.cpp - --nova-train-pipeline, --nova-gpu-pipeline ---------===//
 
 #include "nova/Transforms/Pipelines.h"
 
@@ -50,21 +50,34 @@ void mlir::nova::buildTrainPipeline(OpPassManager &pm,
     pm.addPass(nova_tile::createNovaReport());
 }
 
+LogicalResult mlir::nova::buildGPUPipeline(
+    OpPassManager &pm, const GPUPipelineOptions &options,
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
+  buildTrainPipeline(pm, options);
+  // Through the registry, so the pass's own option parser names a value it
+  // rejects.
+  const PassInfo *toGPU = PassInfo::lookup("convert-tile-to-gpu");
+  if (!toGPU)
+    return errorHandler("nova-gpu-pipeline: convert-tile-to-gpu is not "
+                        "registered");
+  return toGPU->addToPipeline(
+      pm, options.deterministic ? "deterministic=true" : "", errorHandler);
+}
+
 /// Target and precision are checked when the pipeline is parsed, before any
 /// work, with the valid values in the message.
-static LogicalResult
-checkOptions(const TrainPipelineOptions &options,
-             function_ref<LogicalResult(const Twine &)> errorHandler) {
+LogicalResult mlir::nova::checkTrainPipelineOptions(
+    const TrainPipelineOptions &options, StringRef pipeline,
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
   std::vector<std::string> targets = ::nova::DeviceDescriptor::known();
   if (!llvm::is_contained(targets, options.target.getValue()))
-    return errorHandler("nova-train-pipeline: unknown target '" +
-                        options.target + "'; expected one of " +
-                        llvm::join(targets, ", "));
+    return errorHandler(pipeline + ": unknown target '" + options.target +
+                        "'; expected one of " + llvm::join(targets, ", "));
   StringRef compute = options.compute;
   if (compute != "bf16" && compute != "tf32" && compute != "f32")
-    return errorHandler("nova-train-pipeline: compute must be bf16, tf32 "
-                        "or f32, got '" +
-                        compute + "'");
+    return errorHandler(pipeline +
+                        ": compute must be bf16, tf32 or f32, got '" + compute +
+                        "'");
   return success();
 }
 
@@ -79,12 +92,30 @@ void mlir::nova::registerNovaPipelines() {
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         TrainPipelineOptions options;
         if (failed(options.parseFromString(text)) ||
-            failed(checkOptions(options, errorHandler)))
+            failed(checkTrainPipelineOptions(options, "nova-train-pipeline",
+                                             errorHandler)))
           return failure();
         buildTrainPipeline(pm, options);
         return success();
       },
       [](function_ref<void(const detail::PassOptions &)> optionHandler) {
         optionHandler(TrainPipelineOptions());
+      });
+  registerPassPipeline(
+      "nova-gpu-pipeline",
+      "From a loss function to GPU kernels: nova-train-pipeline, then "
+      "convert-tile-to-gpu (nova-translate --nova-to-executable takes the "
+      "result)",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        GPUPipelineOptions options;
+        if (failed(options.parseFromString(text)) ||
+            failed(checkTrainPipelineOptions(options, "nova-gpu-pipeline",
+                                             errorHandler)))
+          return failure();
+        return buildGPUPipeline(pm, options, errorHandler);
+      },
+      [](function_ref<void(const detail::PassOptions &)> optionHandler) {
+        optionHandler(GPUPipelineOptions());
       });
 }

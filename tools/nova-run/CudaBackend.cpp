@@ -9,6 +9,7 @@
 
 #include "CudaBackend.h"
 #include "Common.h"
+#include "nova/Runtime/Profile.h"
 #include "nova/Runtime/Runtime.h"
 
 #include <algorithm>
@@ -78,6 +79,27 @@ int timeEntry(Device &device, Instance &inst, const RunOptions &o) {
               inst.entry().name.c_str(), o.iterations, o.warmup,
               median(deviceMs), host, launches ? host / double(launches) : 0.0,
               launches, o.graphs ? "on" : "off");
+  return 0;
+}
+
+/// --profile: each launch timed on its own, the kernels' table printed.
+int profile(Device &device, Instance &inst, const ExecutableDesc &exe,
+            const RunOptions &o) {
+  std::string error;
+  for (int w = 0; w < o.warmup; ++w)
+    if (!inst.run(error))
+      return fail(error);
+  int runs = o.iterations > 0 ? o.iterations : 20;
+  std::vector<double> milliseconds;
+  if (!inst.profileLaunches(runs, milliseconds, error))
+    return fail(error);
+  std::optional<DeviceDescriptor> ceilings =
+      DeviceDescriptor::lookup(exe.target);
+  std::fputs(formatProfile(profileKernels(exe, inst.entry(), milliseconds),
+                           inst.entry().name, device.name(),
+                           ceilings ? &*ceilings : nullptr, runs)
+                 .c_str(),
+             stdout);
   return 0;
 }
 
@@ -278,6 +300,9 @@ int runCuda(const RunOptions &o) {
       !compareNamed(names, results, o.compare, o.rtol, o.atol,
                     o.normRtol))
     return 1;
+  // With --profile, --iterations counts the profiled runs.
+  if (o.profile)
+    return profile(*device, *inst, exe, o);
   if (o.iterations > 0)
     return timeEntry(*device, *inst, o);
   return 0;

@@ -89,6 +89,13 @@ cuda backend:
   --no-graphs               launch kernel by kernel instead of replaying a
                             CUDA graph (default: graphs)
   --device N                CUDA device ordinal (default 0)
+  --profile                 after the run, time each launch (CUDA events,
+                            launch by launch, median of --iterations runs,
+                            default 20, instead of timing the whole entry)
+                            and print each kernel's time, share of the step,
+                            bytes and FLOPs against the device's ceilings
+                            and the model source lines it fused, slowest
+                            first (default off)
   --describe                list the executable's entries (tensors, offsets,
                             arena, launches) and kernels after its checks,
                             then stop; needs no GPU (default off)
@@ -218,6 +225,7 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
                                          {"no-graphs", &noGraphs},
                                          {"poison", &o.poison},
                                          {"describe", &o.describe},
+                                         {"profile", &o.profile},
                                          {"detect-anomaly", &o.detectAnomaly}};
   auto fail = [&](std::string message) {
     error = std::move(message);
@@ -310,16 +318,18 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
                  "--compare");
   ignoredWithout({"print-limit"}, o.print, "--print");
   ignoredWithout({"random-int-bound"}, o.seed.has_value(), "--random-inputs");
-  ignoredWithout({"warmup"}, o.iterations > 0, "--iterations");
+  ignoredWithout({"warmup"}, o.iterations > 0 || o.profile,
+                 "--iterations or --profile");
   if (o.backend == "ref")
-    for (const char *n :
-         {"iterations", "warmup", "no-graphs", "device", "poison", "describe"})
+    for (const char *n : {"iterations", "warmup", "no-graphs", "device",
+                          "poison", "describe", "profile"})
       if (given(n))
         warnings.push_back("--" + std::string(n) +
                            " applies to the cuda backend; the ref backend "
                            "ignores it");
   if (o.train || o.checkGradients)
-    for (const char *n : {"inputs", "save-inputs", "o", "print", "compare"})
+    for (const char *n :
+         {"inputs", "save-inputs", "o", "print", "compare", "profile"})
       if (given(n))
         warnings.push_back("--" + std::string(n) + " has no effect with " +
                            (o.train ? "--train" : "--check-gradients"));

@@ -45,6 +45,7 @@ struct RunOptions {
   int iterations = 0, warmup = 3; // cuda timing
   bool graphs = true;             // cuda
   bool poison = false;            // cuda: arena filled with 0xFF bytes
+  bool profile = false;           // cuda: per-kernel time table
   bool describe = false;          // cuda: list the executable, run nothing
   int device = 0;                 // cuda
   bool detectAnomaly = false;     // stop at the first NaN / Inf

@@ -1,8 +1,10 @@
 //===- nova-translate.cpp - planned nova_mem programs to a .nvx ----------===//
 //
 //   nova-translate --nova-to-executable IN.mlir -o OUT.nvx
-//                  [--chip sm_90a] [--ptxas PATH] [--cuda-path DIR]
-//                  [--ptx-only]
+//                  [--target h200] [--chip sm_90a] [--ptxas PATH]
+//                  [--cuda-path DIR] [--ptx-only] [--nova-cache-dir DIR]
+//                  [--no-nova-cache] [--nova-explain-cache]
+//                  [--nova-compile-timing]
 //
 // IN holds planned nova_mem functions (nova-plan-memory) and the gpu.modules
 // convert-tile-to-gpu wrote for their kernels. The kernels are compiled to
@@ -10,16 +12,25 @@
 // one entry of the executable, as the nova_mem dialect describes: inputs
 // and outputs at their planned offsets, aliases from `nova.alias`, the
 // arena of the planned peak, the launches in order with one buffer argument
-// per kernel input then output, at the buffers' offsets.
+// per kernel input then output, at the buffers' offsets. Each launch
+// carries its profile (FLOPs and bytes as the configurator counts them for
+// --target, and the source lines of the ops its kernel fused).
+//
+// Built twice: as nova-translate, and without main() (NOVA_TRANSLATE_NO_MAIN)
+// as the library nova-compile calls (ToExecutable.h).
 //
 //===----------------------------------------------------------------------===//
+
+#include "ToExecutable.h"
 
 #include "nova/Conversion/TileToGPU/CompileKernels.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
 #include "nova/Dialect/NovaMem/IR/Program.h"
+#include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
 #include "nova/InitAllDialects.h"
 #include "nova/Interpreter/Interpreter.h"
+#include "nova/Runtime/Configurator.h"
 #include "nova/Runtime/Executable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,32 +44,66 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ManagedStatic.h"
+
+#include <set>
 
 using namespace mlir;
 
 namespace {
 
-llvm::cl::OptionCategory category("nova-to-executable options");
-llvm::cl::opt<std::string> chip("chip", llvm::cl::desc("GPU architecture"),
-                                llvm::cl::init("sm_90a"),
-                                llvm::cl::cat(category));
-llvm::cl::opt<std::string>
-    ptxas("ptxas", llvm::cl::desc("ptxas to assemble the kernels with"),
-          llvm::cl::cat(category));
-llvm::cl::opt<std::string>
-    cudaPath("cuda-path", llvm::cl::desc("CUDA toolkit holding nvvm/libdevice"),
-             llvm::cl::cat(category));
-llvm::cl::opt<bool>
-    ptxOnly("ptx-only",
-            llvm::cl::desc("PTX only; the driver compiles it when loading"),
-            llvm::cl::cat(category));
+/// The model source lines ("file:line") of the ops `kernel` fused and of
+/// the launch itself, sorted.
+std::vector<std::string> sourceLines(Operation *kernel, Location launch) {
+  std::set<std::pair<std::string, unsigned>> lines;
+  auto collect = [&](Location loc) {
+    loc->walk([&](Location inner) {
+      if (auto file = dyn_cast<FileLineColLoc>(inner))
+        if (!file.getFilename().empty())
+          lines.insert({file.getFilename().str(), file.getLine()});
+      return WalkResult::advance();
+    });
+  };
+  collect(launch);
+  if (kernel)
+    kernel->walk([&](Operation *op) {
+      if (op != kernel)
+        collect(op->getLoc());
+    });
+  std::vector<std::string> sorted;
+  for (const auto &[file, line] : lines)
+    sorted.push_back(file + ":" + std::to_string(line));
+  return sorted;
+}
+
+/// A launch's FLOPs and bytes as the configurator counts them for the
+/// executable's target (zero when the kernel has no contract).
+::nova::LaunchProfile profileOf(mlir::nova_tile::KernelOp kernel,
+                                Location launch,
+                                const ::nova::Configurator &configurator) {
+  ::nova::LaunchProfile p;
+  p.sources = sourceLines(kernel, launch);
+  if (!kernel)
+    return p;
+  FailureOr<mlir::nova_tile::Contract> contract =
+      mlir::nova_tile::computeContract(kernel, /*emitErrors=*/false);
+  if (failed(contract))
+    return p;
+  ::nova::Problem problem = mlir::nova_tile::toProblem(*contract);
+  ::nova::Schedule s = configurator.choose(problem);
+  p.dtype = problem.dtype;
+  p.flops = s.flops;
+  p.bytes = s.bytes > 0 ? s.bytes : double(contract->streamedBytes);
+  return p;
+}
 
 /// The entry of planned program `program`, its launches indexing `exe`'s
 /// kernels (added on first use).
 LogicalResult translateEntry(
     const mlir::nova_mem::Program &program,
     const std::map<std::string, mlir::nova::CompiledKernel> &compiled,
-    ::nova::ExecutableDesc &exe, std::map<std::string, uint32_t> &kernelIndex) {
+    const ::nova::Configurator &configurator, ::nova::ExecutableDesc &exe,
+    std::map<std::string, uint32_t> &kernelIndex) {
   func::FuncOp fn = program.function;
   ::nova::EntryDesc entry;
   entry.name = fn.getSymName().str();
@@ -140,6 +185,9 @@ LogicalResult translateEntry(
              "GPU emitter)";
       return d;
     }
+    auto kernel =
+        SymbolTable::lookupNearestSymbolFrom<mlir::nova_tile::KernelOp>(
+            launch, launch.getKernelAttr());
     const mlir::nova::CompiledKernel &k = found->second;
     size_t args = launch.getInputs().size() + launch.getOutputs().size();
     if (args != k.desc.params.size())
@@ -159,17 +207,23 @@ LogicalResult translateEntry(
       a.offset = offsetOf(buffer);
       l.args.push_back(a);
     }
+    l.profile = profileOf(kernel, launch.getLoc(), configurator);
     entry.launches.push_back(std::move(l));
   }
   exe.entries.push_back(std::move(entry));
   return success();
 }
 
-LogicalResult toExecutable(Operation *op, raw_ostream &os) {
-  op->getContext()->printOpOnDiagnostic(false); // the location is enough
-  auto module = dyn_cast<ModuleOp>(op);
-  if (!module)
-    return op->emitError("nova-to-executable: expected a builtin.module");
+} // namespace
+
+LogicalResult mlir::nova::translateToExecutable(
+    ModuleOp module, const ExecutableOptions &options, raw_ostream &os) {
+  std::optional<::nova::DeviceDescriptor> device =
+      ::nova::DeviceDescriptor::lookup(options.target);
+  if (!device)
+    return module.emitError("nova-to-executable: unknown target '")
+           << options.target << "'; expected one of "
+           << llvm::join(::nova::DeviceDescriptor::known(), ", ");
 
   // Every function is checked before the (slow) kernel compile.
   SmallVector<mlir::nova_mem::Program> programs;
@@ -193,19 +247,20 @@ LogicalResult toExecutable(Operation *op, raw_ostream &os) {
     return module.emitError(
         "nova-to-executable: no function with a body to translate");
 
-  mlir::nova::GPUCompileOptions options;
-  options.chip = chip;
-  options.ptxas = ptxas;
-  options.cudaPath = cudaPath;
-  options.ptxOnly = ptxOnly;
-  auto compiled = mlir::nova::compileGPUKernels(module, options);
+  GPUCompileOptions compile = options.compile;
+  if (compile.chip.empty())
+    compile.chip = device->arch();
+  auto compiled = compileGPUKernels(module, compile);
   if (failed(compiled))
     return failure();
 
   ::nova::ExecutableDesc exe;
+  exe.target = options.target;
+  ::nova::Configurator configurator(*device);
   std::map<std::string, uint32_t> kernelIndex;
   for (const mlir::nova_mem::Program &program : programs)
-    if (failed(translateEntry(program, *compiled, exe, kernelIndex)))
+    if (failed(
+            translateEntry(program, *compiled, configurator, exe, kernelIndex)))
       return failure();
 
   std::string bytes, error;
@@ -217,18 +272,101 @@ LogicalResult toExecutable(Operation *op, raw_ostream &os) {
   return success();
 }
 
+namespace {
+struct ExecutableCLOptions {
+  llvm::cl::OptionCategory category{"nova-to-executable options"};
+  llvm::cl::opt<std::string> target{
+      "target",
+      llvm::cl::desc("GPU the kernels were configured for; its architecture "
+                     "is the default --chip, its ceilings nova-run "
+                     "--profile's (h200, h100, a100, rtx3060, rtx6000ada)"),
+      llvm::cl::init("h200"), llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> chip{
+      "chip",
+      llvm::cl::desc("GPU architecture to compile for (default: --target's)"),
+      llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> ptxas{
+      "ptxas", llvm::cl::desc("ptxas to assemble the kernels with"),
+      llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> cudaPath{
+      "cuda-path", llvm::cl::desc("CUDA toolkit holding nvvm/libdevice"),
+      llvm::cl::cat(category)};
+  llvm::cl::opt<bool> ptxOnly{
+      "ptx-only",
+      llvm::cl::desc("PTX only; the driver compiles it when loading"),
+      llvm::cl::cat(category)};
+  llvm::cl::opt<std::string> cacheDir{
+      "nova-cache-dir",
+      llvm::cl::desc("kernel cache directory (default: $NOVA_CACHE_DIR, "
+                     "else $XDG_CACHE_HOME/nova, else ~/.cache/nova)"),
+      llvm::cl::cat(category)};
+  llvm::cl::opt<bool> noCache{"no-nova-cache",
+                              llvm::cl::desc("compile every kernel afresh "
+                                             "and cache nothing"),
+                              llvm::cl::cat(category)};
+  llvm::cl::opt<bool> explainCache{
+      "nova-explain-cache",
+      llvm::cl::desc("say for each kernel whether the cache had it and, if "
+                     "not, why (no entry, toolchain or target changed, "
+                     "corrupt entry)"),
+      llvm::cl::cat(category)};
+  llvm::cl::opt<bool> timing{
+      "nova-compile-timing",
+      llvm::cl::desc("report each kernel's compile time (NVVM lowering, "
+                     "ptxas)"),
+      llvm::cl::cat(category)};
+  llvm::cl::opt<unsigned> threads{
+      "nova-compile-threads",
+      llvm::cl::desc("kernels compiled at once (default: one per hardware "
+                     "thread)"),
+      llvm::cl::init(0), llvm::cl::cat(category)};
+};
+llvm::ManagedStatic<ExecutableCLOptions> clOptions;
 } // namespace
 
+void mlir::nova::registerExecutableCLOptions() { *clOptions; }
+
+mlir::nova::ExecutableOptions mlir::nova::executableOptionsFromCL() {
+  ExecutableOptions o;
+  o.target = clOptions->target;
+  o.compile.chip = clOptions->chip;
+  o.compile.ptxas = clOptions->ptxas;
+  o.compile.cudaPath = clOptions->cudaPath;
+  o.compile.ptxOnly = clOptions->ptxOnly;
+  if (!clOptions->noCache)
+    o.compile.cacheDir = clOptions->cacheDir.empty()
+                             ? defaultKernelCacheDir()
+                             : clOptions->cacheDir.getValue();
+  o.compile.explainCache = clOptions->explainCache;
+  o.compile.timing = clOptions->timing;
+  o.compile.threads = clOptions->threads;
+  return o;
+}
+
+#ifndef NOVA_TRANSLATE_NO_MAIN
+
 int main(int argc, char **argv) {
+  mlir::nova::registerExecutableCLOptions();
   TranslateFromMLIRRegistration registration(
       "nova-to-executable",
-      "planned nova_mem programs and their GPU kernels to a .nvx", toExecutable,
-      [](DialectRegistry &registry) {
-        mlir::nova::registerAllDialects(registry);
-        registerAllDialects(registry);
-        registerAllExtensions(registry);
-        registerAllToLLVMIRTranslations(registry);
-        NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-      });
+      "planned nova_mem programs and their GPU kernels to a .nvx",
+      [](Operation *op, raw_ostream &os) -> LogicalResult {
+        op->getContext()->printOpOnDiagnostic(false); // the location is enough
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("nova-to-executable: expected a builtin.module");
+        return mlir::nova::translateToExecutable(
+            module, mlir::nova::executableOptionsFromCL(), os);
+      },
+      mlir::nova::registerExecutableDialects);
   return failed(mlirTranslateMain(argc, argv, "Nova translation tool"));
+}
+#endif // NOVA_TRANSLATE_NO_MAIN
+
+void mlir::nova::registerExecutableDialects(DialectRegistry &registry) {
+  mlir::nova::registerAllDialects(registry);
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }

@@ -83,10 +83,18 @@ struct ArgDesc {
   TmaDesc tma;         // TmaDescriptor
 };
 
+/// Profile metadata of a launch (zero / empty when unknown).
+struct LaunchProfile {
+  double flops = 0, bytes = 0;
+  std::vector<std::string> sources; // "file:line" of the ops it fused
+  DType dtype = DType::F32;         // of the main computation
+};
+
 struct LaunchDesc {
   uint32_t kernel = 0;
   std::array<uint32_t, 3> grid{1, 1, 1};
   std::vector<ArgDesc> args;
+  LaunchProfile profile;
 };
 
 struct EntryDesc {
@@ -100,6 +108,9 @@ struct ExecutableDesc {
   uint32_t version = kFormatVersion;
   std::vector<EntryDesc> entries;
   std::vector<KernelDesc> kernels;
+  /// The device descriptor the kernels were scheduled for ("h200"); empty
+  /// when unknown.
+  std::string target;
 
   const EntryDesc *findEntry(const std::string &name) const;
 };

@@ -106,12 +106,21 @@ public:
   bool synchronize(std::string &error);
   bool run(std::string &error) { return enqueue(error) && synchronize(error); }
 
+  /// Runs the launch list `runs` times launch by launch (no graph), a CUDA
+  /// event before each launch and after the last, and gives each launch's
+  /// median time in milliseconds (in launch order).
+  bool profileLaunches(int runs, std::vector<double> &milliseconds,
+                       std::string &error);
+
 private:
   Instance(Device &device, const EntryDesc &desc, InstanceOptions options)
       : device(device), desc(&desc), options(options) {}
   bool copyIn(const TensorDesc &t, const HostTensor &value, std::string &error);
   bool copyOut(const TensorDesc &t, HostTensor &value, std::string &error);
-  bool launchAll(std::string &error);
+  /// With `events` (one per launch plus one), each is recorded before its
+  /// launch, the last after them all.
+  bool launchAll(std::string &error,
+                 const std::vector<cuda::CUevent> *events = nullptr);
 
   struct PreparedLaunch {
     cuda::CUfunction function;

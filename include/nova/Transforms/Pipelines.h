@@ -47,11 +47,35 @@ struct TrainPipelineOptions : public PassPipelineOptions<TrainPipelineOptions> {
       llvm::cl::init(false)};
 };
 
+/// Options of --nova-gpu-pipeline: the train pipeline's, plus those of the
+/// GPU kernels.
+struct GPUPipelineOptions : public TrainPipelineOptions {
+  Option<bool> deterministic{
+      *this, "deterministic",
+      llvm::cl::desc("GPU kernels without float atomics (convert-tile-to-gpu "
+                     "deterministic=true)"),
+      llvm::cl::init(false)};
+};
+
 /// The whole-graph training pipeline, from a loss function to configured,
 /// outlined kernels. One list of stages: a new stage is one line.
 void buildTrainPipeline(OpPassManager &pm, const TrainPipelineOptions &options);
 
-/// Registers --nova-train-pipeline (nova-opt and the plugin).
+/// The train pipeline, then convert-tile-to-gpu: what nova-to-executable
+/// (nova-translate, nova-compile) takes. Fails, through `errorHandler`, when
+/// an option cannot be applied.
+LogicalResult
+buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options,
+                 function_ref<LogicalResult(const Twine &)> errorHandler);
+
+/// Checks the target and precision of `options`, with the valid values in
+/// the message; `pipeline` names the pipeline in it.
+LogicalResult checkTrainPipelineOptions(
+    const TrainPipelineOptions &options, StringRef pipeline,
+    function_ref<LogicalResult(const Twine &)> errorHandler);
+
+/// Registers --nova-train-pipeline and --nova-gpu-pipeline (nova-opt and the
+/// plugin).
 void registerNovaPipelines();
 
 } // namespace mlir::nova

@@ -6,6 +6,13 @@
 // cubin, and each kernel becomes a KernelDesc with the launch geometry
 // convert-tile-to-gpu recorded on its gpu.func.
 //
+// Each gpu.module compiles on its own thread, in its own MLIRContext (a
+// printed copy of the module is parsed there), so the lowering passes and
+// the LLVM back end never share state. Compiled kernels are kept in an
+// on-disk cache keyed by the gpu.module's text, the toolchain (Nova, LLVM,
+// the lowering pipeline, ptxas) and the chip; entries are written
+// atomically (temporary file, then rename) and a corrupt one is rebuilt.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef NOVA_CONVERSION_TILETOGPU_COMPILEKERNELS_H
@@ -30,20 +37,41 @@ struct GPUCompileOptions {
   std::string cudaPath;
   /// PTX only (the driver compiles it when loading); no ptxas run.
   bool ptxOnly = false;
+  /// The kernel cache's directory; empty: no cache.
+  std::string cacheDir;
+  /// Print, for every cache miss, why it missed (to stderr).
+  bool explainCache = false;
+  /// Print each kernel's compile time (NVVM lowering, ptxas) (to stderr).
+  bool timing = false;
+  /// Kernels compiled at once; 0: one per hardware thread.
+  unsigned threads = 0;
 };
 
 /// Fills the empty toolchain paths of `options` with their defaults.
 void resolveToolchain(GPUCompileOptions &options);
+
+/// The default kernel cache: $NOVA_CACHE_DIR, else $XDG_CACHE_HOME/nova, else
+/// $HOME/.cache/nova; empty when none of them is set.
+std::string defaultKernelCacheDir();
+
+/// What a cached kernel was built with; any difference is a miss.
+struct Toolchain {
+  std::string nova, llvm, lowering, ptxas;
+};
+/// The toolchain `options` (resolved) compile with; runs `ptxas --version`
+/// unless PTX only.
+Toolchain currentToolchain(const GPUCompileOptions &options);
 
 struct CompiledKernel {
   ::nova::KernelDesc desc;        // code, block, parameters
   std::array<uint32_t, 3> grid{}; // every launch of the kernel uses it
 };
 
-/// Compiles every gpu.module of `module` (replacing it by a gpu.binary) and
-/// returns the kernels by kernel symbol (the gpu.func's name). Errors are
-/// reported as diagnostics located at the gpu.func or gpu.module, including
-/// errors the lowering passes report and carry on from.
+/// Compiles every gpu.module of `module` (each holds one gpu.func; `module`
+/// is left as it is) and returns the kernels by kernel symbol (the
+/// gpu.func's name). Errors are reported as diagnostics located at the
+/// gpu.func or gpu.module, including errors the lowering passes report and
+/// carry on from, with the lowering's own located messages in them.
 FailureOr<std::map<std::string, CompiledKernel>>
 compileGPUKernels(ModuleOp module, const GPUCompileOptions &options);
 

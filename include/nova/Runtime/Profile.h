@@ -1,0 +1,47 @@
+//===- Profile.h - nova-run --profile's report ------------------*- C++ -*-===//
+//
+// Where a step's time goes: each kernel's measured time (its launches
+// summed), its share of the step, the bytes and FLOPs the compiler counted
+// for it against the device's ceilings, and the model source lines whose
+// ops it fused. Formatting only: the times come from
+// Instance::profileLaunches, or from a test.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_RUNTIME_PROFILE_H
+#define NOVA_RUNTIME_PROFILE_H
+
+#include "nova/Runtime/Configurator.h"
+#include "nova/Runtime/Executable.h"
+
+#include <string>
+#include <vector>
+
+namespace nova {
+
+/// One kernel's row: its launches in the entry taken together.
+struct KernelProfile {
+  std::string kernel;
+  int launches = 0;
+  double milliseconds = 0, flops = 0, bytes = 0;
+  DType dtype = DType::F32;
+  std::vector<std::string> sources; // sorted, unique
+};
+
+/// The rows of `entry` for per-launch times `milliseconds` (launch order),
+/// slowest first (ties by name).
+std::vector<KernelProfile>
+profileKernels(const ExecutableDesc &exe, const EntryDesc &entry,
+               const std::vector<double> &milliseconds);
+
+/// The report: a header (device, ceilings, step time) and one line per
+/// kernel. Without `ceilings`, rates are printed without their share of
+/// the peak.
+std::string formatProfile(const std::vector<KernelProfile> &rows,
+                          const std::string &entry,
+                          const std::string &deviceName,
+                          const DeviceDescriptor *ceilings, int runs);
+
+} // namespace nova
+
+#endif // NOVA_RUNTIME_PROFILE_H
