@@ -115,6 +115,13 @@ bool checkExecutable(const ExecutableDesc &exe, std::string &error) {
       if (p.kind == ParamKind::Scalar && (p.size == 0 || p.size > 256))
         return c.fail(where, "scalar parameter of " + std::to_string(p.size) +
                                  " bytes");
+      if (p.kind == ParamKind::StatusWord &&
+          (p.size != 8 || (p.statusBits & ~kAllStatusBits)))
+        return c.fail(where, "a status word parameter is a pointer of 8 "
+                             "bytes with known check bits");
+      if (p.kind != ParamKind::StatusWord && p.statusBits)
+        return c.fail(where, "check bits on a parameter that is not the "
+                             "status word");
     }
   }
   std::set<std::string> entryNames;
@@ -213,7 +220,8 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
                          img.cubin.size())));
     std::vector<flatbuffers::Offset<fb::Param>> params;
     for (const ParamDesc &p : k.params)
-      params.push_back(fb::CreateParam(b, fb::ParamKind(p.kind), p.size));
+      params.push_back(
+          fb::CreateParam(b, fb::ParamKind(p.kind), p.size, p.statusBits));
     std::vector<uint32_t> block(k.block.begin(), k.block.end());
     fb::Hash128 hash(k.hash.lo, k.hash.hi);
     kernels.push_back(
@@ -332,7 +340,8 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
         for (const fb::Param *p : *k->params()) {
           if (!validKind(p->kind()))
             return bad("unknown parameter kind");
-          kd.params.push_back({ParamKind(p->kind()), p->size()});
+          kd.params.push_back(
+              {ParamKind(p->kind()), p->size(), p->status_bits()});
         }
       exe.kernels.push_back(std::move(kd));
     }
@@ -421,6 +430,15 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
     dims(k.block);
     os << " shared " << k.sharedMemory << " params " << k.params.size()
        << " ptx " << k.ptx.size() << " bytes";
+    for (const ParamDesc &p : k.params)
+      if (p.kind == ParamKind::StatusWord) {
+        os << " status";
+        for (uint32_t bit = 1; bit <= kAllStatusBits; bit <<= 1)
+          if (p.statusBits & bit)
+            os << " " << statusCheckName(bit);
+        if (!p.statusBits)
+          os << " read";
+      }
     for (const KernelImage &image : k.images)
       os << " cubin " << image.arch << " " << image.cubin.size() << " bytes";
     os << "\n";
@@ -447,6 +465,8 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
           os << " @" << a.offset;
         else if (a.kind == ParamKind::Scalar)
           os << " scalar(" << a.bytes.size() << " bytes)";
+        else if (a.kind == ParamKind::StatusWord)
+          os << " status";
         else
           os << " tma@" << a.tma.offset;
       }
@@ -454,4 +474,39 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
     }
   }
   return os.str();
+}
+
+nova::StatusReport nova::StatusReport::decode(const uint64_t words[2]) {
+  StatusReport r;
+  r.flags = words[0];
+  if (words[1]) {
+    r.hasLabel = true;
+    r.labelPosition = 0xFFFFFFFFull - (words[1] >> 32);
+    r.labelValue = int32_t(uint32_t(words[1]));
+  }
+  return r;
+}
+
+const char *nova::describeStatusBit(uint32_t bit) {
+  switch (bit) {
+  case LabelsOutOfRange:
+    return "labels out of range";
+  case NonFiniteLoss:
+    return "non-finite loss";
+  case NonFiniteGradients:
+    return "non-finite gradients";
+  }
+  return "unknown check";
+}
+
+const char *nova::statusCheckName(uint32_t bit) {
+  switch (bit) {
+  case LabelsOutOfRange:
+    return "check_labels";
+  case NonFiniteLoss:
+    return "loss";
+  case NonFiniteGradients:
+    return "grad_norm";
+  }
+  return "unknown";
 }

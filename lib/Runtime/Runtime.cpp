@@ -2,6 +2,7 @@
 
 #include "nova/Runtime/Runtime.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace nova {
@@ -153,6 +154,14 @@ std::unique_ptr<Instance> Instance::create(Device &device,
                       "cuMemsetD8(arena)", error))
       return nullptr;
   }
+  bool checksData = false;
+  for (const LaunchDesc &ld : entry->launches)
+    for (const ArgDesc &a : ld.args)
+      checksData |= a.kind == ParamKind::StatusWord;
+  if (checksData &&
+      !device.check(drv.cuMemAlloc(&inst->status, kStatusBytes),
+                    "cuMemAlloc(status record)", error))
+    return nullptr;
   CudaKernelLoader loader(device);
   // Arguments point into each launch's own storage, so fill them only once
   // the launch sits at its final address.
@@ -174,6 +183,9 @@ std::unique_ptr<Instance> Instance::create(Device &device,
         value.assign(reinterpret_cast<const char *>(&ptr), sizeof ptr);
       } else if (a.kind == ParamKind::Scalar) {
         value = a.bytes;
+      } else if (a.kind == ParamKind::StatusWord) {
+        value.assign(reinterpret_cast<const char *>(&inst->status),
+                     sizeof inst->status);
       } else {
         if (!drv.cuTensorMapEncodeTiled) {
           error = "kernel '" + kd.name +
@@ -215,6 +227,8 @@ Instance::~Instance() {
     drv.cuGraphDestroy(graph);
   if (arena)
     drv.cuMemFree(arena);
+  if (status)
+    drv.cuMemFree(status);
 }
 
 bool Instance::copyIn(const TensorDesc &t, const HostTensor &value,
@@ -273,6 +287,12 @@ bool Instance::getOutput(size_t i, HostTensor &value, std::string &error) {
 
 bool Instance::launchAll(std::string &error) {
   const Driver &drv = device.driver();
+  // Every run starts with a clear status record (a memset node of the
+  // graph when captured).
+  if (status && !device.check(drv.cuMemsetD8Async(status, 0, kStatusBytes,
+                                                  device.stream()),
+                              "cuMemsetD8Async(status record)", error))
+    return false;
   for (PreparedLaunch &p : launches) {
     const auto &b = p.kernel->block;
     if (!device.check(
@@ -303,6 +323,58 @@ bool Instance::enqueue(std::string &error) {
   }
   return device.check(drv.cuGraphLaunch(graphExec, device.stream()),
                       "cuGraphLaunch('" + desc->name + "')", error);
+}
+
+bool Instance::readStatus(StatusReport &report, std::string &error) {
+  report = StatusReport();
+  if (!status)
+    return synchronize(error);
+  uint64_t words[2] = {0, 0};
+  if (!synchronize(error) ||
+      !device.check(device.driver().cuMemcpyDtoH(words, status, sizeof words),
+                    "cuMemcpyDtoH(status record)", error))
+    return false;
+  report = StatusReport::decode(words);
+  return true;
+}
+
+std::vector<std::string>
+Instance::describeStatus(const StatusReport &report) const {
+  std::vector<std::string> lines;
+  for (uint32_t bit = 1; bit <= kAllStatusBits; bit <<= 1) {
+    if (!(report.flags & bit))
+      continue;
+    std::string kernels;
+    size_t firstRaiser = launches.size();
+    bool skipped = false;
+    for (size_t l = 0; l < launches.size(); ++l)
+      for (const ParamDesc &p : launches[l].kernel->params) {
+        if (p.kind != ParamKind::StatusWord)
+          continue;
+        if (p.statusBits & bit) {
+          std::string name = "@" + launches[l].kernel->name;
+          if (kernels.find(name) == std::string::npos)
+            kernels += (kernels.empty() ? "" : ", ") + name;
+          firstRaiser = std::min(firstRaiser, l);
+        } else if (!p.statusBits && l > firstRaiser) {
+          skipped = true; // an optimizer that reads the record
+        }
+      }
+    std::string line = std::string(describeStatusBit(bit)) + " (" +
+                       statusCheckName(bit) + " in kernel " +
+                       (kernels.empty() ? "?" : kernels) + ")";
+    if (bit == LabelsOutOfRange && report.hasLabel)
+      line += ": label " + std::to_string(report.labelValue) +
+              " at position " + std::to_string(report.labelPosition) +
+              " is neither a class nor the ignore_index";
+    if (skipped)
+      line += "; the optimizer skipped the update";
+    lines.push_back(std::move(line));
+  }
+  if (report.flags & ~uint64_t(kAllStatusBits))
+    lines.push_back("unknown status bits " +
+                    std::to_string(report.flags & ~uint64_t(kAllStatusBits)));
+  return lines;
 }
 
 bool Instance::synchronize(std::string &error) {

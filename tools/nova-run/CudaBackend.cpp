@@ -24,6 +24,19 @@ int fail(const std::string &message) {
   return 1;
 }
 
+/// Reports the checks the last run failed ("nova-run: error: [step N: ]
+/// labels out of range (check_labels in kernel @k): ..."); true when none.
+bool statusClear(Instance &inst, const std::string &prefix,
+                 std::string &error) {
+  StatusReport report;
+  if (!inst.readStatus(report, error))
+    return false;
+  for (const std::string &line : inst.describeStatus(report))
+    std::fprintf(stderr, "nova-run: error: %s%s\n", prefix.c_str(),
+                 line.c_str());
+  return report.flags == 0;
+}
+
 std::vector<std::string> namesOf(const std::vector<TensorDesc> &ts) {
   std::vector<std::string> names;
   for (const TensorDesc &t : ts)
@@ -149,6 +162,11 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
         !inst.setInput(lrInput, lrT, error) || !inst.run(error) ||
         !inst.getOutput(loss, lossT, error))
       return fail(error);
+    // A failed check stops training: the optimizer has skipped this step's
+    // update, and bad data or a diverged model would fail the next too.
+    error.clear();
+    if (!statusClear(inst, "step " + std::to_string(s) + ": ", error))
+      return error.empty() ? 1 : fail(error);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
             .count();
@@ -241,6 +259,9 @@ int runCuda(const RunOptions &o) {
     return fail(error);
   if (!inst->run(error))
     return fail(error);
+  error.clear();
+  if (!statusClear(*inst, "", error))
+    return error.empty() ? 1 : fail(error);
   std::vector<HostTensor> results(e.outputs.size());
   for (size_t i = 0; i < results.size(); ++i)
     if (!inst->getOutput(i, results[i], error))

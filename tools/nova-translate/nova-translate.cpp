@@ -141,24 +141,22 @@ LogicalResult translateEntry(
       return d;
     }
     const mlir::nova::CompiledKernel &k = found->second;
-    size_t args = launch.getInputs().size() + launch.getOutputs().size();
-    if (args != k.desc.params.size())
+    SmallVector<uint64_t> offsets;
+    for (Value buffer :
+         llvm::concat<Value>(launch.getInputs(), launch.getOutputs()))
+      offsets.push_back(offsetOf(buffer));
+    auto args = mlir::nova::bindArguments(k.desc, offsets);
+    if (failed(args))
       return launch.emitError("nova-to-executable: kernel @")
-             << name << " takes " << k.desc.params.size()
-             << " buffers, the launch passes " << args;
+             << name << " takes " << mlir::nova::bufferParams(k.desc)
+             << " buffers, the launch passes " << offsets.size();
     auto [index, added] = kernelIndex.try_emplace(name, exe.kernels.size());
     if (added)
       exe.kernels.push_back(k.desc);
     ::nova::LaunchDesc l;
     l.kernel = index->second;
     l.grid = k.grid;
-    for (Value buffer :
-         llvm::concat<Value>(launch.getInputs(), launch.getOutputs())) {
-      ::nova::ArgDesc a;
-      a.kind = ::nova::ParamKind::Buffer;
-      a.offset = offsetOf(buffer);
-      l.args.push_back(a);
-    }
+    l.args = std::move(*args);
     entry.launches.push_back(std::move(l));
   }
   exe.entries.push_back(std::move(entry));

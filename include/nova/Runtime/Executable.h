@@ -51,12 +51,45 @@ struct KernelImage {
   std::string cubin;
 };
 
-enum class ParamKind : uint8_t { Buffer = 0, Scalar = 1, TmaDescriptor = 2 };
+enum class ParamKind : uint8_t {
+  Buffer = 0,
+  Scalar = 1,
+  TmaDescriptor = 2,
+  StatusWord = 3
+};
 
 struct ParamDesc {
   ParamKind kind = ParamKind::Buffer;
   uint32_t size = 8;
+  /// StatusWord: the StatusBit values the kernel may set (0: it only reads
+  /// the record, as the optimizer does to skip its update).
+  uint32_t statusBits = 0;
 };
+
+/// The device status record of an instance (kStatusBytes, zeroed before
+/// every run): word 0 holds the StatusBit of every check that failed; word
+/// 1 the first label check_labels refused, as (0xFFFFFFFF - position) << 32
+/// | uint32(value), so the largest word is the lowest position (0: none).
+enum StatusBit : uint32_t {
+  LabelsOutOfRange = 1,   // check_labels: a label outside [0, classes)
+  NonFiniteLoss = 2,      // the entry's 'loss' result is NaN or infinite
+  NonFiniteGradients = 4, // 'grad_norm' (global norm of every gradient) too
+};
+constexpr uint32_t kStatusBytes = 16;
+constexpr uint32_t kAllStatusBits = 7;
+
+/// What a status record says, decoded on the host.
+struct StatusReport {
+  uint64_t flags = 0;
+  bool hasLabel = false;
+  uint64_t labelPosition = 0;
+  int64_t labelValue = 0;
+  static StatusReport decode(const uint64_t words[2]);
+};
+/// "labels out of range", "non-finite loss", "non-finite gradients".
+const char *describeStatusBit(uint32_t bit);
+/// The check a bit belongs to: "check_labels", "loss", "grad_norm".
+const char *statusCheckName(uint32_t bit);
 
 struct KernelDesc {
   std::string name;

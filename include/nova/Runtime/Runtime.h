@@ -106,6 +106,14 @@ public:
   bool synchronize(std::string &error);
   bool run(std::string &error) { return enqueue(error) && synchronize(error); }
 
+  /// The status record of the last run (zeroed before each run, inside the
+  /// graph too); waits for the run. All clear when no kernel checks data.
+  bool readStatus(StatusReport &report, std::string &error);
+  /// One line per failed check of `report`: what failed, in which kernels
+  /// (those that may raise it), and whether an optimizer launched after
+  /// them skipped its update.
+  std::vector<std::string> describeStatus(const StatusReport &report) const;
+
 private:
   Instance(Device &device, const EntryDesc &desc, InstanceOptions options)
       : device(device), desc(&desc), options(options) {}
@@ -125,6 +133,7 @@ private:
   const EntryDesc *desc;
   InstanceOptions options;
   cuda::CUdeviceptr arena = 0;
+  cuda::CUdeviceptr status = 0; // kStatusBytes, when a kernel takes it
   std::vector<PreparedLaunch> launches;
   cuda::CUgraph graph = nullptr;
   cuda::CUgraphExec graphExec = nullptr;
