@@ -476,13 +476,15 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
   return os.str();
 }
 
-nova::StatusReport nova::StatusReport::decode(const uint64_t words[2]) {
+nova::StatusReport nova::StatusReport::decode(const uint64_t words[4]) {
   StatusReport r;
   r.flags = words[0];
   if (words[1]) {
     r.hasLabel = true;
     r.labelPosition = 0xFFFFFFFFull - (words[1] >> 32);
     r.labelValue = int32_t(uint32_t(words[1]));
+    r.classes = int64_t(words[2]);
+    r.ignoreIndex = int64_t(words[3]);
   }
   return r;
 }

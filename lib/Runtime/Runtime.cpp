@@ -329,7 +329,7 @@ bool Instance::readStatus(StatusReport &report, std::string &error) {
   report = StatusReport();
   if (!status)
     return synchronize(error);
-  uint64_t words[2] = {0, 0};
+  uint64_t words[4] = {0, 0, 0, 0};
   if (!synchronize(error) ||
       !device.check(device.driver().cuMemcpyDtoH(words, status, sizeof words),
                     "cuMemcpyDtoH(status record)", error))
@@ -346,7 +346,7 @@ Instance::describeStatus(const StatusReport &report) const {
       continue;
     std::string kernels;
     size_t firstRaiser = launches.size();
-    bool skipped = false;
+    bool skipped = false, appliedBefore = false;
     for (size_t l = 0; l < launches.size(); ++l)
       for (const ParamDesc &p : launches[l].kernel->params) {
         if (p.kind != ParamKind::StatusWord)
@@ -356,19 +356,25 @@ Instance::describeStatus(const StatusReport &report) const {
           if (kernels.find(name) == std::string::npos)
             kernels += (kernels.empty() ? "" : ", ") + name;
           firstRaiser = std::min(firstRaiser, l);
-        } else if (!p.statusBits && l > firstRaiser) {
-          skipped = true; // an optimizer that reads the record
+        } else if (!p.statusBits) { // an optimizer that reads the record
+          skipped |= l > firstRaiser;
+          appliedBefore |= l < firstRaiser;
         }
       }
     std::string line = std::string(describeStatusBit(bit)) + " (" +
                        statusCheckName(bit) + " in kernel " +
                        (kernels.empty() ? "?" : kernels) + ")";
     if (bit == LabelsOutOfRange && report.hasLabel)
+      // The interpreter's words (its check_labels error).
       line += ": label " + std::to_string(report.labelValue) +
               " at position " + std::to_string(report.labelPosition) +
-              " is neither a class nor the ignore_index";
+              " is outside [0, " + std::to_string(report.classes) +
+              ") and is not the ignore_index " +
+              std::to_string(report.ignoreIndex);
     if (skipped)
       line += "; the optimizer skipped the update";
+    else if (appliedBefore)
+      line += "; the optimizer ran before this check and updated";
     lines.push_back(std::move(line));
   }
   if (report.flags & ~uint64_t(kAllStatusBits))

@@ -259,9 +259,13 @@ int runCuda(const RunOptions &o) {
     return fail(error);
   if (!inst->run(error))
     return fail(error);
+  // A failed check is reported first; the outputs (what the kernels left:
+  // the optimizer's inputs when it skipped its update) are still printed,
+  // saved and compared, and the run exits 1.
   error.clear();
-  if (!statusClear(*inst, "", error))
-    return error.empty() ? 1 : fail(error);
+  bool checksPassed = statusClear(*inst, "", error);
+  if (!error.empty())
+    return fail(error);
   std::vector<HostTensor> results(e.outputs.size());
   for (size_t i = 0; i < results.size(); ++i)
     if (!inst->getOutput(i, results[i], error))
@@ -288,6 +292,8 @@ int runCuda(const RunOptions &o) {
               (unsigned long long)e.arenaSize);
   if (!o.compare.empty() &&
       !compareNamed(names, results, o.compare, o.rtol, o.atol))
+    return 1;
+  if (!checksPassed)
     return 1;
   if (o.iterations > 0)
     return timeEntry(*device, *inst, o);

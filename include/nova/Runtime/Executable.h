@@ -67,15 +67,18 @@ struct ParamDesc {
 };
 
 /// The device status record of an instance (kStatusBytes, zeroed before
-/// every run): word 0 holds the StatusBit of every check that failed; word
-/// 1 the first label check_labels refused, as (0xFFFFFFFF - position) << 32
-/// | uint32(value), so the largest word is the lowest position (0: none).
+/// every run), four 64-bit words: 0 holds the StatusBit of every check that
+/// failed; 1 the first label check_labels refused, as (0xFFFFFFFF -
+/// position) << 32 | uint32(value saturated to 32 bits), so the largest
+/// word is the lowest position (0: none); 2 and 3 the classes and
+/// ignore_index of the check that refused it (of the last one to write
+/// them when several check_labels kernels fail in one run).
 enum StatusBit : uint32_t {
   LabelsOutOfRange = 1,   // check_labels: a label outside [0, classes)
   NonFiniteLoss = 2,      // the entry's 'loss' result is NaN or infinite
   NonFiniteGradients = 4, // 'grad_norm' (global norm of every gradient) too
 };
-constexpr uint32_t kStatusBytes = 16;
+constexpr uint32_t kStatusBytes = 32;
 constexpr uint32_t kAllStatusBits = 7;
 
 /// What a status record says, decoded on the host.
@@ -83,8 +86,8 @@ struct StatusReport {
   uint64_t flags = 0;
   bool hasLabel = false;
   uint64_t labelPosition = 0;
-  int64_t labelValue = 0;
-  static StatusReport decode(const uint64_t words[2]);
+  int64_t labelValue = 0, classes = 0, ignoreIndex = 0;
+  static StatusReport decode(const uint64_t words[4]);
 };
 /// "labels out of range", "non-finite loss", "non-finite gradients".
 const char *describeStatusBit(uint32_t bit);

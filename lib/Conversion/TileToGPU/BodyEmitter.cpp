@@ -193,6 +193,10 @@ FailureOr<Value> BodyEmitter::checkLabels(nv::CheckLabelsOp op,
   memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxu,
                               arith::OrIOp::create(b, code, low), status,
                               ValueRange{index(1)});
+  memref::StoreOp::create(b, k64(op.getClasses()), status,
+                          ValueRange{index(2)});
+  memref::StoreOp::create(b, k64(op.getIgnoreIndex()), status,
+                          ValueRange{index(3)});
   return *x;
 }
 

@@ -136,7 +136,7 @@ public:
 
   Operation *unsupported = nullptr; // the first op no emitter lowers
 
-  /// The instance's status record (memref<2xi64>, see nova::StatusBit) in
+  /// The instance's status record (memref<4xi64>, see nova::StatusBit) in
   /// kernels that check data or read the checks; null otherwise.
   Value status;
   /// Sets `bits` (nova::StatusBit) in word 0 of the status record.

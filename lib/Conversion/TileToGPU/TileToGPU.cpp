@@ -121,7 +121,8 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   // kernel may set (CompileKernels turns it into a StatusWord parameter).
   std::optional<uint32_t> statusBits = statusBitsOf(kernel, finite);
   if (statusBits)
-    params.push_back(MemRefType::get({2}, inner.getI64Type()));
+    params.push_back(MemRefType::get({::nova::kStatusBytes / 8},
+                                     inner.getI64Type()));
   auto func = gpu::GPUFuncOp::create(inner, loc, name,
                                      inner.getFunctionType(params, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), inner.getUnitAttr());

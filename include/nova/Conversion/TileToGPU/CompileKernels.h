@@ -22,7 +22,7 @@
 namespace mlir::nova {
 
 /// The gpu.func argument attribute (an i32) that marks the kernel's status
-/// record parameter, a memref<2xi64>; its value is the nova::StatusBit set
+/// record parameter, a memref<4xi64>; its value is the nova::StatusBit set
 /// the kernel may raise (0: it only reads the record). It becomes a
 /// StatusWord parameter of the kernel.
 inline constexpr llvm::StringLiteral kStatusBitsAttr = "nova_gpu.status_bits";
