@@ -138,6 +138,7 @@ std::unique_ptr<Instance> Instance::create(Device &device,
     return nullptr;
   }
   std::unique_ptr<Instance> inst(new Instance(device, *entry, options));
+  inst->exe = &exe;
   const Driver &drv = device.driver();
   if (entry->arenaSize) {
     CUresult r = drv.cuMemAlloc(&inst->arena, entry->arenaSize);
@@ -340,47 +341,7 @@ bool Instance::readStatus(StatusReport &report, std::string &error) {
 
 std::vector<std::string>
 Instance::describeStatus(const StatusReport &report) const {
-  std::vector<std::string> lines;
-  for (uint32_t bit = 1; bit <= kAllStatusBits; bit <<= 1) {
-    if (!(report.flags & bit))
-      continue;
-    std::string kernels;
-    size_t firstRaiser = launches.size();
-    bool skipped = false, appliedBefore = false;
-    for (size_t l = 0; l < launches.size(); ++l)
-      for (const ParamDesc &p : launches[l].kernel->params) {
-        if (p.kind != ParamKind::StatusWord)
-          continue;
-        if (p.statusBits & bit) {
-          std::string name = "@" + launches[l].kernel->name;
-          if (kernels.find(name) == std::string::npos)
-            kernels += (kernels.empty() ? "" : ", ") + name;
-          firstRaiser = std::min(firstRaiser, l);
-        } else if (!p.statusBits) { // an optimizer that reads the record
-          skipped |= l > firstRaiser;
-          appliedBefore |= l < firstRaiser;
-        }
-      }
-    std::string line = std::string(describeStatusBit(bit)) + " (" +
-                       statusCheckName(bit) + " in kernel " +
-                       (kernels.empty() ? "?" : kernels) + ")";
-    if (bit == LabelsOutOfRange && report.hasLabel)
-      // The interpreter's words (its check_labels error).
-      line += ": label " + std::to_string(report.labelValue) +
-              " at position " + std::to_string(report.labelPosition) +
-              " is outside [0, " + std::to_string(report.classes) +
-              ") and is not the ignore_index " +
-              std::to_string(report.ignoreIndex);
-    if (skipped)
-      line += "; the optimizer skipped the update";
-    else if (appliedBefore)
-      line += "; the optimizer ran before this check and updated";
-    lines.push_back(std::move(line));
-  }
-  if (report.flags & ~uint64_t(kAllStatusBits))
-    lines.push_back("unknown status bits " +
-                    std::to_string(report.flags & ~uint64_t(kAllStatusBits)));
-  return lines;
+  return nova::describeStatus(*exe, *desc, report);
 }
 
 bool Instance::synchronize(std::string &error) {

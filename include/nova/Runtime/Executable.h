@@ -94,6 +94,15 @@ const char *describeStatusBit(uint32_t bit);
 /// The check a bit belongs to: "check_labels", "loss", "grad_norm".
 const char *statusCheckName(uint32_t bit);
 
+struct ExecutableDesc;
+struct EntryDesc;
+/// One line per failed check of `report` after a run of `entry`: what
+/// failed, in which kernels (those that may raise it), and whether an
+/// optimizer launched after them skipped its update.
+std::vector<std::string> describeStatus(const ExecutableDesc &exe,
+                                        const EntryDesc &entry,
+                                        const StatusReport &report);
+
 struct KernelDesc {
   std::string name;
   Hash128 hash;

@@ -131,6 +131,7 @@ private:
 
   Device &device;
   const EntryDesc *desc;
+  const ExecutableDesc *exe = nullptr;
   InstanceOptions options;
   cuda::CUdeviceptr arena = 0;
   cuda::CUdeviceptr status = 0; // kStatusBytes, when a kernel takes it
