@@ -74,11 +74,14 @@ std::unique_ptr<Device> Device::open(int ordinal, std::string &error) {
 void *CudaKernelLoader::load(const KernelDesc &kernel, const std::string &arch,
                              std::string &error) {
   const Driver &drv = device.driver();
-  // An sm_90a image runs on sm_90 devices; otherwise the names must match.
-  const KernelImage *image = nullptr;
-  for (const KernelImage &img : kernel.images)
-    if (img.arch == arch || img.arch == arch + "a")
-      image = &img;
+  // Never load code the device cannot run (an sm_90a cubin elsewhere would
+  // fail to load at best): a clear error naming both architectures.
+  KernelCode code = chooseKernelCode(kernel, arch);
+  if (!code.error.empty()) {
+    error = code.error + " (device '" + device.name() + "')";
+    return nullptr;
+  }
+  const KernelImage *image = code.image;
   CUmodule module = nullptr;
   char infoLog[8192] = {0}, errorLog[8192] = {0};
   if (image) {
@@ -89,7 +92,7 @@ void *CudaKernelLoader::load(const KernelDesc &kernel, const std::string &arch,
                           kernel.name + "'",
                       error))
       return nullptr;
-  } else if (!kernel.ptx.empty()) {
+  } else { // code.ptx
     source = "ptx";
     int options[] = {JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE_BYTES,
                      JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -102,10 +105,6 @@ void *CudaKernelLoader::load(const KernelDesc &kernel, const std::string &arch,
       error += std::string("; JIT log: ") + errorLog;
       return nullptr;
     }
-  } else {
-    error =
-        "kernel '" + kernel.name + "' has no cubin for " + arch + " and no PTX";
-    return nullptr;
   }
   CUfunction function = nullptr;
   if (!device.check(
