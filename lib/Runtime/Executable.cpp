@@ -153,6 +153,10 @@ bool checkExecutable(const ExecutableDesc &exe, std::string &error) {
         return c.fail(where + " output '" + t.name + "'", "bad alias");
       }
     }
+    for (const GuardDesc &g : e.guards)
+      if (g.size == 0 || g.offset > e.arenaSize ||
+          g.size > e.arenaSize - g.offset)
+        return c.fail(where, "a guard band outside the arena");
     for (size_t l = 0; l < e.launches.size(); ++l) {
       const LaunchDesc &ld = e.launches[l];
       std::string lw = where + " launch #" + std::to_string(l);
@@ -249,9 +253,15 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
       std::vector<uint32_t> grid(l.grid.begin(), l.grid.end());
       launches.push_back(fb::CreateLaunchDirect(b, l.kernel, &grid, &args));
     }
+    std::vector<flatbuffers::Offset<fb::Guard>> guards;
+    for (const GuardDesc &g : e.guards)
+      guards.push_back(fb::CreateGuardDirect(
+          b, g.offset, g.size, g.buffer.c_str(), g.bufferOffset, g.bufferSize));
     auto in = tensors(e.inputs), out = tensors(e.outputs);
-    entries.push_back(fb::CreateEntry(b, b.CreateString(e.name), in, out,
-                                      e.arenaSize, b.CreateVector(launches)));
+    entries.push_back(fb::CreateEntry(
+        b, b.CreateString(e.name), in, out, e.arenaSize,
+        b.CreateVector(launches),
+        guards.empty() ? 0 : b.CreateVector(guards)));
   }
   auto root = fb::CreateExecutable(b, exe.version, b.CreateVector(entries),
                                    b.CreateVector(kernels));
@@ -395,6 +405,10 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
             }
           ed.launches.push_back(std::move(ld));
         }
+      if (e->guards())
+        for (const fb::Guard *g : *e->guards())
+          ed.guards.push_back({g->offset(), g->size(), str(g->buffer()),
+                               g->buffer_offset(), g->buffer_size()});
       exe.entries.push_back(std::move(ed));
     }
   std::string why;
@@ -457,6 +471,10 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
       tensor("input", t);
     for (const TensorDesc &t : e.outputs)
       tensor("output", t);
+    for (const GuardDesc &g : e.guards)
+      os << "  guard " << g.size << " bytes at " << g.offset << " after "
+         << (g.buffer.empty() ? "the arena start" : "'" + g.buffer + "'")
+         << "\n";
     for (const LaunchDesc &l : e.launches) {
       os << "  launch " << exe.kernels[l.kernel].name << " grid ";
       dims(l.grid);
@@ -560,3 +578,61 @@ std::vector<std::string> nova::describeStatus(const ExecutableDesc &exe,
   return lines;
 }
 
+
+nova::GuardLayout nova::layOutGuardBands(
+    const std::vector<std::pair<std::string, uint64_t>> &buffers,
+    uint64_t guard) {
+  auto align = [](uint64_t x) { return (x + 15) / 16 * 16; };
+  GuardLayout layout;
+  layout.guards.push_back({0, guard, "", 0, 0});
+  uint64_t cursor = guard;
+  for (const auto &[name, bytes] : buffers) {
+    uint64_t end = cursor + bytes, next = align(end + guard);
+    layout.offsets.push_back(cursor);
+    layout.guards.push_back({end, next - end, name, cursor, bytes});
+    cursor = next;
+  }
+  layout.arenaSize = cursor;
+  return layout;
+}
+
+std::vector<std::string> nova::checkGuardBands(const ExecutableDesc &exe,
+                                               const EntryDesc &entry,
+                                               const std::string &arena) {
+  std::vector<std::string> lines;
+  for (const GuardDesc &g : entry.guards) {
+    uint64_t changed = 0, first = 0;
+    for (uint64_t i = 0; i < g.size && g.offset + i < arena.size(); ++i)
+      if ((unsigned char)arena[g.offset + i] != kGuardByte && !changed++)
+        first = i;
+    if (!changed)
+      continue;
+    // The suspects: kernels that take the buffer before the guard (a write
+    // past its end) or the one after it (a write before its start).
+    std::string kernels;
+    for (const LaunchDesc &l : entry.launches)
+      for (const ArgDesc &a : l.args) {
+        bool before = !g.buffer.empty() && a.offset >= g.bufferOffset &&
+                      a.offset < g.bufferOffset + std::max<uint64_t>(
+                                                      g.bufferSize, 1);
+        if (a.kind != ParamKind::Buffer ||
+            (!before && a.offset != g.offset + g.size))
+          continue;
+        std::string name = "@" + exe.kernels[l.kernel].name;
+        if (kernels.find(name) == std::string::npos)
+          kernels += (kernels.empty() ? "" : ", ") + name;
+      }
+    lines.push_back(
+        "guard band " +
+        (g.buffer.empty() ? std::string("at the start of the arena")
+                          : "after buffer '" + g.buffer + "'") +
+        " overwritten: " + std::to_string(changed) + " of its " +
+        std::to_string(g.size) + " bytes changed, the first " +
+        std::to_string(first) + " bytes past " +
+        (g.buffer.empty() ? std::string("the start")
+                          : "the buffer's end") +
+        " (kernels that take it or the next buffer: " +
+        (kernels.empty() ? std::string("none") : kernels) + ")");
+  }
+  return lines;
+}

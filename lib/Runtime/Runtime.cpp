@@ -153,6 +153,11 @@ std::unique_ptr<Instance> Instance::create(Device &device,
                                       entry->arenaSize),
                       "cuMemsetD8(arena)", error))
       return nullptr;
+    for (const GuardDesc &g : entry->guards)
+      if (!device.check(drv.cuMemsetD8(inst->arena + g.offset, kGuardByte,
+                                        g.size),
+                        "cuMemsetD8(guard band)", error))
+        return nullptr;
   }
   bool checksData = false;
   for (const LaunchDesc &ld : entry->launches)
@@ -341,6 +346,21 @@ bool Instance::readStatus(StatusReport &report, std::string &error) {
 std::vector<std::string>
 Instance::describeStatus(const StatusReport &report) const {
   return nova::describeStatus(*exe, *desc, report);
+}
+
+bool Instance::checkGuardBands(std::vector<std::string> &overwritten,
+                               std::string &error) {
+  overwritten.clear();
+  if (desc->guards.empty())
+    return synchronize(error);
+  std::string bytes(desc->arenaSize, '\0');
+  if (!synchronize(error) ||
+      !device.check(device.driver().cuMemcpyDtoH(bytes.data(), arena,
+                                                 bytes.size()),
+                    "cuMemcpyDtoH(arena, guard bands)", error))
+    return false;
+  overwritten = nova::checkGuardBands(*exe, *desc, bytes);
+  return true;
 }
 
 bool Instance::synchronize(std::string &error) {

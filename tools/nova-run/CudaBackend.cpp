@@ -25,16 +25,20 @@ int fail(const std::string &message) {
 }
 
 /// Reports the checks the last run failed ("nova-run: error: [step N: ]
-/// labels out of range (check_labels in kernel @k): ..."); true when none.
+/// labels out of range (check_labels in kernel @k): ...") and, in
+/// guard-band mode, the guards it overwrote; true when none.
 bool statusClear(Instance &inst, const std::string &prefix,
                  std::string &error) {
   StatusReport report;
-  if (!inst.readStatus(report, error))
+  std::vector<std::string> guards;
+  if (!inst.readStatus(report, error) || !inst.checkGuardBands(guards, error))
     return false;
-  for (const std::string &line : inst.describeStatus(report))
+  std::vector<std::string> lines = inst.describeStatus(report);
+  lines.insert(lines.end(), guards.begin(), guards.end());
+  for (const std::string &line : lines)
     std::fprintf(stderr, "nova-run: error: %s%s\n", prefix.c_str(),
                  line.c_str());
-  return report.flags == 0;
+  return lines.empty();
 }
 
 std::vector<std::string> namesOf(const std::vector<TensorDesc> &ts) {

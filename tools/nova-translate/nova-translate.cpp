@@ -2,7 +2,7 @@
 //
 //   nova-translate --nova-to-executable IN.mlir -o OUT.nvx
 //                  [--chip sm_90a] [--ptxas PATH] [--cuda-path DIR]
-//                  [--ptx-only]
+//                  [--ptx-only] [--guard-bands=N]
 //
 // IN holds planned nova_mem functions (nova-plan-memory) and the gpu.modules
 // convert-tile-to-gpu wrote for their kernels. The kernels are compiled to
@@ -10,7 +10,9 @@
 // one entry of the executable, as the nova_mem dialect describes: inputs
 // and outputs at their planned offsets, aliases from `nova.alias`, the
 // arena of the planned peak, the launches in order with one buffer argument
-// per kernel input then output, at the buffers' offsets.
+// per kernel input then output, at the buffers' offsets. --guard-bands=N
+// lays every buffer out in its own place instead, fenced by N or more
+// poisoned bytes that the runtime checks after each run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +55,60 @@ llvm::cl::opt<bool>
             llvm::cl::desc("PTX only; the driver compiles it when loading"),
             llvm::cl::cat(category));
 
+llvm::cl::opt<unsigned> guardBands(
+    "guard-bands",
+    llvm::cl::desc("every buffer in its own place, fenced by at least N "
+                   "poisoned bytes that nova-run checks after each run (a "
+                   "multiple of 16; for compute-sanitizer runs)"),
+    llvm::cl::init(0), llvm::cl::cat(category));
+
+/// Guard-band mode: each slot's own offset (a slot an output aliases keeps
+/// its input's), the guards and the arena size.
+FailureOr<::nova::GuardLayout>
+guardedLayout(const mlir::nova_mem::Program &program,
+              std::vector<unsigned> &placeOf) {
+  func::FuncOp fn = program.function;
+  // An aliased output replaces its input in place: one place for both.
+  std::vector<int> sameAs(program.slots.size(), -1);
+  std::map<unsigned, std::string> resultOf;
+  fn.walk([&](func::ReturnOp ret) {
+    for (auto [j, value] : llvm::enumerate(ret.getOperands())) {
+      auto out = value.getDefiningOp<mlir::nova_mem::OutputOp>();
+      if (!out)
+        continue;
+      unsigned slot = program.slotOf.lookup(out.getBuffer());
+      resultOf.try_emplace(slot, mlir::nova::resultName(fn, j));
+      if (auto alias = fn.getResultAttrOfType<IntegerAttr>(j, "nova.alias"))
+        sameAs[slot] = int(program.inputSlot.lookup(unsigned(alias.getInt())));
+    }
+  });
+  std::vector<std::pair<std::string, uint64_t>> buffers;
+  placeOf.assign(program.slots.size(), 0);
+  for (auto [i, slot] : llvm::enumerate(program.slots)) {
+    if (sameAs[i] >= 0 && size_t(sameAs[i]) != i)
+      continue;
+    std::string name;
+    if (slot.argument)
+      name = mlir::nova::argumentName(fn, *slot.argument);
+    else if (resultOf.count(i))
+      name = resultOf[i];
+    else if (slot.writer >= 0)
+      name = "output of launch #" + std::to_string(slot.writer) + " (@" +
+             mlir::nova_mem::LaunchOp(program.launches[slot.writer])
+                 .getKernel()
+                 .str() +
+             ")";
+    else
+      name = "slot #" + std::to_string(i);
+    placeOf[i] = buffers.size();
+    buffers.push_back({name, uint64_t(slot.bytes)});
+  }
+  for (auto [i, same] : llvm::enumerate(sameAs))
+    if (same >= 0 && size_t(same) != i)
+      placeOf[i] = placeOf[same];
+  return ::nova::layOutGuardBands(buffers, guardBands);
+}
+
 /// The entry of planned program `program`, its launches indexing `exe`'s
 /// kernels (added on first use).
 LogicalResult translateEntry(
@@ -65,8 +121,22 @@ LogicalResult translateEntry(
   entry.arenaSize = uint64_t(
       fn->getAttrOfType<IntegerAttr>(mlir::nova_mem::kPeakBytesAttr).getInt());
 
+  std::vector<unsigned> placeOf;
+  std::optional<::nova::GuardLayout> guarded;
+  if (guardBands) {
+    auto layout = guardedLayout(program, placeOf);
+    if (failed(layout))
+      return failure();
+    guarded = std::move(*layout);
+    entry.arenaSize = guarded->arenaSize;
+    entry.guards = guarded->guards;
+  }
+  auto slotOffset = [&](unsigned slot) {
+    return guarded ? guarded->offsets[placeOf[slot]]
+                   : uint64_t(*program.slots[slot].offset);
+  };
   auto offsetOf = [&](Value buffer) {
-    return uint64_t(*program.slot(buffer).offset);
+    return slotOffset(program.slotOf.lookup(buffer));
   };
   auto describe = [&](Location loc, Type type, std::string name,
                       uint64_t offset) -> FailureOr<::nova::TensorDesc> {
@@ -87,10 +157,9 @@ LogicalResult translateEntry(
 
   for (BlockArgument arg : fn.getArguments()) {
     unsigned i = arg.getArgNumber();
-    const mlir::nova_mem::Slot &slot =
-        program.slots[program.inputSlot.lookup(i)];
     auto d = describe(fn.getLoc(), arg.getType(),
-                      mlir::nova::argumentName(fn, i), uint64_t(*slot.offset));
+                      mlir::nova::argumentName(fn, i),
+                      slotOffset(program.inputSlot.lookup(i)));
     if (failed(d))
       return failure();
     entry.inputs.push_back(*d);
@@ -169,6 +238,10 @@ LogicalResult toExecutable(Operation *op, raw_ostream &os) {
   if (!module)
     return op->emitError("nova-to-executable: expected a builtin.module");
 
+  if (guardBands % 16)
+    return module.emitError("nova-to-executable: --guard-bands=")
+           << guardBands.getValue()
+           << " is not a multiple of 16 (buffers stay 16-byte aligned)";
   // Every function is checked before the (slow) kernel compile.
   SmallVector<mlir::nova_mem::Program> programs;
   for (auto fn : module.getOps<func::FuncOp>()) {

@@ -1,4 +1,4 @@
-//===- StatusTest.cpp - the device status word, decided on the host -------===//
+//===- StatusTest.cpp - status word and guard bands, decided on the host --===//
 //
 // What the runtime reads back after a run: the record's encoding, the lines
 // nova-run prints (which kernel, which label, whether the optimizer
@@ -125,6 +125,63 @@ TEST(Status, ParametersRoundTripAndAreChecked) {
   bad.entries[0].launches[0].args[1] = buffer(0); // a buffer for the status
   EXPECT_FALSE(checkExecutable(bad, error));
   EXPECT_NE(error.find("kind differs"), std::string::npos) << error;
+}
+
+} // namespace
+
+namespace {
+
+TEST(GuardBands, EveryBufferFencedOnBothSides) {
+  // 10 bytes (padding to 16 belongs to its guard), 32 bytes, 0 bytes.
+  GuardLayout l = layOutGuardBands({{"x", 10}, {"y", 32}, {"z", 0}}, 64);
+  ASSERT_EQ(l.offsets.size(), 3u);
+  EXPECT_EQ(l.offsets, (std::vector<uint64_t>{64, 144, 240}));
+  ASSERT_EQ(l.guards.size(), 4u);
+  EXPECT_EQ(l.guards[0].offset, 0u);
+  EXPECT_EQ(l.guards[0].size, 64u);
+  EXPECT_EQ(l.guards[1].buffer, "x");
+  EXPECT_EQ(l.guards[1].offset, 74u); // right at x's end
+  EXPECT_EQ(l.guards[1].size, 70u);   // 64 and the padding to 144
+  EXPECT_EQ(l.guards[2].offset, 176u);
+  EXPECT_EQ(l.guards[2].size, 64u);
+  EXPECT_EQ(l.guards[3].offset, 240u);
+  EXPECT_EQ(l.arenaSize, 304u);
+  // Buffers and guards tile the arena without overlap, buffers aligned.
+  uint64_t covered = 0;
+  for (const GuardDesc &g : l.guards)
+    covered += g.size;
+  EXPECT_EQ(covered + 10 + 32 + 0, l.arenaSize);
+  for (uint64_t o : l.offsets)
+    EXPECT_EQ(o % 16, 0u);
+}
+
+TEST(GuardBands, NamesTheBufferAndTheKernels) {
+  ExecutableDesc exe;
+  exe.kernels.push_back(vaddKernel("// ptx", "", ""));
+  exe.entries.push_back(overrunEntry(1000, 8));
+  std::string bytes, error;
+  ASSERT_TRUE(writeExecutable(exe, bytes, error)) << error;
+  ExecutableDesc read;
+  ASSERT_TRUE(readExecutable(bytes, read, error)) << error;
+  const EntryDesc &e = read.entries[0];
+  ASSERT_EQ(e.guards.size(), 4u);
+  EXPECT_EQ(e.guards[3].buffer, "c");
+
+  std::string arena(e.arenaSize, '\0');
+  for (const GuardDesc &g : e.guards)
+    std::fill_n(arena.begin() + g.offset, g.size, char(kGuardByte));
+  EXPECT_TRUE(checkGuardBands(read, e, arena).empty());
+  // 8 floats written past c's end.
+  std::fill_n(arena.begin() + e.guards[3].offset, 32, '\0');
+  std::vector<std::string> lines = checkGuardBands(read, e, arena);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "guard band after buffer 'c' overwritten: 32 of its 256 "
+                      "bytes changed, the first 0 bytes past the buffer's end "
+                      "(kernels that take it or the next buffer: @vadd)");
+  // A guard outside the arena is refused.
+  read.entries[0].guards[3].size = e.arenaSize;
+  EXPECT_FALSE(checkExecutable(read, error));
+  EXPECT_NE(error.find("a guard band outside the arena"), std::string::npos);
 }
 
 } // namespace

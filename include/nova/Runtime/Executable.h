@@ -134,12 +134,45 @@ struct LaunchDesc {
   std::vector<ArgDesc> args;
 };
 
+struct ExecutableDesc;
+
+/// Guard-band mode: `size` bytes of kGuardByte at `offset`, right after
+/// the buffer `buffer` (at bufferOffset, bufferSize bytes; "" for the
+/// guard at the start of the arena).
+struct GuardDesc {
+  uint64_t offset = 0, size = 0;
+  std::string buffer;
+  uint64_t bufferOffset = 0, bufferSize = 0;
+};
+constexpr unsigned char kGuardByte = 0xA5;
+
 struct EntryDesc {
   std::string name;
   std::vector<TensorDesc> inputs, outputs;
   uint64_t arenaSize = 0;
   std::vector<LaunchDesc> launches;
+  std::vector<GuardDesc> guards;
 };
+
+/// The guard-band layout of named buffers: no two share memory, the arena
+/// starts with a guard of `guard` bytes (a multiple of 16) and every buffer
+/// (16-byte aligned) is followed by one that covers its alignment padding
+/// too, so a write one byte past its end lands in a guard.
+struct GuardLayout {
+  std::vector<uint64_t> offsets; // one per buffer
+  std::vector<GuardDesc> guards;
+  uint64_t arenaSize = 0;
+};
+GuardLayout layOutGuardBands(
+    const std::vector<std::pair<std::string, uint64_t>> &buffers,
+    uint64_t guard);
+
+/// One line per overwritten guard of `entry` given the arena's bytes after
+/// a run: the buffer it follows, how many bytes changed and where, and the
+/// kernels that take that buffer or the next one.
+std::vector<std::string> checkGuardBands(const ExecutableDesc &exe,
+                                         const EntryDesc &entry,
+                                         const std::string &arena);
 
 struct ExecutableDesc {
   uint32_t version = kFormatVersion;

@@ -113,6 +113,10 @@ public:
   /// (those that may raise it), and whether an optimizer launched after
   /// them skipped its update.
   std::vector<std::string> describeStatus(const StatusReport &report) const;
+  /// Guard-band mode: one line per guard the last run overwrote (none when
+  /// the executable has no guards); waits for the run.
+  bool checkGuardBands(std::vector<std::string> &overwritten,
+                       std::string &error);
 
 private:
   Instance(Device &device, const EntryDesc &desc, InstanceOptions options)
