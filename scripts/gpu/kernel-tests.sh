@@ -21,7 +21,9 @@
 # from the file's @unchanged entry (the state as it was) with random labels
 # up to 1000, the interpreter must refuse them, and the GPU run must report
 # the same label in a "labels out of range" status error, skip the
-# optimizer's update (outputs equal to the inputs) and exit 1. Tools come
+# optimizer's update (outputs equal to the inputs) and exit 1. One built by
+# "guarded" is planned with --guard-bands=256: every buffer fenced by
+# poisoned bytes that nova-run checks after the run. Tools come
 # from PATH or NOVA_BIN. SEED "now" is the time, as when it is left out.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,6 +40,7 @@ adamw          optimizer.mlir         adamw           1e-6  1e-9  yes  pack
 ln_xent        planned.mlir           ln_xent         1e-5  1e-6  no   planned
 status_clean   status.mlir            step            1e-6  1e-9  yes  planned
 status_labels  status.mlir            step            0     0     yes  skip
+status_guarded status.mlir            step            1e-6  1e-9  yes  guarded
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
@@ -57,11 +60,14 @@ prepare)
     [ -z "$name" ] && continue
     [ "$only" != "  " ] && [[ "$only" != *" $name "* ]] && continue
     gpu=$dir/$name.gpu.mlir
-    if [ "$build" = planned ] || [ "$build" = skip ]; then
+    if [ "$build" = planned ] || [ "$build" = skip ] || [ "$build" = guarded ]; then
+      guard=()
+      [ "$build" = guarded ] && guard=(--guard-bands=256)
       "$(bin nova-opt)" "$inputs/$file" --nova-fuse --convert-nova-to-tile \
           --nova-configure=target=h200 --nova-outline-kernels \
           --nova-bufferize --nova-plan-memory --convert-tile-to-gpu -o "$gpu" &&
-        "$(bin nova-translate)" --nova-to-executable "$gpu" -o "$dir/$name.nvx"
+        "$(bin nova-translate)" --nova-to-executable "$gpu" "${guard[@]}" \
+          -o "$dir/$name.nvx"
     else
       "$(bin nova-opt)" "$inputs/$file" --nova-configure=target=h200 \
           --nova-outline-kernels --convert-tile-to-gpu -o "$gpu" &&
