@@ -39,8 +39,7 @@ int main(int argc, char **argv) {
   exe.kernels = {nova::test::vaddKernel(ptx, cubin, "sm_90a"),
                  nova::test::scaleKernel(ptx, cubin, "sm_90a")};
   exe.entries = {nova::test::addScaleEntry(1000, 0.5f),
-                 nova::test::decayEntry(1000, 0.5f),
-                 nova::test::overrunEntry(1000, 8)};
+                 nova::test::decayEntry(1000, 0.5f)};
   std::string bytes, error;
   if (!nova::writeExecutable(exe, bytes, error)) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
