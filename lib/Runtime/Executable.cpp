@@ -260,8 +260,7 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
     auto in = tensors(e.inputs), out = tensors(e.outputs);
     entries.push_back(fb::CreateEntry(
         b, b.CreateString(e.name), in, out, e.arenaSize,
-        b.CreateVector(launches),
-        guards.empty() ? 0 : b.CreateVector(guards)));
+        b.CreateVector(launches), guards.empty() ? 0 : b.CreateVector(guards)));
   }
   auto root = fb::CreateExecutable(b, exe.version, b.CreateVector(entries),
                                    b.CreateVector(kernels));
@@ -533,8 +532,8 @@ const char *nova::statusCheckName(uint32_t bit) {
 }
 
 std::vector<std::string> nova::describeStatus(const ExecutableDesc &exe,
-                                             const EntryDesc &entry,
-                                             const StatusReport &report) {
+                                              const EntryDesc &entry,
+                                              const StatusReport &report) {
   std::vector<std::string> lines;
   for (uint32_t bit = 1; bit <= kAllStatusBits; bit <<= 1) {
     if (!(report.flags & bit))
@@ -561,9 +560,9 @@ std::vector<std::string> nova::describeStatus(const ExecutableDesc &exe,
                        (kernels.empty() ? "?" : kernels) + ")";
     if (bit == LabelsOutOfRange && report.hasLabel)
       // The interpreter's words (its check_labels error).
-      line += ": label " + std::to_string(report.labelValue) +
-              " at position " + std::to_string(report.labelPosition) +
-              " is outside [0, " + std::to_string(report.classes) +
+      line += ": label " + std::to_string(report.labelValue) + " at position " +
+              std::to_string(report.labelPosition) + " is outside [0, " +
+              std::to_string(report.classes) +
               ") and is not the ignore_index " +
               std::to_string(report.ignoreIndex);
     if (skipped)
@@ -577,7 +576,6 @@ std::vector<std::string> nova::describeStatus(const ExecutableDesc &exe,
                     std::to_string(report.flags & ~uint64_t(kAllStatusBits)));
   return lines;
 }
-
 
 nova::GuardLayout nova::layOutGuardBands(
     const std::vector<std::pair<std::string, uint64_t>> &buffers,
@@ -612,9 +610,9 @@ std::vector<std::string> nova::checkGuardBands(const ExecutableDesc &exe,
     std::string kernels;
     for (const LaunchDesc &l : entry.launches)
       for (const ArgDesc &a : l.args) {
-        bool before = !g.buffer.empty() && a.offset >= g.bufferOffset &&
-                      a.offset < g.bufferOffset + std::max<uint64_t>(
-                                                      g.bufferSize, 1);
+        bool before =
+            !g.buffer.empty() && a.offset >= g.bufferOffset &&
+            a.offset < g.bufferOffset + std::max<uint64_t>(g.bufferSize, 1);
         if (a.kind != ParamKind::Buffer ||
             (!before && a.offset != g.offset + g.size))
           continue;
@@ -629,8 +627,7 @@ std::vector<std::string> nova::checkGuardBands(const ExecutableDesc &exe,
         " overwritten: " + std::to_string(changed) + " of its " +
         std::to_string(g.size) + " bytes changed, the first " +
         std::to_string(first) + " bytes past " +
-        (g.buffer.empty() ? std::string("the start")
-                          : "the buffer's end") +
+        (g.buffer.empty() ? std::string("the start") : "the buffer's end") +
         " (kernels that take it or the next buffer: " +
         (kernels.empty() ? std::string("none") : kernels) + ")");
   }

@@ -23,8 +23,7 @@ std::optional<Arch> parseArch(const std::string &name) {
     ++end;
   std::string digits = name.substr(3, end - 3);
   std::string suffix = name.substr(end);
-  if (digits.size() < 2 || digits.size() > 3 ||
-      (suffix != "" && suffix != "a"))
+  if (digits.size() < 2 || digits.size() > 3 || (suffix != "" && suffix != "a"))
     return std::nullopt;
   Arch a;
   a.major = std::stoi(digits.substr(0, digits.size() - 1));

@@ -154,18 +154,17 @@ std::unique_ptr<Instance> Instance::create(Device &device,
                       "cuMemsetD8(arena)", error))
       return nullptr;
     for (const GuardDesc &g : entry->guards)
-      if (!device.check(drv.cuMemsetD8(inst->arena + g.offset, kGuardByte,
-                                        g.size),
-                        "cuMemsetD8(guard band)", error))
+      if (!device.check(
+              drv.cuMemsetD8(inst->arena + g.offset, kGuardByte, g.size),
+              "cuMemsetD8(guard band)", error))
         return nullptr;
   }
   bool checksData = false;
   for (const LaunchDesc &ld : entry->launches)
     for (const ArgDesc &a : ld.args)
       checksData |= a.kind == ParamKind::StatusWord;
-  if (checksData &&
-      !device.check(drv.cuMemAlloc(&inst->status, kStatusBytes),
-                    "cuMemAlloc(status record)", error))
+  if (checksData && !device.check(drv.cuMemAlloc(&inst->status, kStatusBytes),
+                                  "cuMemAlloc(status record)", error))
     return nullptr;
   CudaKernelLoader loader(device);
   // Arguments point into each launch's own storage, so fill them only once
@@ -355,9 +354,9 @@ bool Instance::checkGuardBands(std::vector<std::string> &overwritten,
     return synchronize(error);
   std::string bytes(desc->arenaSize, '\0');
   if (!synchronize(error) ||
-      !device.check(device.driver().cuMemcpyDtoH(bytes.data(), arena,
-                                                 bytes.size()),
-                    "cuMemcpyDtoH(arena, guard bands)", error))
+      !device.check(
+          device.driver().cuMemcpyDtoH(bytes.data(), arena, bytes.size()),
+          "cuMemcpyDtoH(arena, guard bands)", error))
     return false;
   overwritten = nova::checkGuardBands(*exe, *desc, bytes);
   return true;

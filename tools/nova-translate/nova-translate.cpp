@@ -157,9 +157,9 @@ LogicalResult translateEntry(
 
   for (BlockArgument arg : fn.getArguments()) {
     unsigned i = arg.getArgNumber();
-    auto d = describe(fn.getLoc(), arg.getType(),
-                      mlir::nova::argumentName(fn, i),
-                      slotOffset(program.inputSlot.lookup(i)));
+    auto d =
+        describe(fn.getLoc(), arg.getType(), mlir::nova::argumentName(fn, i),
+                 slotOffset(program.inputSlot.lookup(i)));
     if (failed(d))
       return failure();
     entry.inputs.push_back(*d);

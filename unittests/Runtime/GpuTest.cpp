@@ -312,12 +312,12 @@ TEST_F(Gpu, StatusWordIsClearedBeforeEveryRunAndSkipsTheUpdate) {
     GTEST_SKIP() << "NOVA_TEST_STATUS names no kernel-tests folder";
   std::string error;
   ExecutableDesc exe;
-  ASSERT_TRUE(readExecutableFile(std::string(dir) + "/status_labels.nvx", exe,
-                                 error))
+  ASSERT_TRUE(
+      readExecutableFile(std::string(dir) + "/status_labels.nvx", exe, error))
       << error;
   NamedTensors inputs;
-  ASSERT_TRUE(readSafetensors(std::string(dir) + "/status_labels.in.safetensors",
-                              inputs, error))
+  ASSERT_TRUE(readSafetensors(
+      std::string(dir) + "/status_labels.in.safetensors", inputs, error))
       << error;
   auto inst = Instance::create(*device, exe, "step", {}, error);
   ASSERT_TRUE(inst) << error;

@@ -90,12 +90,13 @@ TEST(KernelCode, ArchSpecificCodeRunsOnlyOnItsArchitecture) {
     code = chooseKernelCode(k, device);
     EXPECT_EQ(code.image, nullptr) << device;
     EXPECT_FALSE(code.ptx) << device;
-    EXPECT_EQ(code.error, std::string("kernel 'pointwise_1' needs cubin "
-                                      "sm_90a, PTX for sm_90a; the device is ") +
-                              device +
-                              ", which can run none of it (recompile for the "
-                              "device, e.g. --chip " +
-                              device + ")");
+    EXPECT_EQ(code.error,
+              std::string("kernel 'pointwise_1' needs cubin "
+                          "sm_90a, PTX for sm_90a; the device is ") +
+                  device +
+                  ", which can run none of it (recompile for the "
+                  "device, e.g. --chip " +
+                  device + ")");
   }
 }
 
@@ -123,7 +124,8 @@ TEST(KernelCode, PlainCodeRunsForward) {
   EXPECT_TRUE(chooseKernelCode(k, "sm_120").ptx);
   EXPECT_FALSE(chooseKernelCode(k, "sm_80").ptx);
   // An architecture name that is not one is an error, never a guess.
-  EXPECT_NE(chooseKernelCode(k, "gfx90a").error.find("unknown device "
-                                                     "architecture 'gfx90a'"),
+  EXPECT_NE(chooseKernelCode(k, "gfx90a")
+                .error.find("unknown device "
+                            "architecture 'gfx90a'"),
             std::string::npos);
 }

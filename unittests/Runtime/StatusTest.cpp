@@ -37,14 +37,14 @@ ExecutableDesc step() {
   exe.kernels.push_back(kernel(
       "pointwise_labels",
       {{ParamKind::Buffer, 8}, {ParamKind::StatusWord, 8, LabelsOutOfRange}}));
-  exe.kernels.push_back(kernel(
-      "pointwise_loss",
-      {{ParamKind::Buffer, 8}, {ParamKind::StatusWord, 8, NonFiniteLoss}}));
   exe.kernels.push_back(
-      kernel("optimizer", {{ParamKind::Buffer, 8}, {ParamKind::StatusWord, 8}}));
+      kernel("pointwise_loss", {{ParamKind::Buffer, 8},
+                                {ParamKind::StatusWord, 8, NonFiniteLoss}}));
   exe.kernels.push_back(kernel(
-      "pointwise_norm",
-      {{ParamKind::Buffer, 8}, {ParamKind::StatusWord, 8, NonFiniteGradients}}));
+      "optimizer", {{ParamKind::Buffer, 8}, {ParamKind::StatusWord, 8}}));
+  exe.kernels.push_back(kernel(
+      "pointwise_norm", {{ParamKind::Buffer, 8},
+                         {ParamKind::StatusWord, 8, NonFiniteGradients}}));
   EntryDesc e;
   e.name = "train_step";
   e.arenaSize = 1024;

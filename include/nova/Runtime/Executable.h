@@ -163,9 +163,9 @@ struct GuardLayout {
   std::vector<GuardDesc> guards;
   uint64_t arenaSize = 0;
 };
-GuardLayout layOutGuardBands(
-    const std::vector<std::pair<std::string, uint64_t>> &buffers,
-    uint64_t guard);
+GuardLayout
+layOutGuardBands(const std::vector<std::pair<std::string, uint64_t>> &buffers,
+                 uint64_t guard);
 
 /// One line per overwritten guard of `entry` given the arena's bytes after
 /// a run: the buffer it follows, how many bytes changed and where, and the

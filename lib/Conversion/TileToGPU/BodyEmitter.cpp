@@ -158,8 +158,7 @@ FailureOr<Value> BodyEmitter::checkLabels(nv::CheckLabelsOp op,
     return arith::ConstantOp::create(b, t, b.getIntegerAttr(t, v));
   };
   using P = arith::CmpIPredicate;
-  Value ignored =
-      arith::CmpIOp::create(b, P::eq, *x, c(op.getIgnoreIndex()));
+  Value ignored = arith::CmpIOp::create(b, P::eq, *x, c(op.getIgnoreIndex()));
   Value inRange = arith::AndIOp::create(
       b, arith::CmpIOp::create(b, P::sge, *x, c(0)),
       arith::CmpIOp::create(b, P::slt, *x, c(op.getClasses())));

@@ -15,9 +15,9 @@
 #ifndef NOVA_LIB_CONVERSION_TILETOGPU_EMITTER_H
 #define NOVA_LIB_CONVERSION_TILETOGPU_EMITTER_H
 
+#include "nova/Conversion/TileToGPU/CompileKernels.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
-#include "nova/Conversion/TileToGPU/CompileKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

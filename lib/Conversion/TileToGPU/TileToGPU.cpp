@@ -74,8 +74,8 @@ FiniteChecks findFiniteChecks(ModuleOp module) {
 }
 
 /// Whether `kernel` needs the status record, and the bits it may set.
-std::optional<uint32_t> statusBitsOf(KernelOp kernel,
-                                     const DenseMap<unsigned, uint32_t> &finite) {
+std::optional<uint32_t>
+statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
   uint32_t bits = 0;
   for (auto [i, bit] : finite)
     bits |= bit;
@@ -121,8 +121,8 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   // kernel may set (CompileKernels turns it into a StatusWord parameter).
   std::optional<uint32_t> statusBits = statusBitsOf(kernel, finite);
   if (statusBits)
-    params.push_back(MemRefType::get({::nova::kStatusBytes / 8},
-                                     inner.getI64Type()));
+    params.push_back(
+        MemRefType::get({::nova::kStatusBytes / 8}, inner.getI64Type()));
   auto func = gpu::GPUFuncOp::create(inner, loc, name,
                                      inner.getFunctionType(params, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), inner.getUnitAttr());
