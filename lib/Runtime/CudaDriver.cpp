@@ -49,6 +49,7 @@ void load() {
   resolve(lib, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD, missing);
   resolve(lib, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH, missing);
   resolve(lib, "cuMemsetD8_v2", d.cuMemsetD8, missing);
+  resolve(lib, "cuMemsetD8Async", d.cuMemsetD8Async, missing);
   resolve(lib, "cuModuleLoadDataEx", d.cuModuleLoadDataEx, missing);
   resolve(lib, "cuModuleGetFunction", d.cuModuleGetFunction, missing);
   resolve(lib, "cuFuncSetAttribute", d.cuFuncSetAttribute, missing);

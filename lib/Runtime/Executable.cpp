@@ -4,6 +4,7 @@
 #include "nova/Runtime/Executable_generated.h"
 
 #include <cmath>
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -116,6 +117,13 @@ bool checkExecutable(const ExecutableDesc &exe, std::string &error) {
       if (p.kind == ParamKind::Scalar && (p.size == 0 || p.size > 256))
         return c.fail(where, "scalar parameter of " + std::to_string(p.size) +
                                  " bytes");
+      if (p.kind == ParamKind::StatusWord &&
+          (p.size != 8 || (p.statusBits & ~kAllStatusBits)))
+        return c.fail(where, "a status word parameter is a pointer of 8 "
+                             "bytes with known check bits");
+      if (p.kind != ParamKind::StatusWord && p.statusBits)
+        return c.fail(where, "check bits on a parameter that is not the "
+                             "status word");
     }
   }
   std::set<std::string> entryNames;
@@ -146,6 +154,10 @@ bool checkExecutable(const ExecutableDesc &exe, std::string &error) {
         return c.fail(where + " output '" + t.name + "'", "bad alias");
       }
     }
+    for (const GuardDesc &g : e.guards)
+      if (g.size == 0 || g.offset > e.arenaSize ||
+          g.size > e.arenaSize - g.offset)
+        return c.fail(where, "a guard band outside the arena");
     for (size_t l = 0; l < e.launches.size(); ++l) {
       const LaunchDesc &ld = e.launches[l];
       std::string lw = where + " launch #" + std::to_string(l);
@@ -218,7 +230,8 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
                          img.cubin.size())));
     std::vector<flatbuffers::Offset<fb::Param>> params;
     for (const ParamDesc &p : k.params)
-      params.push_back(fb::CreateParam(b, fb::ParamKind(p.kind), p.size));
+      params.push_back(
+          fb::CreateParam(b, fb::ParamKind(p.kind), p.size, p.statusBits));
     std::vector<uint32_t> block(k.block.begin(), k.block.end());
     fb::Hash128 hash(k.hash.lo, k.hash.hi);
     kernels.push_back(
@@ -252,9 +265,14 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
       launches.push_back(
           fb::CreateLaunchDirect(b, l.kernel, &grid, &args, profile));
     }
+    std::vector<flatbuffers::Offset<fb::Guard>> guards;
+    for (const GuardDesc &g : e.guards)
+      guards.push_back(fb::CreateGuardDirect(
+          b, g.offset, g.size, g.buffer.c_str(), g.bufferOffset, g.bufferSize));
     auto in = tensors(e.inputs), out = tensors(e.outputs);
-    entries.push_back(fb::CreateEntry(b, b.CreateString(e.name), in, out,
-                                      e.arenaSize, b.CreateVector(launches)));
+    entries.push_back(fb::CreateEntry(
+        b, b.CreateString(e.name), in, out, e.arenaSize,
+        b.CreateVector(launches), guards.empty() ? 0 : b.CreateVector(guards)));
   }
   auto root = fb::CreateExecutable(
       b, exe.version, b.CreateVector(entries), b.CreateVector(kernels),
@@ -346,7 +364,8 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
         for (const fb::Param *p : *k->params()) {
           if (!validKind(p->kind()))
             return bad("unknown parameter kind");
-          kd.params.push_back({ParamKind(p->kind()), p->size()});
+          kd.params.push_back(
+              {ParamKind(p->kind()), p->size(), p->status_bits()});
         }
       exe.kernels.push_back(std::move(kd));
     }
@@ -409,6 +428,10 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
           }
           ed.launches.push_back(std::move(ld));
         }
+      if (e->guards())
+        for (const fb::Guard *g : *e->guards())
+          ed.guards.push_back({g->offset(), g->size(), str(g->buffer()),
+                               g->buffer_offset(), g->buffer_size()});
       exe.entries.push_back(std::move(ed));
     }
   std::string why;
@@ -448,6 +471,15 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
     dims(k.block);
     os << " shared " << k.sharedMemory << " params " << k.params.size()
        << " ptx " << k.ptx.size() << " bytes";
+    for (const ParamDesc &p : k.params)
+      if (p.kind == ParamKind::StatusWord) {
+        os << " status";
+        for (uint32_t bit = 1; bit <= kAllStatusBits; bit <<= 1)
+          if (p.statusBits & bit)
+            os << " " << statusCheckName(bit);
+        if (!p.statusBits)
+          os << " read";
+      }
     for (const KernelImage &image : k.images)
       os << " cubin " << image.arch << " " << image.cubin.size() << " bytes";
     os << "\n";
@@ -465,6 +497,10 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
       tensor("input", t);
     for (const TensorDesc &t : e.outputs)
       tensor("output", t);
+    for (const GuardDesc &g : e.guards)
+      os << "  guard " << g.size << " bytes at " << g.offset << " after "
+         << (g.buffer.empty() ? "the arena start" : "'" + g.buffer + "'")
+         << "\n";
     for (const LaunchDesc &l : e.launches) {
       os << "  launch " << exe.kernels[l.kernel].name << " grid ";
       dims(l.grid);
@@ -474,6 +510,8 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
           os << " @" << a.offset;
         else if (a.kind == ParamKind::Scalar)
           os << " scalar(" << a.bytes.size() << " bytes)";
+        else if (a.kind == ParamKind::StatusWord)
+          os << " status";
         else
           os << " tma@" << a.tma.offset;
       }
@@ -486,4 +524,144 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
     }
   }
   return os.str();
+}
+
+nova::StatusReport nova::StatusReport::decode(const uint64_t words[4]) {
+  StatusReport r;
+  r.flags = words[0];
+  if (words[1]) {
+    r.hasLabel = true;
+    r.labelPosition = 0xFFFFFFFFull - (words[1] >> 32);
+    r.labelValue = int32_t(uint32_t(words[1]));
+    r.classes = int64_t(words[2]);
+    r.ignoreIndex = int64_t(words[3]);
+  }
+  return r;
+}
+
+const char *nova::describeStatusBit(uint32_t bit) {
+  switch (bit) {
+  case LabelsOutOfRange:
+    return "labels out of range";
+  case NonFiniteLoss:
+    return "non-finite loss";
+  case NonFiniteGradients:
+    return "non-finite gradients";
+  }
+  return "unknown check";
+}
+
+const char *nova::statusCheckName(uint32_t bit) {
+  switch (bit) {
+  case LabelsOutOfRange:
+    return "check_labels";
+  case NonFiniteLoss:
+    return "loss";
+  case NonFiniteGradients:
+    return "grad_norm";
+  }
+  return "unknown";
+}
+
+std::vector<std::string> nova::describeStatus(const ExecutableDesc &exe,
+                                              const EntryDesc &entry,
+                                              const StatusReport &report) {
+  std::vector<std::string> lines;
+  for (uint32_t bit = 1; bit <= kAllStatusBits; bit <<= 1) {
+    if (!(report.flags & bit))
+      continue;
+    std::string kernels;
+    size_t firstRaiser = entry.launches.size();
+    bool skipped = false, appliedBefore = false;
+    for (size_t l = 0; l < entry.launches.size(); ++l)
+      for (const ParamDesc &p : exe.kernels[entry.launches[l].kernel].params) {
+        if (p.kind != ParamKind::StatusWord)
+          continue;
+        if (p.statusBits & bit) {
+          std::string name = "@" + exe.kernels[entry.launches[l].kernel].name;
+          if (kernels.find(name) == std::string::npos)
+            kernels += (kernels.empty() ? "" : ", ") + name;
+          firstRaiser = std::min(firstRaiser, l);
+        } else if (!p.statusBits) { // an optimizer that reads the record
+          skipped |= l > firstRaiser;
+          appliedBefore |= l < firstRaiser;
+        }
+      }
+    std::string line = std::string(describeStatusBit(bit)) + " (" +
+                       statusCheckName(bit) + " in kernel " +
+                       (kernels.empty() ? "?" : kernels) + ")";
+    if (bit == LabelsOutOfRange && report.hasLabel)
+      // The interpreter's words (its check_labels error).
+      line += ": label " + std::to_string(report.labelValue) + " at position " +
+              std::to_string(report.labelPosition) + " is outside [0, " +
+              std::to_string(report.classes) +
+              ") and is not the ignore_index " +
+              std::to_string(report.ignoreIndex);
+    if (skipped)
+      line += "; the optimizer skipped the update";
+    else if (appliedBefore)
+      line += "; the optimizer ran before this check and updated";
+    lines.push_back(std::move(line));
+  }
+  if (report.flags & ~uint64_t(kAllStatusBits))
+    lines.push_back("unknown status bits " +
+                    std::to_string(report.flags & ~uint64_t(kAllStatusBits)));
+  return lines;
+}
+
+nova::GuardLayout nova::layOutGuardBands(
+    const std::vector<std::pair<std::string, uint64_t>> &buffers,
+    uint64_t guard) {
+  auto align = [](uint64_t x) { return (x + 15) / 16 * 16; };
+  GuardLayout layout;
+  layout.guards.push_back({0, guard, "", 0, 0});
+  uint64_t cursor = guard;
+  for (const auto &[name, bytes] : buffers) {
+    uint64_t end = cursor + bytes, next = align(end + guard);
+    layout.offsets.push_back(cursor);
+    layout.guards.push_back({end, next - end, name, cursor, bytes});
+    cursor = next;
+  }
+  layout.arenaSize = cursor;
+  return layout;
+}
+
+std::vector<std::string> nova::checkGuardBands(const ExecutableDesc &exe,
+                                               const EntryDesc &entry,
+                                               const std::string &arena) {
+  std::vector<std::string> lines;
+  for (const GuardDesc &g : entry.guards) {
+    uint64_t changed = 0, first = 0;
+    for (uint64_t i = 0; i < g.size && g.offset + i < arena.size(); ++i)
+      if ((unsigned char)arena[g.offset + i] != kGuardByte && !changed++)
+        first = i;
+    if (!changed)
+      continue;
+    // The suspects: kernels that take the buffer before the guard (a write
+    // past its end) or the one after it (a write before its start).
+    std::string kernels;
+    for (const LaunchDesc &l : entry.launches)
+      for (const ArgDesc &a : l.args) {
+        bool before =
+            !g.buffer.empty() && a.offset >= g.bufferOffset &&
+            a.offset < g.bufferOffset + std::max<uint64_t>(g.bufferSize, 1);
+        if (a.kind != ParamKind::Buffer ||
+            (!before && a.offset != g.offset + g.size))
+          continue;
+        std::string name = "@" + exe.kernels[l.kernel].name;
+        if (kernels.find(name) == std::string::npos)
+          kernels += (kernels.empty() ? "" : ", ") + name;
+      }
+    lines.push_back(
+        "guard band " +
+        (g.buffer.empty() ? std::string("at the start of the arena")
+                          : "after buffer '" + g.buffer + "'") +
+        " overwritten: " + std::to_string(changed) + " of its " +
+        std::to_string(g.size) + " bytes changed, the first " +
+        std::to_string(first) + " bytes past " +
+        (g.buffer.empty() ? std::string("the start") : "the buffer's end") +
+        " (kernels that take it or the next buffer: " +
+        (kernels.empty() ? std::string("none") : kernels) + ")");
+  }
+  return lines;
 }

@@ -75,11 +75,14 @@ std::unique_ptr<Device> Device::open(int ordinal, std::string &error) {
 void *CudaKernelLoader::load(const KernelDesc &kernel, const std::string &arch,
                              std::string &error) {
   const Driver &drv = device.driver();
-  // An sm_90a image runs on sm_90 devices; otherwise the names must match.
-  const KernelImage *image = nullptr;
-  for (const KernelImage &img : kernel.images)
-    if (img.arch == arch || img.arch == arch + "a")
-      image = &img;
+  // Never load code the device cannot run (an sm_90a cubin elsewhere would
+  // fail to load at best): a clear error naming both architectures.
+  KernelCode code = chooseKernelCode(kernel, arch);
+  if (!code.error.empty()) {
+    error = code.error + " (device '" + device.name() + "')";
+    return nullptr;
+  }
+  const KernelImage *image = code.image;
   CUmodule module = nullptr;
   char infoLog[8192] = {0}, errorLog[8192] = {0};
   if (image) {
@@ -90,7 +93,7 @@ void *CudaKernelLoader::load(const KernelDesc &kernel, const std::string &arch,
                           kernel.name + "'",
                       error))
       return nullptr;
-  } else if (!kernel.ptx.empty()) {
+  } else { // code.ptx
     source = "ptx";
     int options[] = {JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE_BYTES,
                      JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -103,10 +106,6 @@ void *CudaKernelLoader::load(const KernelDesc &kernel, const std::string &arch,
       error += std::string("; JIT log: ") + errorLog;
       return nullptr;
     }
-  } else {
-    error =
-        "kernel '" + kernel.name + "' has no cubin for " + arch + " and no PTX";
-    return nullptr;
   }
   CUfunction function = nullptr;
   if (!device.check(
@@ -139,6 +138,7 @@ std::unique_ptr<Instance> Instance::create(Device &device,
     return nullptr;
   }
   std::unique_ptr<Instance> inst(new Instance(device, *entry, options));
+  inst->exe = &exe;
   const Driver &drv = device.driver();
   if (entry->arenaSize) {
     CUresult r = drv.cuMemAlloc(&inst->arena, entry->arenaSize);
@@ -154,7 +154,19 @@ std::unique_ptr<Instance> Instance::create(Device &device,
                                       entry->arenaSize),
                       "cuMemsetD8(arena)", error))
       return nullptr;
+    for (const GuardDesc &g : entry->guards)
+      if (!device.check(
+              drv.cuMemsetD8(inst->arena + g.offset, kGuardByte, g.size),
+              "cuMemsetD8(guard band)", error))
+        return nullptr;
   }
+  bool checksData = false;
+  for (const LaunchDesc &ld : entry->launches)
+    for (const ArgDesc &a : ld.args)
+      checksData |= a.kind == ParamKind::StatusWord;
+  if (checksData && !device.check(drv.cuMemAlloc(&inst->status, kStatusBytes),
+                                  "cuMemAlloc(status record)", error))
+    return nullptr;
   CudaKernelLoader loader(device);
   // Arguments point into each launch's own storage, so fill them only once
   // the launch sits at its final address.
@@ -176,6 +188,9 @@ std::unique_ptr<Instance> Instance::create(Device &device,
         value.assign(reinterpret_cast<const char *>(&ptr), sizeof ptr);
       } else if (a.kind == ParamKind::Scalar) {
         value = a.bytes;
+      } else if (a.kind == ParamKind::StatusWord) {
+        value.assign(reinterpret_cast<const char *>(&inst->status),
+                     sizeof inst->status);
       } else {
         if (!drv.cuTensorMapEncodeTiled) {
           error = "kernel '" + kd.name +
@@ -217,6 +232,8 @@ Instance::~Instance() {
     drv.cuGraphDestroy(graph);
   if (arena)
     drv.cuMemFree(arena);
+  if (status)
+    drv.cuMemFree(status);
 }
 
 bool Instance::copyIn(const TensorDesc &t, const HostTensor &value,
@@ -276,6 +293,12 @@ bool Instance::getOutput(size_t i, HostTensor &value, std::string &error) {
 bool Instance::launchAll(std::string &error,
                          const std::vector<CUevent> *events) {
   const Driver &drv = device.driver();
+  // Every run starts with a clear status record (a memset node of the
+  // graph when captured).
+  if (status && !device.check(drv.cuMemsetD8Async(status, 0, kStatusBytes,
+                                                  device.stream()),
+                              "cuMemsetD8Async(status record)", error))
+    return false;
   auto record = [&](size_t i) {
     return !events ||
            device.check(drv.cuEventRecord((*events)[i], device.stream()),
@@ -346,6 +369,39 @@ bool Instance::enqueue(std::string &error) {
   }
   return device.check(drv.cuGraphLaunch(graphExec, device.stream()),
                       "cuGraphLaunch('" + desc->name + "')", error);
+}
+
+bool Instance::readStatus(StatusReport &report, std::string &error) {
+  report = StatusReport();
+  if (!status)
+    return synchronize(error);
+  uint64_t words[4] = {0, 0, 0, 0};
+  if (!synchronize(error) ||
+      !device.check(device.driver().cuMemcpyDtoH(words, status, sizeof words),
+                    "cuMemcpyDtoH(status record)", error))
+    return false;
+  report = StatusReport::decode(words);
+  return true;
+}
+
+std::vector<std::string>
+Instance::describeStatus(const StatusReport &report) const {
+  return nova::describeStatus(*exe, *desc, report);
+}
+
+bool Instance::checkGuardBands(std::vector<std::string> &overwritten,
+                               std::string &error) {
+  overwritten.clear();
+  if (desc->guards.empty())
+    return synchronize(error);
+  std::string bytes(desc->arenaSize, '\0');
+  if (!synchronize(error) ||
+      !device.check(
+          device.driver().cuMemcpyDtoH(bytes.data(), arena, bytes.size()),
+          "cuMemcpyDtoH(arena, guard bands)", error))
+    return false;
+  overwritten = nova::checkGuardBands(*exe, *desc, bytes);
+  return true;
 }
 
 bool Instance::synchronize(std::string &error) {

@@ -16,8 +16,15 @@
 # built by "planned" goes the whole way from nova ops: nova-fuse,
 # convert-nova-to-tile, nova-configure, nova-outline-kernels,
 # nova-bufferize, nova-plan-memory, convert-tile-to-gpu, then
-# nova-translate --nova-to-executable (the planned arena). Tools come from
-# PATH or NOVA_BIN. SEED "now" is the time, as when it is left out.
+# nova-translate --nova-to-executable (the planned arena). One built by
+# "skip" is planned too but meets bad labels: its inputs and reference come
+# from the file's @unchanged entry (the state as it was) with random labels
+# up to 1000, the interpreter must refuse them, and the GPU run must report
+# the same label in a "labels out of range" status error, skip the
+# optimizer's update (outputs equal to the inputs) and exit 1. One built by
+# "guarded" is planned with --guard-bands=256: every buffer fenced by
+# poisoned bytes that nova-run checks after the run. Tools come
+# from PATH or NOVA_BIN. SEED "now" is the time, as when it is left out.
 # An atol of "norm" compares float outputs norm-wise (nova-run
 # --norm-rtol: ||got - want|| <= rtol ||want||), the bound for tensor-core
 # products whose rounding differs from the interpreter's element by element.
@@ -49,6 +56,9 @@ attn_gpt_small attention.mlir         gpt_small       1e-2  norm  no   pack
 attn_bwd_d128  attention.mlir         bwd_bf16_padded 1e-2  norm  no   pack
 attn_bwd_f32_cross attention.mlir     bwd_f32_cross   5e-4  norm  no   pack
 attn_gpt2_124m attention-gpt2.mlir    gpt2_124m       1e-2  norm  no   pack
+status_clean   status.mlir            step            1e-6  1e-9  yes  planned
+status_labels  status.mlir            step            0     0     yes  skip
+status_guarded status.mlir            step            1e-6  1e-9  yes  guarded
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
@@ -68,11 +78,14 @@ prepare)
     [ -z "$name" ] && continue
     [ "$only" != "  " ] && [[ "$only" != *" $name "* ]] && continue
     gpu=$dir/$name.gpu.mlir
-    if [ "$build" = planned ]; then
+    if [ "$build" = planned ] || [ "$build" = skip ] || [ "$build" = guarded ]; then
+      guard=()
+      [ "$build" = guarded ] && guard=(--guard-bands=256)
       "$(bin nova-opt)" "$inputs/$file" --nova-fuse --convert-nova-to-tile \
           --nova-configure=target=h200 --nova-outline-kernels \
           --nova-bufferize --nova-plan-memory --convert-tile-to-gpu -o "$gpu" &&
-        "$(bin nova-translate)" --nova-to-executable "$gpu" -o "$dir/$name.nvx"
+        "$(bin nova-translate)" --nova-to-executable "$gpu" "${guard[@]}" \
+          -o "$dir/$name.nvx"
     else
       "$(bin nova-opt)" "$inputs/$file" --nova-configure=target=h200 \
           --nova-outline-kernels --convert-tile-to-gpu -o "$gpu" &&
@@ -83,23 +96,55 @@ prepare)
     fi
     save=()
     [ "$carry" = yes ] && save=(--save-inputs "$dir/$name.in.safetensors")
-    if ! "$(bin nova-run)" "$inputs/$file" --backend=ref --entry "$entry" \
-        --random-inputs "$seed" "${save[@]}" -o "$dir/$name.ref.safetensors"; then
+    refEntry=$entry bound=() expect=
+    [ "$build" = skip ] && refEntry=unchanged bound=(--random-int-bound 1000)
+    if ! "$(bin nova-run)" "$inputs/$file" --backend=ref --entry "$refEntry" \
+        --random-inputs "$seed" "${bound[@]}" "${save[@]}" \
+        -o "$dir/$name.ref.safetensors"; then
       echo "FAILED: reference of $name"; status=1; continue
     fi
+    if [ "$build" = skip ]; then
+      # The interpreter's verdict on the same inputs: the GPU must name
+      # the same label.
+      expect=$("$(bin nova-run)" "$inputs/$file" --backend=ref --entry "$entry" \
+          --inputs "$dir/$name.in.safetensors" 2>&1 |
+        grep -o 'label .* is not the ignore_index -\?[0-9]*' | head -1)
+      if [ -z "$expect" ]; then
+        echo "FAILED: the interpreter accepts the labels of $name"; status=1
+        continue
+      fi
+      echo "$expect" > "$dir/$name.expect"
+      expect=skip
+    fi
     rm -f "$gpu"
-    echo "$name $entry $rtol $atol $carry $seed" >> "$dir/cases.txt"
+    echo "$name $entry $rtol $atol $carry $seed${expect:+ $expect}" >> "$dir/cases.txt"
   done <<< "$cases"
   ;;
 run)
   run=${1:-$(bin nova-run)}
   [ -s "$dir/cases.txt" ] || { echo "no cases in $dir (prepare first)"; exit 1; }
-  while read -r name entry rtol atol carry seed; do
+  while read -r name entry rtol atol carry seed expect; do
     given=(--random-inputs "$seed")
     [ "$carry" = yes ] && given=(--inputs "$dir/$name.in.safetensors")
     echo "+ $name"
     tolerance=(--rtol "$rtol" --atol "$atol")
     [ "$atol" = norm ] && tolerance=(--norm-rtol "$rtol")
+    if [ "$expect" = skip ]; then
+      # Exit 1 with the interpreter's label in a status error, the update
+      # skipped, and every output equal to the reference (its input).
+      "$run" "$dir/$name.nvx" --entry "$entry" --poison "${given[@]}" \
+          --compare "$dir/$name.ref.safetensors" --rtol "$rtol" \
+          --atol "$atol" > "$dir/$name.out" 2> "$dir/$name.err"
+      rc=$?
+      cat "$dir/$name.out" "$dir/$name.err"
+      if [ $rc -ne 1 ] || grep -q MISMATCH "$dir/$name.out" ||
+          ! grep -qF "$(cat "$dir/$name.expect")" "$dir/$name.err" ||
+          ! grep -q "labels out of range (check_labels in kernel @.*the optimizer skipped the update" "$dir/$name.err"; then
+        echo "FAILED: $name (expected a labels-out-of-range status error, the update skipped)"
+        status=1
+      fi
+      continue
+    fi
     if ! "$run" "$dir/$name.nvx" --entry "$entry" --poison "${given[@]}" \
         --compare "$dir/$name.ref.safetensors" "${tolerance[@]}"; then
       echo "FAILED: $name"; status=1

@@ -15,6 +15,8 @@ run() { echo "+ $*"; "$@" || { echo "FAILED ($?): $*"; status=1; }; }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
 export NOVA_TEST_KERNELS=$PWD/$C/kernels NOVA_TEST_OUT=$W
+# The status-word GPU test reads the kernel tests' status_labels case.
+export NOVA_TEST_STATUS=$PWD/$C/kernel-tests
 run $C/bin/NovaRuntimeTests --gtest_brief=1
 run $C/bin/NovaRuntimeGpuTests
 ls -la "$W"
@@ -63,6 +65,18 @@ expect_error $C/bin/nova-run "$W/add_scale.nvx" --entry nope
 
 # Nova's own kernels (convert-tile-to-gpu) against the interpreter.
 run scripts/gpu/kernel-tests.sh run $C/kernel-tests $C/bin/nova-run
+
+# compute-sanitizer memcheck and racecheck on a planned step in guard-band
+# mode (the status word, check_labels and AdamW), when the machine has it.
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+if [ -n "$cs" ]; then
+  for tool in memcheck racecheck; do
+    run "$cs" --tool $tool --error-exitcode 3 $C/bin/nova-run \
+      $C/kernel-tests/status_guarded.nvx --entry step --no-graphs \
+      --inputs $C/kernel-tests/status_guarded.in.safetensors \
+      --compare $C/kernel-tests/status_guarded.ref.safetensors --rtol 1e-6 --atol 1e-9
+  done
+fi
 
 run $C/bin/nova-configure-explain --device h200 --gpt2 --summary
 echo "round status $status"

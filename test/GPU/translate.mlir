@@ -41,6 +41,27 @@
 // RUN: nova-run %t/ptx.nvx --describe | FileCheck %s --check-prefix=PTX
 // PTX: kernel row_reduction_{{[0-9a-f]+}} hash {{.*}} ptx {{[0-9]+}} bytes{{$}}
 
+// Guard-band mode: every buffer in its own place (no reuse), 16-byte
+// aligned, after a guard of 64 bytes and followed by one that also covers
+// its padding; the aliased result keeps its input's place.
+// RUN: nova-translate --nova-to-executable %t/gpu.mlir --guard-bands=64 -o %t/guarded.nvx
+// RUN: nova-run %t/guarded.nvx --describe | FileCheck %s --check-prefix=GUARD
+// GUARD:      entry step arena 528
+// GUARD-NEXT:   input arg0 4x8xf32 at 64
+// GUARD-NEXT:   input w 32xf32 at 256
+// GUARD-NEXT:   output result0 32xf32 at 256 alias 1
+// GUARD-NEXT:   output result1 4xf32 at 448
+// GUARD-NEXT:   guard 64 bytes at 0 after the arena start
+// GUARD-NEXT:   guard 64 bytes at 192 after 'arg0'
+// GUARD-NEXT:   guard 64 bytes at 384 after 'w'
+// GUARD-NEXT:   guard 64 bytes at 464 after 'result1'
+// GUARD-NEXT:   launch row_reduction_{{[0-9a-f]+}} grid [1,1,1] args @64 @448
+// GUARD-NEXT:   launch pointwise_{{[0-9a-f]+}} grid [1,1,1] args @64 @256 @256
+// A guard that would misalign the buffers:
+// RUN: not nova-translate --nova-to-executable %t/gpu.mlir --guard-bands=100 -o %t/x.nvx 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=GUARD100
+// GUARD100: gpu.mlir:1:1: error: nova-to-executable: --guard-bands=100 is not a multiple of 16 (buffers stay 16-byte aligned)
+
 // Bad input, each a located error and a non-zero exit. A program that is
 // not planned yet:
 // RUN: nova-opt %s --nova-fuse --convert-nova-to-tile --nova-configure=target=h200 \

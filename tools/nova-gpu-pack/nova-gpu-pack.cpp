@@ -183,16 +183,20 @@ int main(int argc, char **argv) {
       ::nova::LaunchDesc l;
       l.kernel = k->second;
       l.grid = compiled->at(launch.getKernel().str()).grid;
-      auto buffer = [](uint64_t offset) {
-        ::nova::ArgDesc a;
-        a.kind = ::nova::ParamKind::Buffer;
-        a.offset = offset;
-        return a;
-      };
+      SmallVector<uint64_t> offsets;
       for (Value v : launch.getInputs())
-        l.args.push_back(buffer(slot.lookup(v)));
+        offsets.push_back(slot.lookup(v));
       for (Value v : launch.getResults())
-        l.args.push_back(buffer(place(v)));
+        offsets.push_back(place(v));
+      auto args = mlir::nova::bindArguments(exe.kernels[l.kernel], offsets);
+      if (failed(args)) {
+        launch.emitError("nova-gpu-pack: kernel @")
+            << launch.getKernel() << " takes "
+            << mlir::nova::bufferParams(exe.kernels[l.kernel])
+            << " buffers, the launch passes " << offsets.size();
+        return 1;
+      }
+      l.args = std::move(*args);
       entry.launches.push_back(std::move(l));
     }
     entry.arenaSize = arena;

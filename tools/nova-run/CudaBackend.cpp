@@ -25,6 +25,23 @@ int fail(const std::string &message) {
   return 1;
 }
 
+/// Reports the checks the last run failed ("nova-run: error: [step N: ]
+/// labels out of range (check_labels in kernel @k): ...") and, in
+/// guard-band mode, the guards it overwrote; true when none.
+bool statusClear(Instance &inst, const std::string &prefix,
+                 std::string &error) {
+  StatusReport report;
+  std::vector<std::string> guards;
+  if (!inst.readStatus(report, error) || !inst.checkGuardBands(guards, error))
+    return false;
+  std::vector<std::string> lines = inst.describeStatus(report);
+  lines.insert(lines.end(), guards.begin(), guards.end());
+  for (const std::string &line : lines)
+    std::fprintf(stderr, "nova-run: error: %s%s\n", prefix.c_str(),
+                 line.c_str());
+  return lines.empty();
+}
+
 std::vector<std::string> namesOf(const std::vector<TensorDesc> &ts) {
   std::vector<std::string> names;
   for (const TensorDesc &t : ts)
@@ -171,6 +188,11 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
         !inst.setInput(lrInput, lrT, error) || !inst.run(error) ||
         !inst.getOutput(loss, lossT, error))
       return fail(error);
+    // A failed check stops training: the optimizer has skipped this step's
+    // update, and bad data or a diverged model would fail the next too.
+    error.clear();
+    if (!statusClear(inst, "step " + std::to_string(s) + ": ", error))
+      return error.empty() ? 1 : fail(error);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
             .count();
@@ -272,6 +294,13 @@ int runCuda(const RunOptions &o) {
     return fail(error);
   if (!inst->run(error))
     return fail(error);
+  // A failed check is reported first; the outputs (what the kernels left:
+  // the optimizer's inputs when it skipped its update) are still printed,
+  // saved and compared, and the run exits 1.
+  error.clear();
+  bool checksPassed = statusClear(*inst, "", error);
+  if (!error.empty())
+    return fail(error);
   std::vector<HostTensor> results(e.outputs.size());
   for (size_t i = 0; i < results.size(); ++i)
     if (!inst->getOutput(i, results[i], error))
@@ -299,6 +328,8 @@ int runCuda(const RunOptions &o) {
   if (!o.compare.empty() &&
       !compareNamed(names, results, o.compare, o.rtol, o.atol,
                     o.normRtol))
+    return 1;
+  if (!checksPassed)
     return 1;
   // With --profile, --iterations counts the profiled runs.
   if (o.profile)

@@ -22,11 +22,14 @@ struct ExecutableOptions {
   std::string target = "h200";
   /// An empty chip is the target's architecture.
   GPUCompileOptions compile;
+  /// Non-zero: every buffer in its own place, fenced by at least this many
+  /// poisoned bytes (a multiple of 16) that the runtime checks.
+  unsigned guardBands = 0;
 };
 
 /// Registers --target, --chip, --ptxas, --cuda-path, --ptx-only,
 /// --nova-cache-dir, --no-nova-cache, --nova-explain-cache,
-/// --nova-compile-timing and --nova-compile-threads.
+/// --nova-compile-timing, --nova-compile-threads and --guard-bands.
 void registerExecutableCLOptions();
 /// The options given on the command line.
 ExecutableOptions executableOptionsFromCL();

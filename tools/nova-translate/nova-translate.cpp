@@ -4,7 +4,7 @@
 //                  [--target h200] [--chip sm_90a] [--ptxas PATH]
 //                  [--cuda-path DIR] [--ptx-only] [--nova-cache-dir DIR]
 //                  [--no-nova-cache] [--nova-explain-cache]
-//                  [--nova-compile-timing]
+//                  [--nova-compile-timing] [--guard-bands=N]
 //
 // IN holds planned nova_mem functions (nova-plan-memory) and the gpu.modules
 // convert-tile-to-gpu wrote for their kernels. The kernels are compiled to
@@ -15,6 +15,8 @@
 // per kernel input then output, at the buffers' offsets. Each launch
 // carries its profile (FLOPs and bytes as the configurator counts them for
 // --target, and the source lines of the ops its kernel fused).
+// --guard-bands=N lays every buffer out in its own place instead, fenced by
+// N or more poisoned bytes that the runtime checks after each run.
 //
 // Built twice: as nova-translate, and without main() (NOVA_TRANSLATE_NO_MAIN)
 // as the library nova-compile calls (ToExecutable.h).
@@ -97,21 +99,82 @@ std::vector<std::string> sourceLines(Operation *kernel, Location launch) {
   return p;
 }
 
+/// Guard-band mode: each slot's own offset (a slot an output aliases keeps
+/// its input's), the guards and the arena size.
+FailureOr<::nova::GuardLayout>
+guardedLayout(const mlir::nova_mem::Program &program, unsigned guardBands,
+              std::vector<unsigned> &placeOf) {
+  func::FuncOp fn = program.function;
+  // An aliased output replaces its input in place: one place for both.
+  std::vector<int> sameAs(program.slots.size(), -1);
+  std::map<unsigned, std::string> resultOf;
+  fn.walk([&](func::ReturnOp ret) {
+    for (auto [j, value] : llvm::enumerate(ret.getOperands())) {
+      auto out = value.getDefiningOp<mlir::nova_mem::OutputOp>();
+      if (!out)
+        continue;
+      unsigned slot = program.slotOf.lookup(out.getBuffer());
+      resultOf.try_emplace(slot, mlir::nova::resultName(fn, j));
+      if (auto alias = fn.getResultAttrOfType<IntegerAttr>(j, "nova.alias"))
+        sameAs[slot] = int(program.inputSlot.lookup(unsigned(alias.getInt())));
+    }
+  });
+  std::vector<std::pair<std::string, uint64_t>> buffers;
+  placeOf.assign(program.slots.size(), 0);
+  for (auto [i, slot] : llvm::enumerate(program.slots)) {
+    if (sameAs[i] >= 0 && size_t(sameAs[i]) != i)
+      continue;
+    std::string name;
+    if (slot.argument)
+      name = mlir::nova::argumentName(fn, *slot.argument);
+    else if (resultOf.count(i))
+      name = resultOf[i];
+    else if (slot.writer >= 0)
+      name = "output of launch #" + std::to_string(slot.writer) + " (@" +
+             mlir::nova_mem::LaunchOp(program.launches[slot.writer])
+                 .getKernel()
+                 .str() +
+             ")";
+    else
+      name = "slot #" + std::to_string(i);
+    placeOf[i] = buffers.size();
+    buffers.push_back({name, uint64_t(slot.bytes)});
+  }
+  for (auto [i, same] : llvm::enumerate(sameAs))
+    if (same >= 0 && size_t(same) != i)
+      placeOf[i] = placeOf[same];
+  return ::nova::layOutGuardBands(buffers, guardBands);
+}
+
 /// The entry of planned program `program`, its launches indexing `exe`'s
 /// kernels (added on first use).
 LogicalResult translateEntry(
     const mlir::nova_mem::Program &program,
     const std::map<std::string, mlir::nova::CompiledKernel> &compiled,
-    const ::nova::Configurator &configurator, ::nova::ExecutableDesc &exe,
-    std::map<std::string, uint32_t> &kernelIndex) {
+    const ::nova::Configurator &configurator, unsigned guardBands,
+    ::nova::ExecutableDesc &exe, std::map<std::string, uint32_t> &kernelIndex) {
   func::FuncOp fn = program.function;
   ::nova::EntryDesc entry;
   entry.name = fn.getSymName().str();
   entry.arenaSize = uint64_t(
       fn->getAttrOfType<IntegerAttr>(mlir::nova_mem::kPeakBytesAttr).getInt());
 
+  std::vector<unsigned> placeOf;
+  std::optional<::nova::GuardLayout> guarded;
+  if (guardBands) {
+    auto layout = guardedLayout(program, guardBands, placeOf);
+    if (failed(layout))
+      return failure();
+    guarded = std::move(*layout);
+    entry.arenaSize = guarded->arenaSize;
+    entry.guards = guarded->guards;
+  }
+  auto slotOffset = [&](unsigned slot) {
+    return guarded ? guarded->offsets[placeOf[slot]]
+                   : uint64_t(*program.slots[slot].offset);
+  };
   auto offsetOf = [&](Value buffer) {
-    return uint64_t(*program.slot(buffer).offset);
+    return slotOffset(program.slotOf.lookup(buffer));
   };
   auto describe = [&](Location loc, Type type, std::string name,
                       uint64_t offset) -> FailureOr<::nova::TensorDesc> {
@@ -132,10 +195,9 @@ LogicalResult translateEntry(
 
   for (BlockArgument arg : fn.getArguments()) {
     unsigned i = arg.getArgNumber();
-    const mlir::nova_mem::Slot &slot =
-        program.slots[program.inputSlot.lookup(i)];
-    auto d = describe(fn.getLoc(), arg.getType(),
-                      mlir::nova::argumentName(fn, i), uint64_t(*slot.offset));
+    auto d =
+        describe(fn.getLoc(), arg.getType(), mlir::nova::argumentName(fn, i),
+                 slotOffset(program.inputSlot.lookup(i)));
     if (failed(d))
       return failure();
     entry.inputs.push_back(*d);
@@ -189,24 +251,22 @@ LogicalResult translateEntry(
         SymbolTable::lookupNearestSymbolFrom<mlir::nova_tile::KernelOp>(
             launch, launch.getKernelAttr());
     const mlir::nova::CompiledKernel &k = found->second;
-    size_t args = launch.getInputs().size() + launch.getOutputs().size();
-    if (args != k.desc.params.size())
+    SmallVector<uint64_t> offsets;
+    for (Value buffer :
+         llvm::concat<Value>(launch.getInputs(), launch.getOutputs()))
+      offsets.push_back(offsetOf(buffer));
+    auto args = mlir::nova::bindArguments(k.desc, offsets);
+    if (failed(args))
       return launch.emitError("nova-to-executable: kernel @")
-             << name << " takes " << k.desc.params.size()
-             << " buffers, the launch passes " << args;
+             << name << " takes " << mlir::nova::bufferParams(k.desc)
+             << " buffers, the launch passes " << offsets.size();
     auto [index, added] = kernelIndex.try_emplace(name, exe.kernels.size());
     if (added)
       exe.kernels.push_back(k.desc);
     ::nova::LaunchDesc l;
     l.kernel = index->second;
     l.grid = k.grid;
-    for (Value buffer :
-         llvm::concat<Value>(launch.getInputs(), launch.getOutputs())) {
-      ::nova::ArgDesc a;
-      a.kind = ::nova::ParamKind::Buffer;
-      a.offset = offsetOf(buffer);
-      l.args.push_back(a);
-    }
+    l.args = std::move(*args);
     l.profile = profileOf(kernel, launch.getLoc(), configurator);
     entry.launches.push_back(std::move(l));
   }
@@ -225,6 +285,10 @@ LogicalResult mlir::nova::translateToExecutable(
            << options.target << "'; expected one of "
            << llvm::join(::nova::DeviceDescriptor::known(), ", ");
 
+  if (options.guardBands % 16)
+    return module.emitError("nova-to-executable: --guard-bands=")
+           << options.guardBands
+           << " is not a multiple of 16 (buffers stay 16-byte aligned)";
   // Every function is checked before the (slow) kernel compile.
   SmallVector<mlir::nova_mem::Program> programs;
   for (auto fn : module.getOps<func::FuncOp>()) {
@@ -260,7 +324,8 @@ LogicalResult mlir::nova::translateToExecutable(
   std::map<std::string, uint32_t> kernelIndex;
   for (const mlir::nova_mem::Program &program : programs)
     if (failed(
-            translateEntry(program, *compiled, configurator, exe, kernelIndex)))
+            translateEntry(program, *compiled, configurator, options.guardBands, exe,
+                           kernelIndex)))
       return failure();
 
   std::string bytes, error;
@@ -315,6 +380,12 @@ struct ExecutableCLOptions {
       llvm::cl::desc("report each kernel's compile time (NVVM lowering, "
                      "ptxas)"),
       llvm::cl::cat(category)};
+  llvm::cl::opt<unsigned> guardBands{
+      "guard-bands",
+      llvm::cl::desc("every buffer in its own place, fenced by at least N "
+                     "poisoned bytes that nova-run checks after each run (a "
+                     "multiple of 16; for compute-sanitizer runs)"),
+      llvm::cl::init(0)};
   llvm::cl::opt<unsigned> threads{
       "nova-compile-threads",
       llvm::cl::desc("kernels compiled at once (default: one per hardware "
@@ -340,6 +411,7 @@ mlir::nova::ExecutableOptions mlir::nova::executableOptionsFromCL() {
   o.compile.explainCache = clOptions->explainCache;
   o.compile.timing = clOptions->timing;
   o.compile.threads = clOptions->threads;
+  o.guardBands = clOptions->guardBands;
   return o;
 }
 

@@ -273,4 +273,93 @@ TEST_F(Gpu, ErrorsNameTheCallAndTheKernel) {
   EXPECT_EQ(error, "the executable has no entry 'nothing'");
 }
 
+TEST_F(Gpu, GuardBandsCatchAWritePastTheEnd) {
+  std::string error;
+  ExecutableDesc exe;
+  exe.kernels = {vaddKernel(ptx, cubin, "sm_90a")};
+  exe.entries = {overrunEntry(1000, 0), overrunEntry(1000, 8)};
+  exe.entries[1].name = "overrun_by_8";
+  exe = roundTrip(exe, "overrun.nvx");
+  for (const char *entry : {"overrun", "overrun_by_8"}) {
+    auto inst = Instance::create(*device, exe, entry, {}, error);
+    ASSERT_TRUE(inst) << error;
+    std::mt19937_64 rng(5);
+    ASSERT_TRUE(inst->setInput(0, random(1000, rng), error)) << error;
+    ASSERT_TRUE(inst->setInput(1, random(1000, rng), error)) << error;
+    ASSERT_TRUE(inst->run(error)) << error;
+    std::vector<std::string> lines;
+    ASSERT_TRUE(inst->checkGuardBands(lines, error)) << error;
+    if (std::string(entry) == "overrun") {
+      EXPECT_TRUE(lines.empty()) << lines.front();
+      continue;
+    }
+    // The 8 floats past c are a + b read from a's and b's guards:
+    // 0xA5A5A5A5 doubled only changes the two high bytes of each.
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0], "guard band after buffer 'c' overwritten: 16 of its "
+                        "256 bytes changed, the first 2 bytes past the "
+                        "buffer's end (kernels that take it or the next "
+                        "buffer: @vadd)");
+  }
+}
+
+/// NOVA_TEST_STATUS: a kernel-tests.sh folder holding the status_labels
+/// case (a check_labels kernel, then AdamW). Bad labels raise the bit and
+/// leave the state as it was; the next run (a graph replay) starts clear.
+TEST_F(Gpu, StatusWordIsClearedBeforeEveryRunAndSkipsTheUpdate) {
+  const char *dir = std::getenv("NOVA_TEST_STATUS");
+  if (!dir)
+    GTEST_SKIP() << "NOVA_TEST_STATUS names no kernel-tests folder";
+  std::string error;
+  ExecutableDesc exe;
+  ASSERT_TRUE(
+      readExecutableFile(std::string(dir) + "/status_labels.nvx", exe, error))
+      << error;
+  NamedTensors inputs;
+  ASSERT_TRUE(readSafetensors(
+      std::string(dir) + "/status_labels.in.safetensors", inputs, error))
+      << error;
+  auto inst = Instance::create(*device, exe, "step", {}, error);
+  ASSERT_TRUE(inst) << error;
+  const EntryDesc &e = inst->entry();
+  HostTensor p, labels;
+  size_t labelsInput = 0;
+  for (size_t i = 0; i < e.inputs.size(); ++i)
+    for (auto &[name, value] : inputs)
+      if (name == e.inputs[i].name) {
+        ASSERT_TRUE(inst->setInput(i, value, error)) << error;
+        if (name == "p")
+          p = value;
+        if (name == "labels") {
+          labels = value;
+          labelsInput = i;
+        }
+      }
+  ASSERT_EQ(labels.numElements(), 40);
+  auto runOnce = [&](StatusReport &report, HostTensor &newP) {
+    ASSERT_TRUE(inst->run(error)) << error;
+    ASSERT_TRUE(inst->readStatus(report, error)) << error;
+    ASSERT_TRUE(inst->getOutput(0, newP, error)) << error;
+  };
+  StatusReport report;
+  HostTensor newP;
+  runOnce(report, newP);
+  EXPECT_EQ(report.flags, uint64_t(LabelsOutOfRange));
+  EXPECT_TRUE(report.hasLabel);
+  EXPECT_EQ(report.classes, 10);
+  EXPECT_EQ(newP.f, p.f); // skipped: exactly the old parameters
+
+  HostTensor good = labels;
+  for (int64_t &x : good.i)
+    x = ((x % 10) + 10) % 10;
+  ASSERT_TRUE(inst->setInput(labelsInput, good, error)) << error;
+  runOnce(report, newP);
+  EXPECT_EQ(report.flags, 0u);
+  EXPECT_NE(newP.f, p.f); // updated
+
+  ASSERT_TRUE(inst->setInput(labelsInput, labels, error)) << error;
+  runOnce(report, newP);
+  EXPECT_EQ(report.flags, uint64_t(LabelsOutOfRange));
+}
+
 } // namespace

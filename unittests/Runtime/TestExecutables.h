@@ -86,6 +86,26 @@ inline EntryDesc addScaleEntry(int32_t n, float alpha) {
   return e;
 }
 
+/// Entry "overrun" in guard-band mode: vadd told that c has `extra` more
+/// elements than it has, so it writes past c's end into c's guard.
+inline EntryDesc overrunEntry(int32_t n, int32_t extra) {
+  uint64_t bytes = uint64_t(n) * 4;
+  GuardLayout layout =
+      layOutGuardBands({{"a", bytes}, {"b", bytes}, {"c", bytes}}, 256);
+  EntryDesc e;
+  e.name = "overrun";
+  e.inputs = {{"a", DType::F32, {n}, layout.offsets[0]},
+              {"b", DType::F32, {n}, layout.offsets[1]}};
+  e.outputs = {{"c", DType::F32, {n}, layout.offsets[2]}};
+  e.arenaSize = layout.arenaSize;
+  e.guards = layout.guards;
+  e.launches.push_back({0,
+                        {uint32_t((n + extra + 255) / 256), 1, 1},
+                        {buffer(layout.offsets[0]), buffer(layout.offsets[1]),
+                         buffer(layout.offsets[2]), scalar(n + extra)}});
+  return e;
+}
+
 /// Entry "decay": x <- alpha * x in place (the output aliases the input).
 inline EntryDesc decayEntry(int32_t n, float alpha) {
   EntryDesc e;

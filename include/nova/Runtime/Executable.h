@@ -51,12 +51,57 @@ struct KernelImage {
   std::string cubin;
 };
 
-enum class ParamKind : uint8_t { Buffer = 0, Scalar = 1, TmaDescriptor = 2 };
+enum class ParamKind : uint8_t {
+  Buffer = 0,
+  Scalar = 1,
+  TmaDescriptor = 2,
+  StatusWord = 3
+};
 
 struct ParamDesc {
   ParamKind kind = ParamKind::Buffer;
   uint32_t size = 8;
+  /// StatusWord: the StatusBit values the kernel may set (0: it only reads
+  /// the record, as the optimizer does to skip its update).
+  uint32_t statusBits = 0;
 };
+
+/// The device status record of an instance (kStatusBytes, zeroed before
+/// every run), four 64-bit words: 0 holds the StatusBit of every check that
+/// failed; 1 the first label check_labels refused, as (0xFFFFFFFF -
+/// position) << 32 | uint32(value saturated to 32 bits), so the largest
+/// word is the lowest position (0: none); 2 and 3 the classes and
+/// ignore_index of the check that refused it (of the last one to write
+/// them when several check_labels kernels fail in one run).
+enum StatusBit : uint32_t {
+  LabelsOutOfRange = 1,   // check_labels: a label outside [0, classes)
+  NonFiniteLoss = 2,      // the entry's 'loss' result is NaN or infinite
+  NonFiniteGradients = 4, // 'grad_norm' (global norm of every gradient) too
+};
+constexpr uint32_t kStatusBytes = 32;
+constexpr uint32_t kAllStatusBits = 7;
+
+/// What a status record says, decoded on the host.
+struct StatusReport {
+  uint64_t flags = 0;
+  bool hasLabel = false;
+  uint64_t labelPosition = 0;
+  int64_t labelValue = 0, classes = 0, ignoreIndex = 0;
+  static StatusReport decode(const uint64_t words[4]);
+};
+/// "labels out of range", "non-finite loss", "non-finite gradients".
+const char *describeStatusBit(uint32_t bit);
+/// The check a bit belongs to: "check_labels", "loss", "grad_norm".
+const char *statusCheckName(uint32_t bit);
+
+struct ExecutableDesc;
+struct EntryDesc;
+/// One line per failed check of `report` after a run of `entry`: what
+/// failed, in which kernels (those that may raise it), and whether an
+/// optimizer launched after them skipped its update.
+std::vector<std::string> describeStatus(const ExecutableDesc &exe,
+                                        const EntryDesc &entry,
+                                        const StatusReport &report);
 
 struct KernelDesc {
   std::string name;
@@ -97,12 +142,45 @@ struct LaunchDesc {
   LaunchProfile profile;
 };
 
+struct ExecutableDesc;
+
+/// Guard-band mode: `size` bytes of kGuardByte at `offset`, right after
+/// the buffer `buffer` (at bufferOffset, bufferSize bytes; "" for the
+/// guard at the start of the arena).
+struct GuardDesc {
+  uint64_t offset = 0, size = 0;
+  std::string buffer;
+  uint64_t bufferOffset = 0, bufferSize = 0;
+};
+constexpr unsigned char kGuardByte = 0xA5;
+
 struct EntryDesc {
   std::string name;
   std::vector<TensorDesc> inputs, outputs;
   uint64_t arenaSize = 0;
   std::vector<LaunchDesc> launches;
+  std::vector<GuardDesc> guards;
 };
+
+/// The guard-band layout of named buffers: no two share memory, the arena
+/// starts with a guard of `guard` bytes (a multiple of 16) and every buffer
+/// (16-byte aligned) is followed by one that covers its alignment padding
+/// too, so a write one byte past its end lands in a guard.
+struct GuardLayout {
+  std::vector<uint64_t> offsets; // one per buffer
+  std::vector<GuardDesc> guards;
+  uint64_t arenaSize = 0;
+};
+GuardLayout
+layOutGuardBands(const std::vector<std::pair<std::string, uint64_t>> &buffers,
+                 uint64_t guard);
+
+/// One line per overwritten guard of `entry` given the arena's bytes after
+/// a run: the buffer it follows, how many bytes changed and where, and the
+/// kernels that take that buffer or the next one.
+std::vector<std::string> checkGuardBands(const ExecutableDesc &exe,
+                                         const EntryDesc &entry,
+                                         const std::string &arena);
 
 struct ExecutableDesc {
   uint32_t version = kFormatVersion;

@@ -19,6 +19,21 @@
 
 namespace nova {
 
+/// The code of a kernel a device can run: a cubin built for a compatible
+/// architecture (an arch-specific one such as sm_90a only on that exact
+/// architecture, a plain sm_XY on the same major version with a minor
+/// version up to the device's), else PTX whose .target the driver can JIT
+/// for the device (sm_XYa PTX only for that architecture, plain PTX for
+/// the same or a newer one). `error` names the kernel, the architectures
+/// its code needs and the device's when neither fits.
+struct KernelCode {
+  const KernelImage *image = nullptr; // the cubin to load, if any
+  bool ptx = false;                   // else JIT the PTX
+  std::string error;                  // neither fits the device
+};
+KernelCode chooseKernelCode(const KernelDesc &kernel,
+                            const std::string &deviceArch);
+
 class KernelLoader {
 public:
   virtual ~KernelLoader() = default;

@@ -111,6 +111,17 @@ public:
   /// median time in milliseconds (in launch order).
   bool profileLaunches(int runs, std::vector<double> &milliseconds,
                        std::string &error);
+  /// The status record of the last run (zeroed before each run, inside the
+  /// graph too); waits for the run. All clear when no kernel checks data.
+  bool readStatus(StatusReport &report, std::string &error);
+  /// One line per failed check of `report`: what failed, in which kernels
+  /// (those that may raise it), and whether an optimizer launched after
+  /// them skipped its update.
+  std::vector<std::string> describeStatus(const StatusReport &report) const;
+  /// Guard-band mode: one line per guard the last run overwrote (none when
+  /// the executable has no guards); waits for the run.
+  bool checkGuardBands(std::vector<std::string> &overwritten,
+                       std::string &error);
 
 private:
   Instance(Device &device, const EntryDesc &desc, InstanceOptions options)
@@ -132,8 +143,10 @@ private:
 
   Device &device;
   const EntryDesc *desc;
+  const ExecutableDesc *exe = nullptr;
   InstanceOptions options;
   cuda::CUdeviceptr arena = 0;
+  cuda::CUdeviceptr status = 0; // kStatusBytes, when a kernel takes it
   std::vector<PreparedLaunch> launches;
   cuda::CUgraph graph = nullptr;
   cuda::CUgraphExec graphExec = nullptr;

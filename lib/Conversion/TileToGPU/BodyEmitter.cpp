@@ -129,8 +129,80 @@ FailureOr<Value> BodyEmitter::concatenated(nv::ConcatOp concat, ValueRange idx,
   return ifOp.getResult(0);
 }
 
+void BodyEmitter::raiseStatus(uint32_t bits) {
+  Value word = arith::ConstantOp::create(b, b.getI64Type(),
+                                         b.getI64IntegerAttr(int64_t(bits)));
+  memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::ori, word, status,
+                              ValueRange{index(0)});
+}
+
+Value BodyEmitter::statusRaised() {
+  Value word = memref::LoadOp::create(b, status, ValueRange{index(0)});
+  Value zero =
+      arith::ConstantOp::create(b, b.getI64Type(), b.getI64IntegerAttr(0));
+  return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, word, zero);
+}
+
+FailureOr<Value> BodyEmitter::checkLabels(nv::CheckLabelsOp op,
+                                          ValueRange idx) {
+  Value input = op.getInput();
+  auto x = eval(input, idx);
+  if (failed(x) || !status) {
+    if (!status)
+      unsupported = op;
+    return failure();
+  }
+  // The interpreter's rule: a label is the ignore_index or in [0, classes).
+  Type t = x->getType();
+  auto c = [&](int64_t v) {
+    return arith::ConstantOp::create(b, t, b.getIntegerAttr(t, v));
+  };
+  using P = arith::CmpIPredicate;
+  Value ignored = arith::CmpIOp::create(b, P::eq, *x, c(op.getIgnoreIndex()));
+  Value inRange = arith::AndIOp::create(
+      b, arith::CmpIOp::create(b, P::sge, *x, c(0)),
+      arith::CmpIOp::create(b, P::slt, *x, c(op.getClasses())));
+  Value bad = arith::CmpIOp::create(
+      b, P::eq, arith::OrIOp::create(b, ignored, inRange),
+      arith::ConstantOp::create(b, b.getI1Type(), b.getBoolAttr(false)));
+  auto ifBad = scf::IfOp::create(b, bad, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifBad.thenBlock());
+  raiseStatus(::nova::LabelsOutOfRange);
+  // The first bad label: the record's largest word is the lowest position
+  // (positions past 2^32 - 2 share the last code); the value saturates to
+  // 32 bits.
+  Type i64 = b.getI64Type();
+  auto k64 = [&](int64_t v) {
+    return arith::ConstantOp::create(b, i64, b.getI64IntegerAttr(v));
+  };
+  Value position = arith::MinUIOp::create(
+      b,
+      arith::IndexCastUIOp::create(b, i64,
+                                   linearize(idx, shapeOf(op.getResult()))),
+      k64(0xFFFFFFFEll));
+  Value code = arith::ShLIOp::create(
+      b, arith::SubIOp::create(b, k64(0xFFFFFFFFll), position), k64(32));
+  Value wide = t.getIntOrFloatBitWidth() < 64
+                   ? arith::ExtSIOp::create(b, i64, *x).getResult()
+                   : *x;
+  Value saturated = arith::MaxSIOp::create(
+      b, arith::MinSIOp::create(b, wide, k64(INT32_MAX)), k64(INT32_MIN));
+  Value low = arith::AndIOp::create(b, saturated, k64(0xFFFFFFFFll));
+  memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxu,
+                              arith::OrIOp::create(b, code, low), status,
+                              ValueRange{index(1)});
+  memref::StoreOp::create(b, k64(op.getClasses()), status,
+                          ValueRange{index(2)});
+  memref::StoreOp::create(b, k64(op.getIgnoreIndex()), status,
+                          ValueRange{index(3)});
+  return *x;
+}
+
 FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
   Type element = elementOf(op->getResult(0));
+  if (auto check = dyn_cast<nv::CheckLabelsOp>(op))
+    return checkLabels(check, idx);
   auto operand = [&](unsigned i) -> FailureOr<Value> {
     Value x = op->getOperand(i);
     return eval(x, project(idx, shapeOf(x)));
@@ -336,6 +408,22 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
     return failure();
   }
   return r;
+}
+
+void KernelContext::raiseUnlessFinite(Value x, uint32_t bit) {
+  // |x| < inf is false for NaN and both infinities.
+  Value wide = body.widen(x);
+  Type t = wide.getType();
+  Value finite = arith::CmpFOp::create(
+      b, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, wide),
+      arith::ConstantOp::create(b, t, b.getFloatAttr(t, INFINITY)));
+  Value bad = arith::XOrIOp::create(
+      b, finite,
+      arith::ConstantOp::create(b, b.getI1Type(), b.getBoolAttr(true)));
+  auto ifBad = scf::IfOp::create(b, bad, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifBad.thenBlock());
+  body.raiseStatus(bit);
 }
 
 /// `buffer` as a 1-D memref (its static shape is contiguous).

@@ -493,6 +493,10 @@ mlir::nova::compileGPUKernels(ModuleOp module,
       k.grid[d] = uint32_t((*grid)[d]);
     }
     k.desc.params.assign(fn.getNumArguments(), {::nova::ParamKind::Buffer, 8});
+    for (unsigned a = 0; a < fn.getNumArguments(); ++a)
+      if (auto bits = fn.getArgAttrOfType<IntegerAttr>(a, kStatusBitsAttr))
+        k.desc.params[a] = {::nova::ParamKind::StatusWord, 8,
+                            uint32_t(bits.getInt())};
     KernelJob &job = jobs.emplace_back();
     job.module = gm;
     job.name = fn.getName().str();
@@ -622,4 +626,29 @@ mlir::nova::compileGPUKernels(ModuleOp module,
     return failure();
 
   return kernels;
+}
+
+size_t mlir::nova::bufferParams(const ::nova::KernelDesc &kernel) {
+  return llvm::count_if(kernel.params, [](const ::nova::ParamDesc &p) {
+    return p.kind == ::nova::ParamKind::Buffer;
+  });
+}
+
+FailureOr<std::vector<::nova::ArgDesc>>
+mlir::nova::bindArguments(const ::nova::KernelDesc &kernel,
+                          ArrayRef<uint64_t> bufferOffsets) {
+  if (bufferParams(kernel) != bufferOffsets.size())
+    return failure();
+  std::vector<::nova::ArgDesc> args;
+  size_t next = 0;
+  for (const ::nova::ParamDesc &p : kernel.params) {
+    ::nova::ArgDesc a;
+    a.kind = p.kind;
+    if (p.kind == ::nova::ParamKind::Buffer)
+      a.offset = bufferOffsets[next++];
+    else if (p.kind != ::nova::ParamKind::StatusWord)
+      return failure(); // scalars and TMA descriptors are not planned here
+    args.push_back(std::move(a));
+  }
+  return args;
 }

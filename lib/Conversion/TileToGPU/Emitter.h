@@ -15,6 +15,7 @@
 #ifndef NOVA_LIB_CONVERSION_TILETOGPU_EMITTER_H
 #define NOVA_LIB_CONVERSION_TILETOGPU_EMITTER_H
 
+#include "nova/Conversion/TileToGPU/CompileKernels.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 
@@ -135,6 +136,14 @@ public:
 
   Operation *unsupported = nullptr; // the first op no emitter lowers
 
+  /// The instance's status record (memref<4xi64>, see nova::StatusBit) in
+  /// kernels that check data or read the checks; null otherwise.
+  Value status;
+  /// Sets `bits` (nova::StatusBit) in word 0 of the status record.
+  void raiseStatus(uint32_t bits);
+  /// Whether any check has failed so far (word 0 is non-zero).
+  Value statusRaised();
+
 private:
   using Key = std::pair<Value, SmallVector<Value, 4>>;
   struct KeyLess {
@@ -149,6 +158,9 @@ private:
   };
   FailureOr<Value> compute(Value v, ValueRange idx);
   FailureOr<Value> elementwise(Operation *op, ValueRange idx);
+  /// check_labels at `idx`: the label, with the status raised when it is
+  /// neither a class nor the ignore_index.
+  FailureOr<Value> checkLabels(nv::CheckLabelsOp op, ValueRange idx);
   /// The element at `idx` of a concatenation, from part `part` on (which
   /// starts at `offset` along the axis).
   FailureOr<Value> concatenated(nv::ConcatOp concat, ValueRange idx,
@@ -174,6 +186,9 @@ struct KernelContext {
   ImplicitLocOpBuilder &b;
   BodyEmitter &body;
   SmallVector<Value> outputBuffers;
+  /// Scalar outputs checked to be finite (an entry's loss or gradient
+  /// norm): output index -> the nova::StatusBit raised when not.
+  DenseMap<unsigned, uint32_t> finiteChecks;
 
   Block &block() { return kernel.getBody().front(); }
   ValueRange outputs() { return block().getTerminator()->getOperands(); }
@@ -201,9 +216,13 @@ struct KernelContext {
     auto x = body.eval(outputs()[i], idx);
     if (failed(x))
       return unsupported();
+    if (auto check = finiteChecks.find(i); check != finiteChecks.end())
+      raiseUnlessFinite(*x, check->second);
     memref::StoreOp::create(b, *x, outputBuffers[i], idx);
     return success();
   }
+  /// Raises `bit` when the float `x` is NaN or infinite.
+  void raiseUnlessFinite(Value x, uint32_t bit);
   /// Runs `fn` inside `if (cond)`, in a fresh memo scope.
   template <typename Fn> LogicalResult ifThen(Value cond, Fn fn) {
     auto ifOp = scf::IfOp::create(b, cond, /*withElseRegion=*/false);

@@ -52,6 +52,11 @@ FailureOr<Geometry> emitOptimizer(KernelContext &k) {
 
   Value base = arith::AddIOp::create(
       b, arith::MulIOp::create(b, k.blockId(), body.index(tile)), k.threadId());
+  // A failed check earlier in the step (bad labels, a non-finite loss or
+  // gradient norm) skips the update, as PyTorch's GradScaler skips a step:
+  // every output gets its input back, so parameters and moments are
+  // unchanged whether or not the outputs share their inputs' memory.
+  Value skip = body.status ? body.statusRaised() : Value();
   Type f64 = b.getF64Type();
   auto c = [&](double x) {
     return arith::ConstantOp::create(b, f64, b.getF64FloatAttr(x));
@@ -107,6 +112,11 @@ FailureOr<Geometry> emitOptimizer(KernelContext &k) {
             Value denom = add(math::SqrtOp::create(b, div(vk, c2)), c(eps));
             Value pk =
                 sub(*p, mul(*lr, add(div(div(mk, c1), denom), mul(c(wd), *p))));
+            if (skip) {
+              pk = arith::SelectOp::create(b, skip, *p, pk);
+              mk = arith::SelectOp::create(b, skip, *m, mk);
+              vk = arith::SelectOp::create(b, skip, *v, vk);
+            }
             Type e = elementOf(adamw.getParam());
             body.setUniform(adamw.getNewParam(), body.convert(pk, e));
             body.setUniform(adamw.getNewM(), body.convert(mk, e));

@@ -10,6 +10,10 @@
 #include "Emitter.h"
 
 #include "nova/Conversion/Passes.h"
+#include "nova/Dialect/Nova/IR/NovaDialect.h"
+#include "nova/Dialect/NovaMem/IR/NovaMem.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::nova {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
@@ -30,7 +34,59 @@ MemRefType bufferType(Type tensor) {
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
-LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
+/// Kernel -> output index -> the StatusBit raised when that scalar output
+/// is not finite.
+using FiniteChecks = std::map<std::string, DenseMap<unsigned, uint32_t>>;
+
+/// The scalar float results of planned entries that the runtime checks: the
+/// one named "loss" (non-finite loss) and "grad_norm" (the global norm of
+/// every gradient that clip-norm computes: non-finite when any gradient
+/// is). The kernel that writes the result checks it.
+FiniteChecks findFiniteChecks(ModuleOp module) {
+  FiniteChecks checks;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (fn.isExternal())
+      continue;
+    DenseMap<Value, std::pair<nova_mem::LaunchOp, unsigned>> writer;
+    fn.walk([&](nova_mem::LaunchOp launch) {
+      for (auto [i, out] : llvm::enumerate(launch.getOutputs()))
+        writer[out] = {launch, unsigned(i)};
+    });
+    auto ret = dyn_cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+    if (!ret)
+      continue;
+    for (auto [j, value] : llvm::enumerate(ret.getOperands())) {
+      auto type = dyn_cast<RankedTensorType>(value.getType());
+      auto output = value.getDefiningOp<nova_mem::OutputOp>();
+      if (!type || type.getRank() != 0 ||
+          !isa<FloatType>(type.getElementType()) || !output)
+        continue;
+      std::string name = mlir::nova::resultName(fn, j);
+      uint32_t bit = name == "loss"        ? ::nova::NonFiniteLoss
+                     : name == "grad_norm" ? ::nova::NonFiniteGradients
+                                           : 0;
+      auto w = writer.find(output.getBuffer());
+      if (bit && w != writer.end())
+        checks[w->second.first.getKernel().str()][w->second.second] |= bit;
+    }
+  }
+  return checks;
+}
+
+/// Whether `kernel` needs the status record, and the bits it may set.
+std::optional<uint32_t>
+statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
+  uint32_t bits = 0;
+  for (auto [i, bit] : finite)
+    bits |= bit;
+  kernel.walk([&](nv::CheckLabelsOp) { bits |= ::nova::LabelsOutOfRange; });
+  if (bits || kernel.getFamily() == Family::optimizer)
+    return bits;
+  return std::nullopt;
+}
+
+LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
+                          const DenseMap<unsigned, uint32_t> &finite) {
   auto contract = computeContract(kernel);
   if (failed(contract))
     return failure();
@@ -64,9 +120,18 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
     params.push_back(bufferType(t));
   for (Type t : type.getResults())
     params.push_back(bufferType(t));
+  // The status record is the last parameter, marked with the bits the
+  // kernel may set (CompileKernels turns it into a StatusWord parameter).
+  std::optional<uint32_t> statusBits = statusBitsOf(kernel, finite);
+  if (statusBits)
+    params.push_back(
+        MemRefType::get({::nova::kStatusBytes / 8}, inner.getI64Type()));
   auto func = gpu::GPUFuncOp::create(inner, loc, name,
                                      inner.getFunctionType(params, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), inner.getUnitAttr());
+  if (statusBits)
+    func.setArgAttr(params.size() - 1, mlir::nova::kStatusBitsAttr,
+                    inner.getI32IntegerAttr(int32_t(*statusBits)));
   Block &entry = func.getBody().front();
   ImplicitLocOpBuilder b(loc, inner);
   b.setInsertionPointToStart(&entry);
@@ -78,6 +143,9 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
   KernelContext k{kernel, *contract, schedule, func, b, body, {}};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
+  k.finiteChecks = finite;
+  if (statusBits)
+    body.status = entry.getArguments().back();
   FailureOr<Geometry> geometry = failure();
   switch (kernel.getFamily()) {
   case Family::pointwise:
@@ -134,8 +202,10 @@ struct ConvertTileToGPUPass
     SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
     OpBuilder builder(module.getBodyRegion());
     builder.setInsertionPointToEnd(module.getBody());
+    FiniteChecks finite = findFiniteChecks(module);
     for (KernelOp kernel : kernels)
-      failedAny |= failed(lowerKernel(kernel, builder));
+      failedAny |= failed(
+          lowerKernel(kernel, builder, finite[kernel.getSymName().str()]));
     if (failedAny)
       return signalPassFailure();
     if (!kernels.empty())

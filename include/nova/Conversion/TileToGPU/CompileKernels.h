@@ -28,6 +28,21 @@
 
 namespace mlir::nova {
 
+/// The gpu.func argument attribute (an i32) that marks the kernel's status
+/// record parameter, a memref<4xi64>; its value is the nova::StatusBit set
+/// the kernel may raise (0: it only reads the record). It becomes a
+/// StatusWord parameter of the kernel.
+inline constexpr llvm::StringLiteral kStatusBitsAttr = "nova_gpu.status_bits";
+
+/// The launch arguments of `kernel` given the arena offsets of its buffers
+/// (inputs then outputs): the status word goes where its parameter is.
+/// Fails when the counts differ.
+FailureOr<std::vector<::nova::ArgDesc>>
+bindArguments(const ::nova::KernelDesc &kernel,
+              ArrayRef<uint64_t> bufferOffsets);
+/// The number of buffer parameters of `kernel`.
+size_t bufferParams(const ::nova::KernelDesc &kernel);
+
 struct GPUCompileOptions {
   std::string chip = "sm_90a";
   /// Empty: found on PATH, else /usr/local/cuda/bin/ptxas.
