@@ -3,6 +3,7 @@
 #include "nova/Runtime/Executable.h"
 #include "nova/Runtime/Executable_generated.h"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -36,6 +37,13 @@ Hash128 hashBytes(const std::string &bytes) {
 
 uint64_t TensorDesc::bytes() const {
   return uint64_t(numElements(shape)) * byteWidth(dtype);
+}
+
+uint64_t workspaceBytes(const ExecutableDesc &exe, const EntryDesc &entry) {
+  uint64_t bytes = 0;
+  for (const LaunchDesc &l : entry.launches)
+    bytes = std::max(bytes, exe.kernels[l.kernel].workspaceBytes);
+  return bytes;
 }
 
 const EntryDesc *ExecutableDesc::findEntry(const std::string &name) const {
@@ -115,7 +123,26 @@ bool checkExecutable(const ExecutableDesc &exe, std::string &error) {
       if (p.kind == ParamKind::Scalar && (p.size == 0 || p.size > 256))
         return c.fail(where, "scalar parameter of " + std::to_string(p.size) +
                                  " bytes");
+      if (p.kind == ParamKind::Workspace && p.size != 8)
+        return c.fail(where, "a workspace parameter is a pointer of 8 bytes");
     }
+    size_t workspaces =
+        std::count_if(kd.params.begin(), kd.params.end(), [](const auto &p) {
+          return p.kind == ParamKind::Workspace;
+        });
+    if (workspaces > 1)
+      return c.fail(where, "takes " + std::to_string(workspaces) +
+                               " workspace parameters (at most 1)");
+    if ((workspaces == 1) != (kd.workspaceBytes > 0))
+      return c.fail(where, workspaces ? "takes a workspace of 0 bytes"
+                                      : "declares " +
+                                            std::to_string(kd.workspaceBytes) +
+                                            " bytes of workspace but takes "
+                                            "no workspace parameter");
+    if (kd.workspaceBytes > (uint64_t(1) << 40))
+      return c.fail(where, "declares a workspace of " +
+                               std::to_string(kd.workspaceBytes) +
+                               " bytes (at most 2^40)");
   }
   std::set<std::string> entryNames;
   for (const EntryDesc &e : exe.entries) {
@@ -219,7 +246,7 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
     kernels.push_back(
         fb::CreateKernelDirect(b, k.name.c_str(), &hash, &images,
                                k.ptx.empty() ? nullptr : k.ptx.c_str(), &block,
-                               k.sharedMemory, &params));
+                               k.sharedMemory, &params, k.workspaceBytes));
   }
   std::vector<flatbuffers::Offset<fb::Entry>> entries;
   for (const EntryDesc &e : exe.entries) {
@@ -334,6 +361,7 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
             return bad("unknown parameter kind");
           kd.params.push_back({ParamKind(p->kind()), p->size()});
         }
+      kd.workspaceBytes = k->workspace_bytes();
       exe.kernels.push_back(std::move(kd));
     }
   auto tensors =
@@ -419,7 +447,10 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
   for (const KernelDesc &k : exe.kernels) {
     os << "kernel " << k.name << " hash " << k.hash.str() << " block ";
     dims(k.block);
-    os << " shared " << k.sharedMemory << " params " << k.params.size()
+    os << " shared " << k.sharedMemory << " params " << k.params.size();
+    if (k.workspaceBytes)
+      os << " workspace " << k.workspaceBytes;
+    os
        << " ptx " << k.ptx.size() << " bytes";
     for (const KernelImage &image : k.images)
       os << " cubin " << image.arch << " " << image.cubin.size() << " bytes";
@@ -447,6 +478,8 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
           os << " @" << a.offset;
         else if (a.kind == ParamKind::Scalar)
           os << " scalar(" << a.bytes.size() << " bytes)";
+        else if (a.kind == ParamKind::Workspace)
+          os << " workspace";
         else
           os << " tma@" << a.tma.offset;
       }

@@ -153,6 +153,23 @@ std::unique_ptr<Instance> Instance::create(Device &device,
                       "cuMemsetD8(arena)", error))
       return nullptr;
   }
+  inst->workspaceSize = nova::workspaceBytes(exe, *entry);
+  if (inst->workspaceSize) {
+    CUresult r = drv.cuMemAlloc(&inst->workspace, inst->workspaceSize);
+    if (r != CUDA_SUCCESS) {
+      size_t freeBytes = 0, total = 0;
+      drv.cuMemGetInfo(&freeBytes, &total);
+      error = "out of device memory: the workspace of entry '" + entryName +
+              "' needs " + mib(inst->workspaceSize) + ", " + mib(freeBytes) +
+              " of " + mib(total) + " are free (" + drv.describe(r) + ")";
+      return nullptr;
+    }
+    // Zero even when the arena is poisoned: the kernels' tickets count up
+    // from 0.
+    if (!device.check(drv.cuMemsetD8(inst->workspace, 0, inst->workspaceSize),
+                      "cuMemsetD8(workspace)", error))
+      return nullptr;
+  }
   CudaKernelLoader loader(device);
   // Arguments point into each launch's own storage, so fill them only once
   // the launch sits at its final address.
@@ -174,6 +191,9 @@ std::unique_ptr<Instance> Instance::create(Device &device,
         value.assign(reinterpret_cast<const char *>(&ptr), sizeof ptr);
       } else if (a.kind == ParamKind::Scalar) {
         value = a.bytes;
+      } else if (a.kind == ParamKind::Workspace) {
+        value.assign(reinterpret_cast<const char *>(&inst->workspace),
+                     sizeof inst->workspace);
       } else {
         if (!drv.cuTensorMapEncodeTiled) {
           error = "kernel '" + kd.name +
@@ -215,6 +235,8 @@ Instance::~Instance() {
     drv.cuGraphDestroy(graph);
   if (arena)
     drv.cuMemFree(arena);
+  if (workspace)
+    drv.cuMemFree(workspace);
 }
 
 bool Instance::copyIn(const TensorDesc &t, const HostTensor &value,

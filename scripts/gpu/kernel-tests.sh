@@ -16,7 +16,8 @@
 # built by "planned" goes the whole way from nova ops: nova-fuse,
 # convert-nova-to-tile, nova-configure, nova-outline-kernels,
 # nova-bufferize, nova-plan-memory, convert-tile-to-gpu, then
-# nova-translate --nova-to-executable (the planned arena). Tools come from
+# nova-translate --nova-to-executable (the planned arena); "pack-det" is
+# "pack" with convert-tile-to-gpu=deterministic=true. Tools come from
 # PATH or NOVA_BIN. SEED "now" is the time, as when it is left out.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,6 +32,18 @@ softmax        row-reduction.mlir     softmax         1e-6  1e-9  no   pack
 bias_grad      column-reduction.mlir  bias_grad       1e-6  1e-7  no   pack
 adamw          optimizer.mlir         adamw           1e-6  1e-9  yes  pack
 ln_xent        planned.mlir           ln_xent         1e-5  1e-6  no   planned
+rowsum_ln      rowsum.mlir            ln_backward     8e-3  1e-6  no   pack
+rowsum_xent    rowsum.mlir            xent            8e-3  1e-6  yes  pack
+rowsum_long    rowsum.mlir            long_rows       1e-6  1e-6  no   pack
+rowsum_many    rowsum.mlir            many_rows       1e-6  1e-6  no   pack
+gather_embed   gather.mlir            embed           0     0     yes  pack
+gather_bf16    gather.mlir            rows_bf16       0     0     yes  pack
+scatter_embed  scatter.mlir           embed_grad      1e-5  1e-6  yes  pack
+scatter_pos    scatter.mlir           pos_grad        8e-3  0     yes  pack
+scatter_hot    scatter.mlir           hot_rows        1e-4  1e-5  yes  pack
+scatter_embed_det scatter.mlir        embed_grad      0     0     yes  pack-det
+scatter_pos_det   scatter.mlir        pos_grad        0     0     yes  pack-det
+scatter_hot_det   scatter.mlir        hot_rows        0     0     yes  pack-det
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
@@ -56,8 +69,10 @@ prepare)
           --nova-bufferize --nova-plan-memory --convert-tile-to-gpu -o "$gpu" &&
         "$(bin nova-translate)" --nova-to-executable "$gpu" -o "$dir/$name.nvx"
     else
+      # pack-det: convert-tile-to-gpu without float atomics.
+      det=; [ "$build" = pack-det ] && det="=deterministic=true"
       "$(bin nova-opt)" "$inputs/$file" --nova-configure=target=h200 \
-          --nova-outline-kernels --convert-tile-to-gpu -o "$gpu" &&
+          --nova-outline-kernels "--convert-tile-to-gpu$det" -o "$gpu" &&
         "$(bin nova-gpu-pack)" "$gpu" --entry "$entry" -o "$dir/$name.nvx"
     fi
     if [ $? -ne 0 ]; then

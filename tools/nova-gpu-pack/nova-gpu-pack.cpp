@@ -193,6 +193,7 @@ int main(int argc, char **argv) {
         l.args.push_back(buffer(slot.lookup(v)));
       for (Value v : launch.getResults())
         l.args.push_back(buffer(place(v)));
+      mlir::nova::appendRuntimeArgs(exe.kernels[k->second], l);
       entry.launches.push_back(std::move(l));
     }
     entry.arenaSize = arena;

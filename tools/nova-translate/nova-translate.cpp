@@ -142,9 +142,9 @@ LogicalResult translateEntry(
     }
     const mlir::nova::CompiledKernel &k = found->second;
     size_t args = launch.getInputs().size() + launch.getOutputs().size();
-    if (args != k.desc.params.size())
+    if (args != mlir::nova::bufferParams(k.desc))
       return launch.emitError("nova-to-executable: kernel @")
-             << name << " takes " << k.desc.params.size()
+             << name << " takes " << mlir::nova::bufferParams(k.desc)
              << " buffers, the launch passes " << args;
     auto [index, added] = kernelIndex.try_emplace(name, exe.kernels.size());
     if (added)
@@ -159,6 +159,7 @@ LogicalResult translateEntry(
       a.offset = offsetOf(buffer);
       l.args.push_back(a);
     }
+    mlir::nova::appendRuntimeArgs(k.desc, l);
     entry.launches.push_back(std::move(l));
   }
   exe.entries.push_back(std::move(entry));

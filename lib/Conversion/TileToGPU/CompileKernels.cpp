@@ -86,6 +86,22 @@ assemble(const mlir::nova::GPUCompileOptions &o, const std::string &ptx,
   return std::nullopt;
 }
 
+size_t mlir::nova::bufferParams(const ::nova::KernelDesc &kernel) {
+  return llvm::count_if(kernel.params, [](const ::nova::ParamDesc &p) {
+    return p.kind == ::nova::ParamKind::Buffer;
+  });
+}
+
+void mlir::nova::appendRuntimeArgs(const ::nova::KernelDesc &kernel,
+                                   ::nova::LaunchDesc &launch) {
+  for (const ::nova::ParamDesc &p : kernel.params)
+    if (p.kind == ::nova::ParamKind::Workspace) {
+      ::nova::ArgDesc a;
+      a.kind = p.kind;
+      launch.args.push_back(a);
+    }
+}
+
 FailureOr<std::map<std::string, mlir::nova::CompiledKernel>>
 mlir::nova::compileGPUKernels(ModuleOp module,
                               const GPUCompileOptions &options) {
@@ -112,6 +128,15 @@ mlir::nova::compileGPUKernels(ModuleOp module,
       }
       k.desc.params.assign(fn.getNumArguments(),
                            {::nova::ParamKind::Buffer, 8});
+      if (auto bytes = fn->getAttrOfType<IntegerAttr>(kWorkspaceBytesAttr)) {
+        if (bytes.getInt() <= 0 || fn.getNumArguments() == 0)
+          return fn.emitError("gpu.func @")
+                 << fn.getName() << " declares " << bytes.getInt()
+                 << " bytes of workspace; a workspace is a positive size "
+                    "passed as the last argument";
+        k.desc.params.back().kind = ::nova::ParamKind::Workspace;
+        k.desc.workspaceBytes = uint64_t(bytes.getInt());
+      }
     }
   if (kernels.empty())
     return kernels;

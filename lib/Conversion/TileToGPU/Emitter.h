@@ -174,6 +174,8 @@ struct KernelContext {
   ImplicitLocOpBuilder &b;
   BodyEmitter &body;
   SmallVector<Value> outputBuffers;
+  /// No float atomics: every float sum in a fixed order.
+  bool deterministic = false;
 
   Block &block() { return kernel.getBody().front(); }
   ValueRange outputs() { return block().getTerminator()->getOperands(); }
@@ -195,6 +197,15 @@ struct KernelContext {
       d << " with more than one distinct value";
     d << " is not lowered to the GPU yet";
     return d;
+  }
+  /// A workspace of `bytes` zeroed bytes (the runtime's, shared by the
+  /// launches, which leave it zeroed) as the function's last argument.
+  Value addWorkspace(int64_t bytes);
+  /// `workspace` bytes [offset, ...) as a memref of `shape` x `element`.
+  Value workspaceView(Value workspace, int64_t offset, ArrayRef<int64_t> shape,
+                      Type element) {
+    return memref::ViewOp::create(b, MemRefType::get(shape, element),
+                                  workspace, body.index(offset), ValueRange{});
   }
   /// Stores `v`'s value at `idx` into output `i`.
   LogicalResult store(unsigned i, ValueRange idx) {
@@ -238,6 +249,8 @@ FailureOr<Geometry> emitPointwise(KernelContext &k);
 FailureOr<Geometry> emitRowReduction(KernelContext &k);
 FailureOr<Geometry> emitColumnReduction(KernelContext &k);
 FailureOr<Geometry> emitOptimizer(KernelContext &k);
+FailureOr<Geometry> emitGather(KernelContext &k);
+FailureOr<Geometry> emitScatterAdd(KernelContext &k);
 
 /// How partial results of one nova.reduce combine: float sums in f64 (the
 /// interpreter's accumulator), max/min in the element's arithmetic type.

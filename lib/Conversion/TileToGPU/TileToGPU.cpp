@@ -10,6 +10,9 @@
 #include "Emitter.h"
 
 #include "nova/Conversion/Passes.h"
+#include "nova/Conversion/TileToGPU/CompileKernels.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 namespace mlir::nova {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
@@ -30,7 +33,8 @@ MemRefType bufferType(Type tensor) {
   return MemRefType::get(t.getShape(), t.getElementType());
 }
 
-LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
+LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
+                          bool deterministic) {
   auto contract = computeContract(kernel);
   if (failed(contract))
     return failure();
@@ -47,6 +51,8 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
   case Family::row_reduction:
   case Family::column_reduction:
   case Family::optimizer:
+  case Family::gather:
+  case Family::scatter_add:
     break;
   default:
     return where() << "the " << stringifyFamily(kernel.getFamily())
@@ -72,7 +78,7 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
   for (BlockArgument arg : kernelBlock.getArguments())
     body.bindInput(arg, entry.getArgument(arg.getArgNumber()));
 
-  KernelContext k{kernel, *contract, schedule, func, b, body, {}};
+  KernelContext k{kernel, *contract, schedule, func, b, body, {}, deterministic};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
   FailureOr<Geometry> geometry = failure();
@@ -88,6 +94,12 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
     break;
   case Family::optimizer:
     geometry = emitOptimizer(k);
+    break;
+  case Family::gather:
+    geometry = emitGather(k);
+    break;
+  case Family::scatter_add:
+    geometry = emitScatterAdd(k);
     break;
   default:
     break;
@@ -111,6 +123,7 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder) {
 
 struct ConvertTileToGPUPass
     : public mlir::nova::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
+  using ConvertTileToGPUBase::ConvertTileToGPUBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool failedAny = false;
@@ -123,7 +136,7 @@ struct ConvertTileToGPUPass
     OpBuilder builder(module.getBodyRegion());
     builder.setInsertionPointToEnd(module.getBody());
     for (KernelOp kernel : kernels)
-      failedAny |= failed(lowerKernel(kernel, builder));
+      failedAny |= failed(lowerKernel(kernel, builder, deterministic));
     if (failedAny)
       return signalPassFailure();
     if (!kernels.empty())
@@ -133,3 +146,11 @@ struct ConvertTileToGPUPass
 };
 
 } // namespace
+
+Value mlir::nova::tile_to_gpu::KernelContext::addWorkspace(int64_t bytes) {
+  unsigned index = func.getNumArguments();
+  auto type = MemRefType::get({bytes}, b.getI8Type());
+  (void)func.insertArgument(index, type, {}, b.getLoc());
+  func->setAttr(mlir::nova::kWorkspaceBytesAttr, b.getI64IntegerAttr(bytes));
+  return func.getArgument(index);
+}

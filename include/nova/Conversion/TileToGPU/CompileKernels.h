@@ -35,10 +35,21 @@ struct GPUCompileOptions {
 /// Fills the empty toolchain paths of `options` with their defaults.
 void resolveToolchain(GPUCompileOptions &options);
 
+/// On a gpu.func: the bytes of zeroed workspace it needs, passed as its
+/// last argument (an i8 memref of that size).
+constexpr const char *kWorkspaceBytesAttr = "nova_gpu.workspace_bytes";
+
 struct CompiledKernel {
   ::nova::KernelDesc desc;        // code, block, parameters
   std::array<uint32_t, 3> grid{}; // every launch of the kernel uses it
 };
+
+/// The kernel's leading buffer parameters (one per tensor a launch passes).
+size_t bufferParams(const ::nova::KernelDesc &kernel);
+/// Appends to `launch` (which passes the buffers) the arguments the runtime
+/// supplies: the workspace.
+void appendRuntimeArgs(const ::nova::KernelDesc &kernel,
+                       ::nova::LaunchDesc &launch);
 
 /// Compiles every gpu.module of `module` (replacing it by a gpu.binary) and
 /// returns the kernels by kernel symbol (the gpu.func's name). Errors are
