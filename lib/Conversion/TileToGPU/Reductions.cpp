@@ -181,10 +181,6 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   // last block combines at most kMaxAcrossBlocks partials per sum.
   int64_t grid =
       across.empty() ? batches : std::min<int64_t>(batches, kMaxAcrossBlocks);
-  if (!across.empty() && threads % 32 != 0)
-    return k.fail("sums across the rows need whole warps; the schedule "
-                  "gives " +
-                  Twine(threads) + " threads");
   Value partials;
   if (warpsPerRow > 1) {
     partials = func.addWorkgroupAttribution(

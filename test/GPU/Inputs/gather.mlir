@@ -2,23 +2,23 @@
 // batch x sequence, 16-byte row loads) with an elementwise epilogue that
 // adds the positional rows gathered by another kernel, and bf16 rows of an
 // odd width (scalar accesses).
-func.func @embed(%wte: tensor<50257x96xf32>, %tokens: tensor<3x257xi32>,
-                 %pos: tensor<257xi64>, %wpe: tensor<300x96xf32>)
-    -> (tensor<3x257x96xf32>, tensor<257x96xf32>) {
+func.func @embed(%wte: tensor<50257x32xf32>, %tokens: tensor<3x257xi32>,
+                 %pos: tensor<257xi64>, %wpe: tensor<300x32xf32>)
+    -> (tensor<3x257x32xf32>, tensor<257x32xf32>) {
   %p = nova_tile.fusion gather (%wpe, %pos)
-      : (tensor<300x96xf32>, tensor<257xi64>) -> tensor<257x96xf32> {
-  ^bb0(%t: tensor<300x96xf32>, %i: tensor<257xi64>):
-    %g = nova.gather %t[%i] axis 0 : tensor<300x96xf32>, tensor<257xi64> -> tensor<257x96xf32>
-    nova_tile.yield %g : tensor<257x96xf32>
+      : (tensor<300x32xf32>, tensor<257xi64>) -> tensor<257x32xf32> {
+  ^bb0(%t: tensor<300x32xf32>, %i: tensor<257xi64>):
+    %g = nova.gather %t[%i] axis 0 : tensor<300x32xf32>, tensor<257xi64> -> tensor<257x32xf32>
+    nova_tile.yield %g : tensor<257x32xf32>
   }
   %e = nova_tile.fusion gather (%wte, %tokens, %p)
-      : (tensor<50257x96xf32>, tensor<3x257xi32>, tensor<257x96xf32>) -> tensor<3x257x96xf32> {
-  ^bb0(%t: tensor<50257x96xf32>, %i: tensor<3x257xi32>, %q: tensor<257x96xf32>):
-    %g = nova.gather %t[%i] axis 0 : tensor<50257x96xf32>, tensor<3x257xi32> -> tensor<3x257x96xf32>
-    %s = nova.add %g, %q : tensor<3x257x96xf32>, tensor<257x96xf32>
-    nova_tile.yield %s : tensor<3x257x96xf32>
+      : (tensor<50257x32xf32>, tensor<3x257xi32>, tensor<257x32xf32>) -> tensor<3x257x32xf32> {
+  ^bb0(%t: tensor<50257x32xf32>, %i: tensor<3x257xi32>, %q: tensor<257x32xf32>):
+    %g = nova.gather %t[%i] axis 0 : tensor<50257x32xf32>, tensor<3x257xi32> -> tensor<3x257x32xf32>
+    %s = nova.add %g, %q : tensor<3x257x32xf32>, tensor<257x32xf32>
+    nova_tile.yield %s : tensor<3x257x32xf32>
   }
-  return %e, %p : tensor<3x257x96xf32>, tensor<257x96xf32>
+  return %e, %p : tensor<3x257x32xf32>, tensor<257x32xf32>
 }
 
 func.func @rows_bf16(%table: tensor<1000x37xbf16>, %idx: tensor<5x111xi32>)

@@ -123,3 +123,26 @@ func.func @many_rows(%x: tensor<4099x100xf32>, %y: tensor<4099x100xf32>)
   }
   return %r#0, %r#1, %r#2, %r#3, %r#4 : tensor<4099x1xf32>, tensor<100xf32>, tensor<f32>, tensor<1x1xf32>, tensor<4099x100xf32>
 }
+
+// Two such kernels in a row share the instance's workspace: the second one
+// finds the ticket at 0 only if the first one reset it (as a CUDA-graph
+// replay of either needs).
+func.func @chained(%x: tensor<300x500xf32>)
+    -> (tensor<500xf32>, tensor<f32>, tensor<300x1xf32>) {
+  %a:2 = nova_tile.fusion row_reduction (%x)
+      : (tensor<300x500xf32>) -> (tensor<500xf32>, tensor<300x500xf32>) {
+  ^bb0(%xa: tensor<300x500xf32>):
+    %m = nova.reduce max %xa dims [1] keep_dims : tensor<300x500xf32> -> tensor<300x1xf32>
+    %d = nova.sub %xa, %m : tensor<300x500xf32>, tensor<300x1xf32>
+    %c = nova.reduce sum %xa dims [0] : tensor<300x500xf32> -> tensor<500xf32>
+    nova_tile.yield %c, %d : tensor<500xf32>, tensor<300x500xf32>
+  }
+  %b:2 = nova_tile.fusion row_reduction (%a#1)
+      : (tensor<300x500xf32>) -> (tensor<f32>, tensor<300x1xf32>) {
+  ^bb0(%da: tensor<300x500xf32>):
+    %s = nova.reduce sum %da dims [1] keep_dims : tensor<300x500xf32> -> tensor<300x1xf32>
+    %t = nova.reduce sum %da dims [0, 1] : tensor<300x500xf32> -> tensor<f32>
+    nova_tile.yield %t, %s : tensor<f32>, tensor<300x1xf32>
+  }
+  return %a#0, %b#0, %b#1 : tensor<500xf32>, tensor<f32>, tensor<300x1xf32>
+}

@@ -4,16 +4,16 @@
 // updates, and positional rows of a small table where every row is hit
 // from every batch. Compiled once with shared-memory float atomics and
 // once with deterministic=true (adds in index order).
-func.func @embed_grad(%demb: tensor<3x257x96xf32>, %tokens: tensor<3x257xi32>,
-                      %scale: tensor<f32>) -> tensor<50257x96xf32> {
+func.func @embed_grad(%demb: tensor<3x257x32xf32>, %tokens: tensor<3x257xi32>,
+                      %scale: tensor<f32>) -> tensor<50257x32xf32> {
   %r = nova_tile.fusion scatter_add (%demb, %tokens, %scale)
-      : (tensor<3x257x96xf32>, tensor<3x257xi32>, tensor<f32>) -> tensor<50257x96xf32> {
-  ^bb0(%u: tensor<3x257x96xf32>, %i: tensor<3x257xi32>, %s: tensor<f32>):
-    %m = nova.mul %u, %s : tensor<3x257x96xf32>, tensor<f32>
-    %g = nova.scatter_add %m[%i] axis 0 : tensor<3x257x96xf32>, tensor<3x257xi32> -> tensor<50257x96xf32>
-    nova_tile.yield %g : tensor<50257x96xf32>
+      : (tensor<3x257x32xf32>, tensor<3x257xi32>, tensor<f32>) -> tensor<50257x32xf32> {
+  ^bb0(%u: tensor<3x257x32xf32>, %i: tensor<3x257xi32>, %s: tensor<f32>):
+    %m = nova.mul %u, %s : tensor<3x257x32xf32>, tensor<f32>
+    %g = nova.scatter_add %m[%i] axis 0 : tensor<3x257x32xf32>, tensor<3x257xi32> -> tensor<50257x32xf32>
+    nova_tile.yield %g : tensor<50257x32xf32>
   }
-  return %r : tensor<50257x96xf32>
+  return %r : tensor<50257x32xf32>
 }
 
 func.func @pos_grad(%demb: tensor<4x300x37xbf16>, %pos: tensor<4x300xi64>)
