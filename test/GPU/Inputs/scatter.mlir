@@ -2,8 +2,12 @@
 // of a GPT-2 sized vocabulary (most rows get nothing and must be written
 // as zeros, a few get many updates), with an elementwise prologue on the
 // updates, and positional rows of a small table where every row is hit
-// from every batch. Compiled once with shared-memory float atomics and
-// once with deterministic=true (adds in index order).
+// from every batch, and 4000 updates into 7 rows (about 570 per row).
+// Compiled once with shared-memory float atomics (f32 sums in an order that
+// changes from run to run: on the hot rows, where the sums cancel to small
+// values, 5e-5 absolute error was seen on the H200) and once with
+// deterministic=true (f64 adds in index order: the interpreter's result
+// exactly, the same bits every run).
 func.func @embed_grad(%demb: tensor<3x257x32xf32>, %tokens: tensor<3x257xi32>,
                       %scale: tensor<f32>) -> tensor<50257x32xf32> {
   %r = nova_tile.fusion scatter_add (%demb, %tokens, %scale)
