@@ -450,8 +450,7 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
     os << " shared " << k.sharedMemory << " params " << k.params.size();
     if (k.workspaceBytes)
       os << " workspace " << k.workspaceBytes;
-    os
-       << " ptx " << k.ptx.size() << " bytes";
+    os << " ptx " << k.ptx.size() << " bytes";
     for (const KernelImage &image : k.images)
       os << " cubin " << image.arch << " " << image.cubin.size() << " bytes";
     os << "\n";

@@ -204,8 +204,8 @@ struct KernelContext {
   /// `workspace` bytes [offset, ...) as a memref of `shape` x `element`.
   Value workspaceView(Value workspace, int64_t offset, ArrayRef<int64_t> shape,
                       Type element) {
-    return memref::ViewOp::create(b, MemRefType::get(shape, element),
-                                  workspace, body.index(offset), ValueRange{});
+    return memref::ViewOp::create(b, MemRefType::get(shape, element), workspace,
+                                  body.index(offset), ValueRange{});
   }
   /// Stores `v`'s value at `idx` into output `i`.
   LogicalResult store(unsigned i, ValueRange idx) {

@@ -1,5 +1,4 @@
-//===- Gather.cpp - the gather and scatter_add families
-//---------------------===//
+//===- Gather.cpp - the gather and scatter_add families -------------------===//
 //
 // gather reads whole table rows at the indices (embedding lookup), 16 bytes
 // per access where the rows allow it, and runs the elementwise epilogue on
@@ -20,8 +19,8 @@
 
 #include "Emitter.h"
 
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -120,9 +119,9 @@ FailureOr<Geometry> emitGather(KernelContext &k) {
         SmallVector<Value> lanes;
         if (vec > 1) {
           auto type = VectorType::get({vec}, element);
-          Value loaded = vector::LoadOp::create(
-              b, type, flatTable, ValueRange{at}, /*nontemporal=*/false,
-              alignment(element));
+          Value loaded =
+              vector::LoadOp::create(b, type, flatTable, ValueRange{at},
+                                     /*nontemporal=*/false, alignment(element));
           for (int64_t l = 0; l < vec; ++l)
             lanes.push_back(vector::ExtractOp::create(b, loaded, l));
         } else {
@@ -193,8 +192,8 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
   // shared memory.
   constexpr int64_t kTileBytes = 32 * 1024;
   int64_t tileCols = std::min<int64_t>(width, kTileBytes / accBytes);
-  int64_t tileRows = std::clamp<int64_t>(
-      kTileBytes / (tileCols * accBytes), 1, std::min<int64_t>(outRows, 64));
+  int64_t tileRows = std::clamp<int64_t>(kTileBytes / (tileCols * accBytes), 1,
+                                         std::min<int64_t>(outRows, 64));
   int64_t colTiles = (width + tileCols - 1) / tileCols;
   int64_t rowTiles = (outRows + tileRows - 1) / tileRows;
   if (rowTiles * colTiles > std::numeric_limits<int32_t>::max())
@@ -218,12 +217,12 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
   Value colBase = arith::MulIOp::create(
       b, arith::RemUIOp::create(b, block, body.index(colTiles)),
       body.index(tileCols));
-  Value zeroAcc = isFloat ? arith::ConstantOp::create(
-                                b, accType, b.getFloatAttr(accType, 0.0))
-                                .getResult()
-                          : arith::ConstantOp::create(
-                                b, accType, b.getIntegerAttr(accType, 0))
-                                .getResult();
+  Value zeroAcc =
+      isFloat
+          ? arith::ConstantOp::create(b, accType, b.getFloatAttr(accType, 0.0))
+                .getResult()
+          : arith::ConstantOp::create(b, accType, b.getIntegerAttr(accType, 0))
+                .getResult();
   auto toI32 = [&](Value x) {
     return arith::IndexCastOp::create(b, b.getI32Type(), x);
   };
@@ -269,24 +268,24 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
             NVVM::VoteSyncKindAttr::get(b.getContext(),
                                         NVVM::VoteSyncKind::ballot));
         Value lower = NVVM::LaneMaskLtOp::create(b, b.getI32Type());
-        Value before = LLVM::CtPopOp::create(
-            b, arith::AndIOp::create(b, ballot, lower));
-        (void)k.ifThen(
-            arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
-                                  body.index(0)),
-            [&] {
-              memref::StoreOp::create(b, LLVM::CtPopOp::create(b, ballot),
-                                      warpCounts, ValueRange{warp});
-              return success();
-            });
+        Value before =
+            LLVM::CtPopOp::create(b, arith::AndIOp::create(b, ballot, lower));
+        (void)k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
+                                             body.index(0)),
+                       [&] {
+                         memref::StoreOp::create(
+                             b, LLVM::CtPopOp::create(b, ballot), warpCounts,
+                             ValueRange{warp});
+                         return success();
+                       });
         gpu::BarrierOp::create(b);
         Value offset = arith::ConstantOp::create(b, b.getI32IntegerAttr(0));
         Value total = offset;
         for (int64_t w = 0; w < threads / 32; ++w) {
-          Value n = memref::LoadOp::create(b, warpCounts,
-                                           ValueRange{body.index(w)});
-          Value isEarlier = arith::CmpIOp::create(
-              b, arith::CmpIPredicate::ult, body.index(w), warp);
+          Value n =
+              memref::LoadOp::create(b, warpCounts, ValueRange{body.index(w)});
+          Value isEarlier = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                                  body.index(w), warp);
           offset = arith::SelectOp::create(
               b, isEarlier, arith::AddIOp::create(b, offset, n), offset);
           total = arith::AddIOp::create(b, total, n);
@@ -308,44 +307,42 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
               tid, body.index(tileCols), body.index(threads),
               [&](Value c) -> LogicalResult {
                 Value col = arith::AddIOp::create(b, colBase, c);
-                return k.ifThen(
-                    below(k, col, width), [&]() -> LogicalResult {
-                      return k.loop(
-                          body.index(0), matched, body.index(1),
-                          [&](Value m) -> LogicalResult {
-                            Value mj = toIndex(memref::LoadOp::create(
-                                b, matches, ValueRange{m}));
-                            Value r = toIndex(memref::LoadOp::create(
-                                b, matchRow, ValueRange{m}));
-                            auto x = update(mj, col);
-                            if (failed(x))
-                              return k.unsupported();
-                            Value at = arith::AddIOp::create(
-                                b, arith::MulIOp::create(
-                                       b, r, body.index(tileCols)),
-                                       c);
-                            Value sum =
-                                isFloat ? arith::AddFOp::create(
-                                              b, memref::LoadOp::create(
-                                                     b, acc, ValueRange{at}),
-                                              *x)
-                                              .getResult()
-                                        : arith::AddIOp::create(
-                                              b, memref::LoadOp::create(
-                                                     b, acc, ValueRange{at}),
-                                              *x)
-                                              .getResult();
-                            memref::StoreOp::create(b, sum, acc,
-                                                    ValueRange{at});
-                            return success();
-                          });
-                    });
+                return k.ifThen(below(k, col, width), [&]() -> LogicalResult {
+                  return k.loop(
+                      body.index(0), matched, body.index(1),
+                      [&](Value m) -> LogicalResult {
+                        Value mj = toIndex(
+                            memref::LoadOp::create(b, matches, ValueRange{m}));
+                        Value r = toIndex(
+                            memref::LoadOp::create(b, matchRow, ValueRange{m}));
+                        auto x = update(mj, col);
+                        if (failed(x))
+                          return k.unsupported();
+                        Value at = arith::AddIOp::create(
+                            b,
+                            arith::MulIOp::create(b, r, body.index(tileCols)),
+                            c);
+                        Value sum = isFloat ? arith::AddFOp::create(
+                                                  b,
+                                                  memref::LoadOp::create(
+                                                      b, acc, ValueRange{at}),
+                                                  *x)
+                                                  .getResult()
+                                            : arith::AddIOp::create(
+                                                  b,
+                                                  memref::LoadOp::create(
+                                                      b, acc, ValueRange{at}),
+                                                  *x)
+                                                  .getResult();
+                        memref::StoreOp::create(b, sum, acc, ValueRange{at});
+                        return success();
+                      });
+                });
               });
         } else {
           // (match, column) pairs over all threads; a row that many
           // indices name gets its adds in parallel.
-          Value pairs =
-              arith::MulIOp::create(b, matched, body.index(tileCols));
+          Value pairs = arith::MulIOp::create(b, matched, body.index(tileCols));
           added = k.loop(
               tid, pairs, body.index(threads), [&](Value p) -> LogicalResult {
                 Value m = arith::DivUIOp::create(b, p, body.index(tileCols));
@@ -361,11 +358,11 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
                     return k.unsupported();
                   Value at = arith::AddIOp::create(
                       b, arith::MulIOp::create(b, r, body.index(tileCols)), c);
-                  memref::AtomicRMWOp::create(
-                      b,
-                      isFloat ? arith::AtomicRMWKind::addf
-                              : arith::AtomicRMWKind::addi,
-                      *x, acc, ValueRange{at});
+                  memref::AtomicRMWOp::create(b,
+                                              isFloat
+                                                  ? arith::AtomicRMWKind::addf
+                                                  : arith::AtomicRMWKind::addi,
+                                              *x, acc, ValueRange{at});
                   return success();
                 });
               });
@@ -383,8 +380,8 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
                 Value c = arith::RemUIOp::create(b, e, body.index(tileCols));
                 Value row = arith::AddIOp::create(b, rowBase, r);
                 Value col = arith::AddIOp::create(b, colBase, c);
-                Value inside = arith::AndIOp::create(
-                    b, below(k, row, outRows), below(k, col, width));
+                Value inside = arith::AndIOp::create(b, below(k, row, outRows),
+                                                     below(k, col, width));
                 return k.ifThen(inside, [&] {
                   Value sum = memref::LoadOp::create(b, acc, ValueRange{e});
                   SmallVector<Value> idx{row};

@@ -94,8 +94,8 @@ private:
     nv::ReduceOp reduce;
     Combiner comb;
     bool perColumn;
-    unsigned output;       // the kernel output that yields it
-    int64_t offset;        // of its per-block partials in the workspace
+    unsigned output; // the kernel output that yields it
+    int64_t offset;  // of its per-block partials in the workspace
   };
   /// Writes each block's partials of `across` (`acc`: per column sum its
   /// thread's slots, per total its thread's share) and lets the last block
@@ -111,7 +111,7 @@ private:
   }
   /// Orders this thread's global writes before its later ones for the
   /// whole device (membar.gl).
-  void nvvm_fence() { NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU); }
+  void fenceDevice() { NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU); }
 
   KernelContext &k;
   ImplicitLocOpBuilder &b;
@@ -155,9 +155,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         a.output = i;
     across.push_back(a);
   }
-  bool columnSums = llvm::any_of(across, [](const Across &a) {
-    return a.perColumn;
-  });
+  bool columnSums =
+      llvm::any_of(across, [](const Across &a) { return a.perColumn; });
 
   int64_t threads = k.schedule.getThreads();
   // A power-of-two group of threads per row: a warp or less shuffles only,
@@ -192,8 +191,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   int64_t workspaceBytes = kPartialsOffset;
   for (Across &a : across) {
     a.offset = workspaceBytes;
-    int64_t bytes = grid * (a.perColumn ? cols : 1) *
-                    std::max<int64_t>(1, a.comb.accType.getIntOrFloatBitWidth() / 8);
+    int64_t bytes =
+        grid * (a.perColumn ? cols : 1) *
+        std::max<int64_t>(1, a.comb.accType.getIntOrFloatBitWidth() / 8);
     workspaceBytes += llvm::alignTo(bytes, kPartialsAlign);
   }
   if (!across.empty())
@@ -341,14 +341,15 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       // A total of a per-row value counts each row once (lane 0), of a
       // single element once (row 0).
       Value once = product(shape) == 1
-                       ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                               row, body.index(0))
+                       ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, row,
+                                               body.index(0))
                        : valid;
       once = arith::AndIOp::create(
           b, once,
           arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
                                 body.index(0)));
-      auto x = body.eval(input, pointIndex(input, full, leadIdx, body.index(0)));
+      auto x =
+          body.eval(input, pointIndex(input, full, leadIdx, body.index(0)));
       if (failed(x))
         return k.unsupported();
       fold(a, once, *x);
@@ -389,8 +390,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
 
 LogicalResult ReductionEmitter::combineAcrossBlocks(
     gpu::GPUFuncOp func, ArrayRef<Across> across, ArrayRef<Value> acc,
-    Value workspace, int64_t grid, int64_t threads, int64_t cols,
-    int64_t slots, int64_t group) {
+    Value workspace, int64_t grid, int64_t threads, int64_t cols, int64_t slots,
+    int64_t group) {
   Value tid = k.threadId();
   Value block = k.blockId();
   Value lane = arith::RemUIOp::create(b, tid, body.index(group));
@@ -409,8 +410,7 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
   for (const Across &a : across) {
     Type accType = a.comb.accType;
     int64_t width = a.perColumn ? cols : 1;
-    Value part =
-        k.workspaceView(workspace, a.offset, {grid, width}, accType);
+    Value part = k.workspaceView(workspace, a.offset, {grid, width}, accType);
     if (a.perColumn) {
       for (int64_t j = 0; j < slots; ++j, ++next) {
         Value col = arith::AddIOp::create(b, lane, body.index(j * group));
@@ -446,15 +446,15 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
 
   // 2. The ticket: the block that draws grid - 1 is the last to finish and
   // sees every partial (each block fences its writes before drawing).
-  nvvm_fence();
+  fenceDevice();
   gpu::BarrierOp::create(b);
   Value counter = k.workspaceView(workspace, 0, {1}, b.getI32Type());
   Value lastFlag = func.addWorkgroupAttribution(
       MemRefType::get({1}, b.getI32Type(), AffineMap(), shared()), b.getLoc());
   (void)k.ifThen(isThread0, [&] {
     Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
-    Value ticket = memref::AtomicRMWOp::create(
-        b, arith::AtomicRMWKind::addi, one, counter, ValueRange{zero});
+    Value ticket = memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi,
+                                               one, counter, ValueRange{zero});
     Value last = arith::ExtUIOp::create(
         b, b.getI32Type(),
         arith::CmpIOp::create(
@@ -472,7 +472,7 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
   // 3. The last block folds the partials in block order, writes the
   // results and resets the ticket for the next launch (or graph replay).
   return k.ifThen(isLast, [&]() -> LogicalResult {
-    nvvm_fence();
+    fenceDevice();
     for (const Across &a : across) {
       int64_t width = a.perColumn ? cols : 1;
       Value part =
@@ -480,9 +480,9 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
       Value result = nv::ReduceOp(a.reduce).getResult();
       ArrayRef<int64_t> shape = shapeOf(result);
       auto foldColumn = [&](Value col) -> LogicalResult {
-        auto forOp = scf::ForOp::create(b, zero, body.index(grid),
-                                        body.index(1),
-                                        ValueRange{a.comb.identity(b, b.getLoc())});
+        auto forOp =
+            scf::ForOp::create(b, zero, body.index(grid), body.index(1),
+                               ValueRange{a.comb.identity(b, b.getLoc())});
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(forOp.getBody());

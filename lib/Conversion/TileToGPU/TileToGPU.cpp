@@ -78,7 +78,8 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   for (BlockArgument arg : kernelBlock.getArguments())
     body.bindInput(arg, entry.getArgument(arg.getArgNumber()));
 
-  KernelContext k{kernel, *contract, schedule, func, b, body, {}, deterministic};
+  KernelContext k{kernel, *contract, schedule, func,
+                  b,      body,      {},       deterministic};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
   FailureOr<Geometry> geometry = failure();
