@@ -57,13 +57,14 @@ def read_safetensors(path):
 
 def write_safetensors(path, tensors):
     header, blobs, offset = {}, [], 0
+    codes = {v[0]: k for k, v in DTYPES.items()}
     for name, t in tensors.items():
-        code = {v[0]: (k, v[1]) for k, v in DTYPES.items()}[t.dtype]
+        code = codes[t.dtype]
+        t = t.detach().contiguous().cpu()
         if t.dtype == torch.bfloat16:
             t = t.view(torch.int16)
-        blob = struct.pack("<%d%s" % (t.numel(), code[1]),
-                           *t.flatten().tolist())
-        header[name] = {"dtype": code[0], "shape": list(t.shape),
+        blob = t.numpy().tobytes()  # little-endian, as safetensors wants
+        header[name] = {"dtype": code, "shape": list(t.shape),
                         "data_offsets": [offset, offset + len(blob)]}
         blobs.append(blob)
         offset += len(blob)
@@ -95,7 +96,7 @@ def gpt2_loss(P, tokens, targets, cfg, compute="f32"):
         return y + b.to(y.dtype)
 
     x = P["wte"][tokens.long()] + P["wpe"][:T]
-    causal = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    causal = torch.tril(torch.ones(T, T, dtype=torch.bool, device=tokens.device))
     for layer in range(cfg.layers):
         h = "h.%d." % layer
         a = F.layer_norm(x, (C,), P[h + "ln_1.weight"], P[h + "ln_1.bias"], 1e-5)

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -33,6 +35,8 @@ inline void registerAllDialects(DialectRegistry &registry) {
       arith::ArithDialect,
       func::FuncDialect,
       gpu::GPUDialect,
+      LLVM::LLVMDialect,
+      NVVM::NVVMDialect,
       math::MathDialect,
       memref::MemRefDialect,
       scf::SCFDialect,

@@ -102,7 +102,8 @@ void raiseMax(double &m, double x) {
 
 bool compareNamed(const std::vector<std::string> &names,
                   const std::vector<HostTensor> &results,
-                  const std::string &file, double rtol, double atol) {
+                  const std::string &file, double rtol, double atol,
+                  double normRtol) {
   NamedTensors expected;
   std::string error;
   if (!readSafetensors(file, expected, error)) {
@@ -128,7 +129,7 @@ bool compareNamed(const std::vector<std::string> &names,
       ok = false;
       continue;
     }
-    double maxAbs = 0, maxRel = 0;
+    double maxAbs = 0, maxRel = 0, diff2 = 0, want2 = 0;
     int64_t bad = 0, firstBad = -1, bothNaN = 0;
     // Integers are compared exactly as integers: through double, values
     // near 2^63 that differ would compare equal.
@@ -153,6 +154,8 @@ bool compareNamed(const std::vector<std::string> &names,
         d = std::fabs(a - w);
         close = d <= atol + rtol * std::fabs(w);
       }
+      diff2 += d * d;
+      want2 += w * w;
       if (!close && firstBad < 0)
         firstBad = k;
       bad += !close;
@@ -160,8 +163,16 @@ bool compareNamed(const std::vector<std::string> &names,
       if (w != 0)
         raiseMax(maxRel, d / std::fabs(w));
     }
+    // Norm-wise: ||got - want|| / ||want|| bounds the whole tensor (a
+    // product's rounding errors), instead of every element.
+    double normErr = want2 > 0 ? std::sqrt(diff2 / want2)
+                               : (diff2 > 0 ? INFINITY : 0.0);
+    if (normRtol >= 0 && !integers)
+      bad = normErr <= normRtol ? 0 : std::max<int64_t>(bad, 1);
     std::printf("%s %s: max abs err %.3e, max rel err %.3e",
                 bad ? "MISMATCH" : "match   ", name.c_str(), maxAbs, maxRel);
+    if (normRtol >= 0 && !integers)
+      std::printf(", norm-wise rel err %.3e (bound %g)", normErr, normRtol);
     if (bothNaN)
       std::printf(", %lld elements NaN in both (equal)", (long long)bothNaN);
     if (bad && integers)
@@ -170,7 +181,7 @@ bool compareNamed(const std::vector<std::string> &names,
                   (long long)bad, (long long)got.numElements(), rtol, atol,
                   (long long)firstBad, (long long)got.i[firstBad],
                   (long long)want.i[firstBad]);
-    else if (bad)
+    else if (bad && normRtol < 0)
       std::printf(", %lld of %lld elements outside rtol %g atol %g (first at "
                   "%lld: got %g, expected %g)",
                   (long long)bad, (long long)got.numElements(), rtol, atol,
@@ -248,8 +259,42 @@ bool isOptimizerMoment(const std::string &name) {
   return endsWith(".adam_m") || endsWith(".adam_v");
 }
 
-bool TextBatches::open(const std::string &path, int64_t seq,
-                       std::string &error) {
+bool TrainingBatches::open(const std::string &path,
+                           const std::string &batchFile,
+                           const std::vector<int64_t> &shape,
+                           std::string &error) {
+  if (!batchFile.empty()) {
+    std::map<std::string, HostTensor> named;
+    if (!loadNamed({batchFile}, named, error)) {
+      error = "--batches: " + error;
+      return false;
+    }
+    for (auto [name, into] :
+         {std::pair<const char *, HostTensor *>{"tokens", &fileTokens},
+          {"targets", &fileTargets}}) {
+      auto it = named.find(name);
+      if (it == named.end()) {
+        error = "--batches: " + batchFile + " has no tensor '" + name + "'";
+        return false;
+      }
+      const HostTensor &t = it->second;
+      bool fits = !t.isFloat() && t.shape.size() == shape.size() + 1 &&
+                  std::equal(shape.begin(), shape.end(), t.shape.begin() + 1) &&
+                  t.shape.front() > 0;
+      if (!fits) {
+        std::string want = "S";
+        for (int64_t d : shape)
+          want += "x" + std::to_string(d);
+        error = "--batches: '" + std::string(name) + "' is " + t.typeString() +
+                ", the step needs integers of shape " + want;
+        return false;
+      }
+      *into = t;
+    }
+    batchCount = fileTokens.shape.front();
+    return true;
+  }
+  int64_t seq = shape.back();
   if (!readFileBytes(path, bytes, error)) {
     error = "--text: " + error;
     return false;
@@ -262,8 +307,14 @@ bool TextBatches::open(const std::string &path, int64_t seq,
   return true;
 }
 
-void TextBatches::next(std::mt19937_64 &rng, HostTensor &tokens,
-                       HostTensor &targets) {
+void TrainingBatches::next(std::mt19937_64 &rng, HostTensor &tokens,
+                           HostTensor &targets) {
+  if (batchCount > 0) {
+    int64_t n = tokens.numElements(), at = (taken++ % batchCount) * n;
+    std::copy_n(fileTokens.i.begin() + at, n, tokens.i.begin());
+    std::copy_n(fileTargets.i.begin() + at, n, targets.i.begin());
+    return;
+  }
   // Every leading dim (micro-batches, batch) holds independent windows.
   int64_t seq = tokens.shape.back(),
           batch = seq ? tokens.numElements() / seq : 0;
@@ -278,8 +329,19 @@ void TextBatches::next(std::mt19937_64 &rng, HostTensor &tokens,
   }
 }
 
+bool TrainingLog::logLossesTo(const std::string &path, std::string &error) {
+  lossFile.reset(std::fopen(path.c_str(), "w"));
+  if (!lossFile)
+    error = "--loss-log: cannot write '" + path + "'";
+  return bool(lossFile);
+}
+
 bool TrainingLog::step(int s, double loss, double lr, double stepSeconds) {
   losses.push_back(loss);
+  if (lossFile) {
+    std::fprintf(lossFile.get(), "%d %.9g\n", s, loss);
+    std::fflush(lossFile.get());
+  }
   seconds += stepSeconds;
   if (s % every == 0 || s == 1 || s == steps)
     std::printf("step %4d/%d  loss %.4f  lr %.3g  %8.0f tok/s\n", s, steps,

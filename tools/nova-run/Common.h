@@ -9,7 +9,9 @@
 
 #include "nova/Support/Safetensors.h"
 
+#include <cstdio>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
@@ -45,10 +47,12 @@ bool writeNamed(const std::string &path, const std::vector<std::string> &names,
 /// One line per result against the same names in `file`; true when every
 /// element satisfies |got - want| <= atol + rtol |want|. A NaN matches only
 /// a NaN at the same position (counted and reported); a NaN on one side is
-/// a mismatch and makes the reported max abs error NaN.
+/// a mismatch and makes the reported max abs error NaN. With `normRtol` >= 0
+/// a float result matches when ||got - want||_2 <= normRtol ||want||_2.
 bool compareNamed(const std::vector<std::string> &names,
                   const std::vector<HostTensor> &results,
-                  const std::string &file, double rtol, double atol);
+                  const std::string &file, double rtol, double atol,
+                  double normRtol = -1);
 
 void printTensor(const std::string &name, const HostTensor &t, unsigned limit);
 
@@ -80,15 +84,23 @@ void setScalar(HostTensor &t, double value);
 /// `.adam_v`), which starts at zero instead of coming from --params.
 bool isOptimizerMoment(const std::string &name);
 
-/// Windows of a byte-level text: tokens and the targets one byte later.
-class TextBatches {
+/// Where --train's batches come from: random windows of a byte-level text
+/// (tokens and the targets one byte later), or the batches of a
+/// safetensors file (--batches) in order, so another framework can train
+/// on exactly the same data.
+class TrainingBatches {
 public:
-  bool open(const std::string &path, int64_t seq, std::string &error);
-  /// Fills `tokens` and `targets` (batch x seq integer tensors).
+  /// `text` or `batchFile` (one is empty); `shape` is the step's tokens
+  /// shape ([micro-batches x] batch x sequence).
+  bool open(const std::string &text, const std::string &batchFile,
+            const std::vector<int64_t> &shape, std::string &error);
+  /// Fills `tokens` and `targets` (integer tensors of that shape).
   void next(std::mt19937_64 &rng, HostTensor &tokens, HostTensor &targets);
 
 private:
   std::string bytes;
+  HostTensor fileTokens, fileTargets;
+  int64_t batchCount = 0, taken = 0;
 };
 
 /// Training progress and summary lines, identical for both backends.
@@ -101,6 +113,8 @@ public:
   /// when the loss is not finite.
   bool step(int s, double loss, double lr, double seconds);
   void summary() const;
+  /// Also writes every step's loss to `path` (--loss-log).
+  bool logLossesTo(const std::string &path, std::string &error);
 
 private:
   int steps;
@@ -109,6 +123,8 @@ private:
   std::string backend;
   std::vector<double> losses;
   double seconds = 0;
+  std::unique_ptr<std::FILE, int (*)(std::FILE *)> lossFile{nullptr,
+                                                            std::fclose};
 };
 
 } // namespace nova::run

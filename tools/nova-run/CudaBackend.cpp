@@ -113,7 +113,6 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
   std::map<std::string, HostTensor> init;
   if (!o.params.empty() && !loadNamed({o.params}, init, error))
     return fail(error);
-  std::vector<size_t> params;
   for (const TensorDesc &out : e.outputs) {
     if (out.alias < 0)
       continue;
@@ -126,18 +125,19 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
                   "' (give --params FILE)");
     if (!inst.setInput(out.alias, it->second, error))
       return fail(error);
-    params.push_back(out.alias);
   }
-  TextBatches text;
-  if (!text.open(o.text, tok.shape.back(), error))
+  TrainingBatches batches;
+  if (!batches.open(o.text, o.batches, tok.shape, error))
     return fail(error);
   std::mt19937_64 rng(o.seed.value_or(0));
   HostTensor stepT(e.inputs[step].dtype, e.inputs[step].shape),
       lrT(e.inputs[lrInput].dtype, e.inputs[lrInput].shape), lossT;
   TrainingLog log(o.steps, tok.numElements(), o.logEvery,
                   "cuda on " + device.name());
+  if (!o.lossLog.empty() && !log.logLossesTo(o.lossLog, error))
+    return fail(error);
   for (int s = 1; s <= o.steps; ++s) {
-    text.next(rng, tok, tgt);
+    batches.next(rng, tok, tgt);
     setScalar(stepT, s);
     double lr =
         scheduledLearningRate(o.lr, o.lrSchedule, o.lrWarmup, o.steps, s);
@@ -156,20 +156,29 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
       return 1;
   }
   log.summary();
-  if (!o.save.empty()) {
+  // --save: the parameters; --save-state: every aliased input (moments too).
+  auto save = [&](const std::string &path, bool moments) {
     std::vector<std::string> names;
     std::vector<HostTensor> values;
-    for (size_t i : params) {
+    for (const TensorDesc &out : e.outputs) {
+      if (out.alias < 0 ||
+          (!moments && isOptimizerMoment(e.inputs[out.alias].name)))
+        continue;
       HostTensor v;
-      if (!inst.getInput(i, v, error))
-        return fail(error);
-      names.push_back(e.inputs[i].name);
+      if (!inst.getInput(out.alias, v, error))
+        return false;
+      names.push_back(e.inputs[out.alias].name);
       values.push_back(std::move(v));
     }
-    if (!writeNamed(o.save, names, values, error))
-      return fail(error);
-    std::printf("saved %zu parameters to %s\n", values.size(), o.save.c_str());
-  }
+    if (!writeNamed(path, names, values, error))
+      return false;
+    std::printf("saved %zu %s to %s\n", values.size(),
+                moments ? "state tensors" : "parameters", path.c_str());
+    return true;
+  };
+  if ((!o.save.empty() && !save(o.save, false)) ||
+      (!o.saveState.empty() && !save(o.saveState, true)))
+    return fail(error);
   return 0;
 }
 } // namespace
@@ -266,7 +275,8 @@ int runCuda(const RunOptions &o) {
               (unsigned long long)table.hits(),
               (unsigned long long)e.arenaSize);
   if (!o.compare.empty() &&
-      !compareNamed(names, results, o.compare, o.rtol, o.atol))
+      !compareNamed(names, results, o.compare, o.rtol, o.atol,
+                    o.normRtol))
     return 1;
   if (o.iterations > 0)
     return timeEntry(*device, *inst, o);

@@ -39,6 +39,8 @@ interpreter, --backend=ref) or a .nvx executable (the CUDA runtime,
   --compare FILE            check the outputs against FILE: |got-want| <= atol
                             + rtol |want|; NaN matches only NaN (default: off)
   --rtol X, --atol Y        tolerances of --compare, >= 0 (default 1e-5, 1e-6)
+  --norm-rtol X             --compare float outputs norm-wise instead:
+                            ||got-want|| <= X ||want|| (default: off)
   --detect-anomaly          stop with an error at the first NaN or Inf: in an
                             input (naming it and the element) or, on the ref
                             backend, at the op that first produced one
@@ -60,6 +62,10 @@ training (a function made by nova-train-step):
                             (default off)
   --text FILE               the text (--tokens FILE is the same: bytes are
                             tokens); required by --train
+  --batches FILE            the batches instead of a text: a safetensors
+                            file with integer 'tokens' and 'targets' of
+                            shape [S x <the step's tokens shape>]; step s
+                            takes batch (s - 1) mod S
   --steps N                 steps to run, >= 1 (default 100)
   --lr X                    peak learning rate, fed to the step's 'lr' input,
                             >= 0 (default 1e-3)
@@ -71,6 +77,10 @@ training (a function made by nova-train-step):
   --params FILE             initial parameters by name; Adam moments start
                             at 0 (default: none)
   --save FILE               write the trained parameters here (default: none)
+  --save-state FILE         write the whole state at the end: parameters and
+                            Adam moments (default: none)
+  --loss-log FILE           write each step's loss, one 'step loss' line
+                            with 9 significant digits (default: none)
   --log-every N             print the loss every N steps, >= 1 (default 1)
 cuda backend:
   --iterations N            time N runs, >= 1 (median, CUDA events; default:
@@ -175,6 +185,7 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
       {"compare", text(o.compare)},
       {"rtol", real(o.rtol, false)},
       {"atol", real(o.atol, false)},
+      {"norm-rtol", real(o.normRtol, false)},
       {"grad-rtol", real(o.gradRtol, true)},
       {"fd-step", real(o.fdStep, true)},
       {"steps", integer(o.steps, 1, INT_MAX)},
@@ -190,6 +201,9 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
       {"text", text(o.text)},
       {"params", text(o.params)},
       {"save", text(o.save)},
+      {"batches", text(o.batches)},
+      {"loss-log", text(o.lossLog)},
+      {"save-state", text(o.saveState)},
       {"log-every", integer(o.logEvery, 1, INT_MAX)},
       {"iterations", integer(o.iterations, 1, INT_MAX)},
       {"warmup", integer(o.warmup, 0, INT_MAX)},
@@ -266,8 +280,11 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
   if (o.train && o.checkGradients)
     return fail("--train and --check-gradients are two different runs; "
                 "choose one");
-  if (o.train && o.text.empty())
-    return fail("--train needs --text FILE (the training text)");
+  if (o.train && o.text.empty() && o.batches.empty())
+    return fail("--train needs --text FILE (the training text) or --batches "
+                "FILE");
+  if (!o.text.empty() && !o.batches.empty())
+    return fail("--text and --batches are two sources of batches; choose one");
   // nova-train-step's module also holds @eval; --train means the step.
   if (o.train && o.entry.empty())
     o.entry = "train_step";
@@ -284,11 +301,13 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
                            what);
   };
   ignoredWithout({"steps", "text", "params", "save", "log-every", "lr",
-                  "lr-schedule", "lr-warmup"},
+                  "lr-schedule", "lr-warmup", "batches", "loss-log",
+                  "save-state"},
                  o.train, "--train");
   ignoredWithout({"grad-rtol", "fd-step"}, o.checkGradients,
                  "--check-gradients");
-  ignoredWithout({"rtol", "atol"}, !o.compare.empty(), "--compare");
+  ignoredWithout({"rtol", "atol", "norm-rtol"}, !o.compare.empty(),
+                 "--compare");
   ignoredWithout({"print-limit"}, o.print, "--print");
   ignoredWithout({"random-int-bound"}, o.seed.has_value(), "--random-inputs");
   ignoredWithout({"warmup"}, o.iterations > 0, "--iterations");

@@ -25,6 +25,7 @@ struct RunOptions {
   int64_t intBound = 16;           // --random-int-bound
   std::string saveInputs, output, compare;
   double rtol = 1e-5, atol = 1e-6;
+  double normRtol = -1; // --norm-rtol; < 0: element-wise
   bool print = false;
   unsigned printLimit = 64;
   bool f64 = false;            // ref
@@ -37,6 +38,9 @@ struct RunOptions {
   std::string lrSchedule = "constant"; // or "cosine"
   int lrWarmup = 0;                    // linear warm-up steps
   std::string text, params, save;
+  std::string batches;   // safetensors: tokens/targets [S x batch shape]
+  std::string lossLog;   // one "step loss" line per step, full precision
+  std::string saveState; // every aliased state tensor (moments too)
   int logEvery = 1;
   int iterations = 0, warmup = 3; // cuda timing
   bool graphs = true;             // cuda

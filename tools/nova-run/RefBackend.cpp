@@ -149,7 +149,8 @@ int run::runReference(const ::nova::run::RunOptions &o) {
       !::nova::run::writeNamed(o.output, resNames, *results, error))
     return fail(error);
   if (!o.compare.empty() &&
-      !::nova::run::compareNamed(resNames, *results, o.compare, o.rtol, o.atol))
+      !::nova::run::compareNamed(resNames, *results, o.compare, o.rtol, o.atol,
+                    o.normRtol))
     return 1;
   return 0;
 }

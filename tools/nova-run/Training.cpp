@@ -108,8 +108,8 @@ bool run::train(ModuleOp module, func::FuncOp fn,
   if (opts.detectAnomaly && failed(checkFiniteInputs(fn, args, SourceNames())))
     return false;
 
-  ::nova::run::TextBatches text;
-  if (!text.open(opts.text, tok.shape.back(), error))
+  ::nova::run::TrainingBatches batches;
+  if (!batches.open(opts.text, opts.batches, tok.shape, error))
     return fail(error);
   std::mt19937_64 rng(opts.seed.value_or(0));
   InterpreterOptions interpOpts;
@@ -117,8 +117,10 @@ bool run::train(ModuleOp module, func::FuncOp fn,
   Interpreter interp(module, interpOpts);
   ::nova::run::TrainingLog log(opts.steps, tok.numElements(), opts.logEvery,
                                "reference interpreter");
+  if (!opts.lossLog.empty() && !log.logLossesTo(opts.lossLog, error))
+    return fail(error);
   for (int s = 1; s <= opts.steps; ++s) {
-    text.next(rng, args[tokensArg], args[targetsArg]);
+    batches.next(rng, args[tokensArg], args[targetsArg]);
     double lr = ::nova::run::scheduledLearningRate(
         opts.lr, opts.lrSchedule, opts.lrWarmup, opts.steps, s);
     ::nova::run::setScalar(args[stepArg], s);
@@ -140,18 +142,24 @@ bool run::train(ModuleOp module, func::FuncOp fn,
   }
   log.summary();
 
-  if (!opts.save.empty()) {
+  // --save: the parameters; --save-state: every input a result aliases
+  // (parameters and Adam moments).
+  auto save = [&](const std::string &path, bool all) {
     std::vector<std::string> names;
-    std::vector<HostTensor> params;
-    for (unsigned i = 0; i < numArgs; ++i)
-      if (isParameter(fn, i)) {
+    std::vector<HostTensor> values;
+    for (auto [r, i] : aliasOf)
+      if (all || isParameter(fn, i)) {
         names.push_back(argumentName(fn, i));
-        params.push_back(args[i]);
+        values.push_back(args[i]);
       }
-    if (!::nova::run::writeNamed(opts.save, names, params, error))
-      return fail(error);
-    std::printf("saved %zu parameters to %s\n", params.size(),
-                opts.save.c_str());
-  }
+    if (!::nova::run::writeNamed(path, names, values, error))
+      return false;
+    std::printf("saved %zu %s to %s\n", values.size(),
+                all ? "state tensors" : "parameters", path.c_str());
+    return true;
+  };
+  if ((!opts.save.empty() && !save(opts.save, false)) ||
+      (!opts.saveState.empty() && !save(opts.saveState, true)))
+    return fail(error);
   return true;
 }

@@ -249,6 +249,9 @@ FailureOr<Geometry> emitPointwise(KernelContext &k);
 FailureOr<Geometry> emitRowReduction(KernelContext &k);
 FailureOr<Geometry> emitColumnReduction(KernelContext &k);
 FailureOr<Geometry> emitOptimizer(KernelContext &k);
+FailureOr<Geometry> emitMatmul(KernelContext &k);
+FailureOr<Geometry> emitAttentionForward(KernelContext &k);
+FailureOr<Geometry> emitAttentionBackward(KernelContext &k);
 FailureOr<Geometry> emitGather(KernelContext &k);
 FailureOr<Geometry> emitScatterAdd(KernelContext &k);
 

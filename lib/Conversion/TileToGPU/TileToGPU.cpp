@@ -51,6 +51,9 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   case Family::row_reduction:
   case Family::column_reduction:
   case Family::optimizer:
+  case Family::matmul:
+  case Family::attention_forward:
+  case Family::attention_backward:
   case Family::gather:
   case Family::scatter_add:
     break;
@@ -95,6 +98,15 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
     break;
   case Family::optimizer:
     geometry = emitOptimizer(k);
+    break;
+  case Family::matmul:
+    geometry = emitMatmul(k);
+    break;
+  case Family::attention_forward:
+    geometry = emitAttentionForward(k);
+    break;
+  case Family::attention_backward:
+    geometry = emitAttentionBackward(k);
     break;
   case Family::gather:
     geometry = emitGather(k);

@@ -3,10 +3,33 @@
 // module are still checked.
 // RUN: nova-opt %s --convert-tile-to-gpu -split-input-file -verify-diagnostics
 
-// expected-error @below {{convert-tile-to-gpu: kernel @mm (matmul): the matmul family is not lowered to the GPU yet}}
+// Tensor cores take bf16, or f32 as TF32: other operand types are refused.
+// expected-error @below {{convert-tile-to-gpu: kernel @mm (matmul): matmuls of f16 operands are not lowered (tensor cores take bf16, or f32 as TF32)}}
 nova_tile.kernel @mm matmul schedule <tile = [128, 128, 64], threads = 256, stages = 3, vector = 8, split_k = 1> {
-^bb0(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>):
-  %p = nova.matmul %a, %b : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+^bb0(%a: tensor<4x8xf16>, %b: tensor<8x16xf16>):
+  %p = nova.matmul %a, %b : tensor<4x8xf16>, tensor<8x16xf16> -> tensor<4x16xf16>
+  nova_tile.yield %p : tensor<4x16xf16>
+}
+
+// -----
+
+// A grouped GEMM of a bf16 and an f32 product would need two tile shapes.
+// expected-error @below {{convert-tile-to-gpu: kernel @mixed (matmul): a grouped GEMM whose matmuls take different operand types is not lowered}}
+nova_tile.kernel @mixed matmul schedule <tile = [128, 128, 64], threads = 256, stages = 3, vector = 8, split_k = 1> {
+^bb0(%a: tensor<4x8xbf16>, %b: tensor<8x16xbf16>, %c: tensor<8x16xf32>):
+  %p = nova.matmul %a, %b : tensor<4x8xbf16>, tensor<8x16xbf16> -> tensor<4x16xbf16>
+  %ac = nova.cast %a : tensor<4x8xbf16> to tensor<4x8xf32>
+  %q = nova.matmul %ac, %c : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  nova_tile.yield %p, %q : tensor<4x16xbf16>, tensor<4x16xf32>
+}
+
+// -----
+
+// Zero-sized buffers do not lower to NVVM: an empty operand is refused.
+// expected-error @below {{convert-tile-to-gpu: kernel @empty (matmul): an empty product or column sum (a dim of size 0) is not lowered}}
+nova_tile.kernel @empty matmul schedule <tile = [128, 128, 64], threads = 256, stages = 3, vector = 8, split_k = 1> {
+^bb0(%a: tensor<4x0xf32>, %b: tensor<0x16xf32>):
+  %p = nova.matmul %a, %b : tensor<4x0xf32>, tensor<0x16xf32> -> tensor<4x16xf32>
   nova_tile.yield %p : tensor<4x16xf32>
 }
 

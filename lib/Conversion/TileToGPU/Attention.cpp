@@ -1,0 +1,1089 @@
+//===- Attention.cpp - attention forward and backward families
+//--------------===//
+//
+// Flash-style attention on mma.sync tensor cores: bf16 operands as
+// m16n8k16, f32 operands as TF32 m16n8k8 (rounded to nearest, as the
+// interpreter rounds a TF32 product's operands), f32 accumulation. A block
+// is four warps, each owning 16 rows of the block's stationary tile; the
+// tiles it streams are staged in shared memory and read as mma B operands.
+//
+// - Forward: 64 query rows per block. For each key tile: S = Q K^T, an
+//   online softmax in the exp2 domain with the scale folded in (running max
+//   and sum in f32), P staged per warp in shared memory as the A operand of
+//   O += P V. Causal blocks stop at the last key tile their rows see; the
+//   mask is applied per element. The log-sum-exp is (m + log2 l) ln 2.
+// - Backward: blocks of 64 keys keep K and V in registers and accumulate dK
+//   and dV over query tiles (S^T = K Q^T, dP^T = V dO^T, with each query
+//   tile's log-sum-exp and D = rowsum(dO * O) staged beside it); blocks of
+//   64 queries accumulate dQ over key tiles. Every gradient element is
+//   written by exactly one block: deterministic, no atomics.
+//
+// Results reach the kernel's outputs through the fused epilogue (evaluated
+// at the result's index) and the strided windows the contract gives;
+// constant windows of a concatenated output are filled by the same launch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Emitter.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace mlir::nova::tile_to_gpu {
+namespace {
+
+constexpr int64_t kWarps = 4, kWarpRows = 16;
+constexpr int64_t kBlockRows = kWarps * kWarpRows, kThreads = 32 * kWarps;
+/// Static shared memory a block may use (the launch passes no dynamic
+/// shared memory).
+constexpr int64_t kSharedBytes = 48 * 1024;
+
+/// An attention operand or result as a strided view of a flat kernel
+/// buffer: element (i0, ..., in) at offset + sum(i_d * strides[d]).
+struct View {
+  Value buffer;
+  int64_t offset = 0;
+  SmallVector<int64_t> strides;
+  /// Element conversions between the buffer and the operand (prologue
+  /// casts, in order).
+  SmallVector<Type> casts;
+};
+
+/// One window of an output that a result (through its epilogue) fills.
+struct Write {
+  unsigned result;
+  Value base; // the epilogue value written, of the result's shape
+  View view;
+};
+
+/// A constant part of a concatenated output.
+struct Fill {
+  unsigned output;
+  Value constant;
+  int64_t dim, start;
+};
+
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+class AttentionEmitter {
+public:
+  AttentionEmitter(KernelContext &k, Operation *attn, bool backward)
+      : k(k), b(k.b), body(k.body), attn(attn), backward(backward) {}
+
+  FailureOr<Geometry> emit();
+
+private:
+  using Acc = SmallVector<Value>;
+  using ElementFn = function_ref<Value(Value row, Value col)>;
+
+  LogicalResult prepare();
+  FailureOr<Geometry> forward();
+  FailureOr<Geometry> backwardKernel();
+  LogicalResult emitDKDV(Value block);
+  LogicalResult emitDQ(Value block);
+  void fillConstants(int64_t grid);
+
+  // Index arithmetic.
+  Value c(int64_t v) { return body.index(v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
+  Value add(Value x, int64_t y) { return y ? add(x, c(y)) : x; }
+  Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, x, c(y)); }
+  Value div(Value x, int64_t y) { return arith::DivUIOp::create(b, x, c(y)); }
+  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, x, c(y)); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x, y);
+  }
+  Value lt(Value x, int64_t y) { return lt(x, c(y)); }
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, b.getF32Type(), b.getF32FloatAttr(v));
+  }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
+  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, cond, x, y);
+  }
+
+  /// Operand `i` at (block's batch, row, col) (col null for the
+  /// log-sum-exp); rows at or past `rows` read `zero` instead.
+  Value load(unsigned i, Value leadBase, Value row, Value col, int64_t rows,
+             Value zero);
+  /// The lead dims' part of an address for batch index `bh`.
+  Value leadOffset(const View &view, Value bh);
+  /// An operand value as a tile element (TF32-rounded f32 or bf16).
+  Value toTile(Value x);
+  Value roundTF32(Value x);
+
+  Value allocShared(int64_t rows, int64_t cols, Type element);
+  int64_t paddedCols(int64_t cols) { return cols + 16 / tileBytes(); }
+  int64_t tileBytes() { return tf32 ? 4 : 2; }
+  /// The largest key/query tile of {64, 32, 16} whose staging fits.
+  FailureOr<int64_t> pickTile(function_ref<int64_t(int64_t)> elements);
+  /// Every thread of the block stores elem(r, c) at smem[r][c].
+  void stage(Value smem, int64_t rows, int64_t cols,
+             function_ref<Value(Value, Value)> elem);
+
+  // Fragments (lane = 4 g + t).
+  SmallVector<Value> fragA(ElementFn a, Value row0, Value col0);
+  SmallVector<Value> fragB(ElementFn bkn, Value k0, Value n0);
+  Value pack(Value lo, Value hi);
+  Acc mma(ArrayRef<Value> acc, ArrayRef<Value> a, ArrayRef<Value> bFrag);
+  Acc zeros(int64_t cols) { return Acc(cols / 8 * 4, f32(0.0)); }
+  /// acc[nt] += sum over k-steps of A(k-step) B(k-step, nt).
+  /// B is `bSmem`: B(k, n) = bSmem[n][k] when `nMajor`, else bSmem[k][n].
+  void multiply(Acc &acc, int64_t kSize,
+                function_ref<SmallVector<Value>(int64_t k0)> aFrag, Value bSmem,
+                bool nMajor);
+  /// The row (0..15) and column (0..8 n-tiles) of accumulator element i.
+  Value accRow(unsigned i) { return add(g, (i % 4) >= 2 ? 8 : 0); }
+  Value accCol(unsigned i) { return add(add(mul(t, 2), (i / 4) * 8), i % 2); }
+  Value smemLoad(Value smem, Value r, Value col) {
+    return memref::LoadOp::create(b, smem, ValueRange{r, col});
+  }
+  /// smem[r][col] and smem[r][col + 1] (col even) as one i32, the first
+  /// in the low half.
+  Value sharedPair(Value smem, Value r, Value col);
+  /// A fragments of rows row0.. of `smem`, and B fragments of B(k, n) =
+  /// smem[n][k] (n-major: pairs along k are adjacent).
+  SmallVector<Value> fragAShared(Value smem, Value row0, Value col0);
+  SmallVector<Value> fragBSharedNMajor(Value smem, Value k0, Value n0);
+
+  /// Stores result `result`'s element (lead..., row[, col]) = x through
+  /// every write of it, when `valid`.
+  LogicalResult storeResult(unsigned result, Value bh, Value row, Value col,
+                            Value x, Value valid);
+
+  KernelContext &k;
+  ImplicitLocOpBuilder &b;
+  BodyEmitter &body;
+  Operation *attn;
+  bool backward;
+
+  SmallVector<int64_t> lead;
+  int64_t batch = 0, tq = 0, tk = 0, d = 0, dv = 0;
+  double scale = 1;
+  bool causal = false, tf32 = false;
+  int64_t kStep = 16;
+  Type opType, tileType;
+  SmallVector<View> operands;
+  SmallVector<Write> writes;
+  SmallVector<Fill> fills;
+  // Per thread.
+  Value tid, warp, g, t;
+  // Backward staging, shared by the dK/dV and the dQ blocks: X holds Q (or
+  // K) rows, Y dO (or V) rows, Z and W each warp's P^T and dS^T (or dS)
+  // rows, stats each staged row's log-sum-exp (log2 domain) and D.
+  int64_t tile = 0;
+  Value xSmem, ySmem, zSmem, wSmem, stats;
+  /// Fills stats for rows rowBase.. of the block's batch.
+  void stageStats(Value lseLead, Value oLead, Value doLead, Value rowBase,
+                  int64_t rows);
+  /// exp(scale s - lse) for one score element (lse2 in the log2 domain).
+  Value probability(Value s, Value lse2) {
+    return math::Exp2Op::create(b, fsub(fmul(s, f32(scale * M_LOG2E)), lse2));
+  }
+
+  /// Whether a score (query, key) is masked: a key past the end, or after
+  /// the query when causal.
+  Value isMasked(Value query, Value key);
+  /// `values` with the elements `masked(i)` says replaced by `fill`, in a
+  /// branch only tiles with `needsMask` take (uniform across the block):
+  /// tiles inside the causal triangle and the ragged edge skip the compares.
+  Acc maskTile(Value needsMask, const Acc &values,
+               function_ref<Value(unsigned)> masked, Value fill);
+};
+
+LogicalResult AttentionEmitter::prepare() {
+  ArrayRef<int64_t> q = shapeOf(attn->getOperand(0));
+  ArrayRef<int64_t> kv = shapeOf(attn->getOperand(1));
+  ArrayRef<int64_t> vs = shapeOf(attn->getOperand(2));
+  lead.assign(q.begin(), q.end() - 2);
+  batch = product(lead);
+  tq = q[q.size() - 2];
+  d = q.back();
+  tk = kv[kv.size() - 2];
+  dv = vs.back();
+  scale = attn->getAttrOfType<FloatAttr>("scale").getValueAsDouble();
+  causal = attn->hasAttr("causal");
+  opType = elementOf(attn->getOperand(0));
+  // The op verifiers give q, k, v (and the output and its gradient) one
+  // element type.
+  if (opType.isBF16()) {
+    tf32 = false;
+    kStep = 16;
+    tileType = b.getBF16Type();
+  } else if (opType.isF32()) {
+    tf32 = true;
+    kStep = 8;
+    tileType = b.getF32Type();
+  } else {
+    return k.fail(llvm::formatv("{0} operands are not lowered (bf16, or f32 "
+                                "as TF32)",
+                                opType)
+                      .str());
+  }
+  // (Rows without keys would need the zero output and -inf log-sum-exp of
+  // nova.attention_fwd; no GPT shape has them.)
+  if (batch == 0 || tq == 0 || tk == 0)
+    return k.fail("empty attention (no batch, queries or keys) is not "
+                  "lowered");
+  for (auto [name, size] :
+       {std::pair<StringRef, int64_t>{"query/key", d}, {"value", dv}})
+    if (size % 16 != 0 || size > 128)
+      return k.fail(llvm::formatv("head dim {0} of the {1} is not lowered "
+                                  "(a multiple of 16, at most 128)",
+                                  size, name)
+                        .str());
+
+  // Operands: strided views of the inputs, with the prologue's casts.
+  const MainProblem &problem = k.contract.problems.front();
+  for (auto [i, read] : llvm::enumerate(problem.operands)) {
+    View view;
+    view.buffer = flatten(b, body.input(k.block().getArgument(read.first)));
+    Value v = attn->getOperand(i);
+    SmallVector<Type> casts;
+    while (Operation *def = v.getDefiningOp()) {
+      if (isa<nv::CastOp>(def))
+        casts.push_back(elementOf(def->getResult(0)));
+      v = def->getOperand(0);
+    }
+    view.casts.assign(casts.rbegin(), casts.rend());
+    view.offset = read.second.offset;
+    view.strides = read.second.strides.empty()
+                       ? rowMajorStrides(shapeOf(attn->getOperand(i)))
+                       : read.second.strides;
+    operands.push_back(std::move(view));
+  }
+
+  // Outputs: the same pieces, in the same order, as the contract's writes.
+  SmallVector<Value> bases;
+  for (auto [i, v] : llvm::enumerate(k.outputs())) {
+    SmallVector<Value> parts{v};
+    auto concat = v.getDefiningOp<nv::ConcatOp>();
+    bool inConcat = concat && llvm::none_of(concat->getOperands(), [](Value x) {
+                      return isa<BlockArgument>(x);
+                    });
+    if (inConcat)
+      parts.assign(concat->operand_begin(), concat->operand_end());
+    int64_t start = 0;
+    for (Value part : parts) {
+      int64_t partStart = start;
+      if (inConcat)
+        start += shapeOf(part)[concat.getDim()];
+      auto constant = part.getDefiningOp<nv::ConstantOp>();
+      if (constant && parts.size() > 1 &&
+          isa<SplatElementsAttr>(constant.getValue())) {
+        fills.push_back(
+            {unsigned(i), part, int64_t(concat.getDim()), partStart});
+        continue;
+      }
+      Value base = part;
+      while (Operation *def = base.getDefiningOp()) {
+        if (!isa<nv::TransposeOp, nv::ReshapeOp>(def) ||
+            (base != part && !base.hasOneUse()) ||
+            isa<BlockArgument>(def->getOperand(0)))
+          break;
+        base = def->getOperand(0);
+      }
+      bases.push_back(base);
+    }
+  }
+  if (bases.size() != problem.writes.size())
+    return k.fail("the outputs' windows do not match the contract's");
+  for (auto [base, write] : llvm::zip(bases, problem.writes)) {
+    unsigned result;
+    switch (write.second.kind) {
+    case AccessKind::Elementwise:
+    case AccessKind::Query:
+      result = 0;
+      break;
+    case AccessKind::LogSumExp:
+    case AccessKind::Key:
+      result = 1;
+      break;
+    case AccessKind::Value:
+      result = 2;
+      break;
+    default:
+      return k.fail("an output that is no attention result");
+    }
+    View view;
+    view.buffer = flatten(b, k.outputBuffers[write.first]);
+    view.offset = write.second.offset;
+    view.strides = write.second.strides.empty()
+                       ? rowMajorStrides(shapeOf(attn->getResult(result)))
+                       : write.second.strides;
+    writes.push_back({result, base, std::move(view)});
+  }
+
+  tid = k.threadId();
+  Value lane = rem(tid, 32);
+  warp = div(tid, 32);
+  g = div(lane, 4);
+  t = rem(lane, 4);
+  return success();
+}
+
+Value AttentionEmitter::leadOffset(const View &view, Value bh) {
+  Value offset = c(view.offset);
+  SmallVector<Value> idx = body.delinearize(bh, lead);
+  for (auto [i, x] : llvm::enumerate(idx))
+    if (lead[i] != 1)
+      offset = add(offset, mul(x, view.strides[i]));
+  return offset;
+}
+
+Value AttentionEmitter::load(unsigned i, Value leadBase, Value row, Value col,
+                             int64_t rows, Value zero) {
+  const View &view = operands[i];
+  size_t rank = lead.size() + (col ? 2 : 1);
+  Value valid = lt(row, rows);
+  Value clamped = arith::MinUIOp::create(b, row, c(rows - 1));
+  Value address =
+      add(leadBase, mul(clamped, view.strides[rank - (col ? 2 : 1)]));
+  if (col)
+    address = add(address, mul(col, view.strides[rank - 1]));
+  Value x = memref::LoadOp::create(b, view.buffer, ValueRange{address});
+  for (Type to : view.casts)
+    x = body.convert(x, to);
+  return select(valid, x, zero);
+}
+
+Value AttentionEmitter::roundTF32(Value x) {
+  // Round to nearest even at the 13th mantissa bit; Inf and NaN unchanged
+  // (roundToTF32 in HostTensor.cpp).
+  Type i32 = b.getI32Type();
+  auto k32 = [&](uint32_t v) {
+    return arith::ConstantOp::create(b, i32, b.getI32IntegerAttr(int32_t(v)));
+  };
+  Value bits = arith::BitcastOp::create(b, i32, x);
+  Value lsb = arith::AndIOp::create(b, arith::ShRUIOp::create(b, bits, k32(13)),
+                                    k32(1));
+  Value rounded = arith::AndIOp::create(
+      b,
+      arith::AddIOp::create(b, bits, arith::AddIOp::create(b, lsb, k32(0xfff))),
+      k32(~uint32_t(0x1fff)));
+  Value special = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(b, bits, k32(0x7f800000)), k32(0x7f800000));
+  return arith::BitcastOp::create(b, b.getF32Type(),
+                                  select(special, bits, rounded));
+}
+
+Value AttentionEmitter::toTile(Value x) {
+  if (tf32)
+    return roundTF32(body.convert(x, b.getF32Type()));
+  return body.convert(x, tileType);
+}
+
+Value AttentionEmitter::allocShared(int64_t rows, int64_t cols, Type element) {
+  auto space =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value buffer = k.func.addWorkgroupAttribution(
+      MemRefType::get({rows, cols}, element, AffineMap(), space), b.getLoc());
+  // 16-byte aligned, so a pair of 16-bit elements loads as one word.
+  k.func.setWorkgroupAttributionAttr(k.func.getNumWorkgroupAttributions() - 1,
+                                     LLVM::LLVMDialect::getAlignAttrName(),
+                                     b.getI64IntegerAttr(16));
+  return buffer;
+}
+
+Value AttentionEmitter::sharedPair(Value smem, Value r, Value col) {
+  auto pair = vector::LoadOp::create(
+      b, VectorType::get({2}, tileType), smem, ValueRange{r, col},
+      /*nontemporal=*/false, llvm::MaybeAlign(4));
+  Value word =
+      vector::BitCastOp::create(b, VectorType::get({1}, b.getI32Type()), pair);
+  return vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0});
+}
+
+FailureOr<int64_t>
+AttentionEmitter::pickTile(function_ref<int64_t(int64_t)> elements) {
+  for (int64_t tile : {64, 32, 16})
+    if (tile % kStep == 0 &&
+        elements(tile) * tileBytes() + 2 * kBlockRows * 4 <= kSharedBytes)
+      return tile;
+  return k.fail("the attention tiles do not fit in shared memory");
+}
+
+void AttentionEmitter::stage(Value smem, int64_t rows, int64_t cols,
+                             function_ref<Value(Value, Value)> elem) {
+  auto forOp = scf::ForOp::create(b, tid, c(rows * cols), c(kThreads));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forOp.getBody()->getTerminator());
+  Value i = forOp.getInductionVar();
+  Value r = div(i, cols), col = rem(i, cols);
+  memref::StoreOp::create(b, elem(r, col), smem, ValueRange{r, col});
+}
+
+Value AttentionEmitter::pack(Value lo, Value hi) {
+  Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  auto word = [&](Value x) {
+    return arith::ExtUIOp::create(b, i32, arith::BitcastOp::create(b, i16, x));
+  };
+  Value high = arith::ShLIOp::create(
+      b, word(hi), arith::ConstantOp::create(b, i32, b.getI32IntegerAttr(16)));
+  return arith::OrIOp::create(b, word(lo), high);
+}
+
+SmallVector<Value> AttentionEmitter::fragA(ElementFn a, Value row0,
+                                           Value col0) {
+  Value r0 = add(row0, g), r1 = add(r0, 8);
+  SmallVector<Value> regs;
+  if (tf32) {
+    Value c0 = add(col0, t), c1 = add(c0, 4);
+    for (auto [r, col] : {std::pair{r0, c0}, {r1, c0}, {r0, c1}, {r1, c1}})
+      regs.push_back(arith::BitcastOp::create(b, b.getI32Type(), a(r, col)));
+    return regs;
+  }
+  Value c0 = add(col0, mul(t, 2)), c1 = add(c0, 8);
+  for (auto [r, col] : {std::pair{r0, c0}, {r1, c0}, {r0, c1}, {r1, c1}})
+    regs.push_back(pack(a(r, col), a(r, add(col, 1))));
+  return regs;
+}
+
+SmallVector<Value> AttentionEmitter::fragB(ElementFn bkn, Value k0, Value n0) {
+  Value n = add(n0, g);
+  SmallVector<Value> regs;
+  if (tf32) {
+    Value k1 = add(k0, t);
+    for (Value kk : {k1, add(k1, 4)})
+      regs.push_back(arith::BitcastOp::create(b, b.getI32Type(), bkn(kk, n)));
+    return regs;
+  }
+  Value k1 = add(k0, mul(t, 2));
+  for (Value kk : {k1, add(k1, 8)})
+    regs.push_back(pack(bkn(kk, n), bkn(add(kk, 1), n)));
+  return regs;
+}
+
+SmallVector<Value> AttentionEmitter::fragAShared(Value smem, Value row0,
+                                                 Value col0) {
+  if (tf32)
+    return fragA([&](Value r, Value col) { return smemLoad(smem, r, col); },
+                 row0, col0);
+  Value r0 = add(row0, g), r1 = add(r0, 8);
+  Value c0 = add(col0, mul(t, 2)), c1 = add(c0, 8);
+  SmallVector<Value> regs;
+  for (auto [r, col] : {std::pair{r0, c0}, {r1, c0}, {r0, c1}, {r1, c1}})
+    regs.push_back(sharedPair(smem, r, col));
+  return regs;
+}
+
+SmallVector<Value> AttentionEmitter::fragBSharedNMajor(Value smem, Value k0,
+                                                       Value n0) {
+  if (tf32)
+    return fragB([&](Value kk, Value n) { return smemLoad(smem, n, kk); }, k0,
+                 n0);
+  Value n = add(n0, g);
+  Value k1 = add(k0, mul(t, 2));
+  return {sharedPair(smem, n, k1), sharedPair(smem, n, add(k1, 8))};
+}
+
+AttentionEmitter::Acc AttentionEmitter::mma(ArrayRef<Value> acc,
+                                            ArrayRef<Value> a,
+                                            ArrayRef<Value> bFrag) {
+  Type f32Type = b.getF32Type();
+  auto result = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), {f32Type, f32Type, f32Type, f32Type});
+  NVVM::MMATypes type = tf32 ? NVVM::MMATypes::tf32 : NVVM::MMATypes::bf16;
+  Value d = NVVM::MmaOp::create(
+      b, result, a, bFrag, acc, {16, 8, kStep}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{type, type},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  Acc out;
+  for (int64_t i = 0; i < 4; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, d, ArrayRef<int64_t>{i}));
+  return out;
+}
+
+void AttentionEmitter::multiply(
+    Acc &acc, int64_t kSize, function_ref<SmallVector<Value>(int64_t k0)> aFrag,
+    Value bSmem, bool nMajor) {
+  for (int64_t k0 = 0; k0 < kSize; k0 += kStep) {
+    SmallVector<Value> a = aFrag(k0);
+    for (size_t nt = 0; nt < acc.size() / 4; ++nt) {
+      SmallVector<Value> bFrag =
+          nMajor
+              ? fragBSharedNMajor(bSmem, c(k0), c(nt * 8))
+              : fragB([&](Value kk, Value n) { return smemLoad(bSmem, kk, n); },
+                      c(k0), c(nt * 8));
+      Acc tile = mma(ArrayRef<Value>(acc).slice(nt * 4, 4), a, bFrag);
+      std::copy(tile.begin(), tile.end(), acc.begin() + nt * 4);
+    }
+  }
+}
+
+LogicalResult AttentionEmitter::storeResult(unsigned result, Value bh,
+                                            Value row, Value col, Value x,
+                                            Value valid) {
+  Value value = attn->getResult(result);
+  Value narrowed = body.narrow(x, elementOf(value));
+  for (const Write &w : writes) {
+    if (w.result != result)
+      continue;
+    LogicalResult ok = k.ifThen(valid, [&]() -> LogicalResult {
+      SmallVector<Value> idx = body.delinearize(bh, lead);
+      idx.push_back(row);
+      if (col)
+        idx.push_back(col);
+      body.bind(value, idx, narrowed);
+      FailureOr<Value> y = body.eval(w.base, idx);
+      if (failed(y))
+        return k.unsupported();
+      Value address = c(w.view.offset);
+      for (auto [i, x] : llvm::enumerate(idx))
+        address = add(address, mul(x, w.view.strides[i]));
+      memref::StoreOp::create(b, *y, w.view.buffer, ValueRange{address});
+      return success();
+    });
+    if (failed(ok))
+      return failure();
+  }
+  return success();
+}
+
+void AttentionEmitter::fillConstants(int64_t grid) {
+  for (const Fill &fill : fills) {
+    ArrayRef<int64_t> part = shapeOf(fill.constant);
+    ArrayRef<int64_t> out = shapeOf(k.outputs()[fill.output]);
+    Value buffer = flatten(b, k.outputBuffers[fill.output]);
+    Value first = add(mul(k.blockId(), kThreads), tid);
+    (void)k.loop(first, c(product(part)), c(grid * kThreads),
+                 [&](Value i) -> LogicalResult {
+                   SmallVector<Value> idx = body.delinearize(i, part);
+                   FailureOr<Value> x = body.eval(fill.constant, idx);
+                   idx[fill.dim] = add(idx[fill.dim], fill.start);
+                   memref::StoreOp::create(b, *x, buffer,
+                                           body.linearize(idx, out));
+                   return success();
+                 });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Forward
+//===----------------------------------------------------------------------===//
+
+FailureOr<Geometry> AttentionEmitter::forward() {
+  // Key tile staging: K and V tiles plus each warp's P rows.
+  FailureOr<int64_t> tileOr = pickTile([&](int64_t bc) {
+    return bc * paddedCols(d) + bc * paddedCols(dv) +
+           kBlockRows * paddedCols(bc);
+  });
+  if (failed(tileOr))
+    return failure();
+  int64_t bc = *tileOr;
+  int64_t queryBlocks = llvm::divideCeil(tq, kBlockRows);
+  int64_t keyTiles = llvm::divideCeil(tk, bc);
+  int64_t grid = batch * queryBlocks;
+  Value kSmem = allocShared(bc, paddedCols(d), tileType);
+  Value vSmem = allocShared(bc, paddedCols(dv), tileType);
+  Value pSmem = allocShared(kBlockRows, paddedCols(bc), tileType);
+  fillConstants(grid);
+
+  Value block = k.blockId();
+  Value bh = div(block, queryBlocks);
+  Value queryBase = mul(rem(block, queryBlocks), kBlockRows);
+  Value warpRow = mul(warp, kWarpRows);
+  Value rowBase = add(queryBase, warpRow);
+  Value qLead = leadOffset(operands[0], bh),
+        kLead = leadOffset(operands[1], bh),
+        vLead = leadOffset(operands[2], bh);
+  Value zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
+
+  // Q stays in registers: one A fragment per k-step of the head dim.
+  SmallVector<SmallVector<Value>> qFrags;
+  for (int64_t k0 = 0; k0 < d; k0 += kStep)
+    qFrags.push_back(fragA(
+        [&](Value r, Value col) {
+          return toTile(load(0, qLead, r, col, tq, zero));
+        },
+        rowBase, c(k0)));
+
+  // Causal rows see keys up to their own index: later tiles are skipped.
+  Value tiles = c(keyTiles);
+  if (causal)
+    tiles = arith::MinUIOp::create(
+        b, tiles, div(add(queryBase, kBlockRows + bc - 1), bc));
+  Value negInf = f32(-INFINITY);
+  Acc inits = zeros(dv);
+  inits.append({negInf, negInf, f32(0.0), f32(0.0)}); // m0, m1, l0, l1
+  auto loop = scf::ForOp::create(b, c(0), tiles, c(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value keyBase = mul(loop.getInductionVar(), bc);
+    ValueRange carried = loop.getRegionIterArgs();
+    Acc o(carried.begin(), carried.begin() + dv / 8 * 4);
+    Value m[2] = {carried[o.size()], carried[o.size() + 1]};
+    Value l[2] = {carried[o.size() + 2], carried[o.size() + 3]};
+
+    gpu::BarrierOp::create(b); // the previous tile's readers are done
+    stage(kSmem, bc, d, [&](Value r, Value col) {
+      return toTile(load(1, kLead, add(keyBase, r), col, tk, zero));
+    });
+    stage(vSmem, bc, dv, [&](Value r, Value col) {
+      return toTile(load(2, vLead, add(keyBase, r), col, tk, zero));
+    });
+    gpu::BarrierOp::create(b);
+
+    // S = Q K^T: B(k = head dim, n = key) is K[key][dim].
+    Acc s = zeros(bc);
+    multiply(
+        s, d, [&](int64_t k0) { return qFrags[k0 / kStep]; }, kSmem,
+        /*nMajor=*/true);
+
+    // Online softmax in the exp2 domain.
+    Value log2Scale = f32(scale * M_LOG2E);
+    Combiner maxOf{nv::ReduceKind::max, b.getF32Type()};
+    for (Value &x : s)
+      x = fmul(x, log2Scale);
+    // Tiles reaching past the last key, or the diagonal when causal.
+    Value needsMask = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                            add(keyBase, bc), c(tk));
+    if (causal)
+      needsMask = arith::OrIOp::create(
+          b, needsMask,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                add(keyBase, bc - 1), queryBase));
+    s = maskTile(
+        needsMask, s,
+        [&](unsigned i) {
+          return isMasked(add(rowBase, accRow(i)), add(keyBase, accCol(i)));
+        },
+        negInf);
+    SmallVector<Value> rowMax = {negInf, negInf};
+    for (unsigned i = 0; i < s.size(); ++i) {
+      unsigned r = (i % 4) / 2;
+      rowMax[r] = arith::MaximumFOp::create(b, rowMax[r], s[i]);
+    }
+    Value mSafe[2], corr[2], rowSum[2] = {f32(0.0), f32(0.0)};
+    for (unsigned r = 0; r < 2; ++r) {
+      Value mNew = arith::MaximumFOp::create(
+          b, m[r], shuffleReduce(b, maxOf, rowMax[r], 4));
+      Value none =
+          arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew, negInf);
+      mSafe[r] = select(none, f32(0.0), mNew);
+      corr[r] = math::Exp2Op::create(b, fsub(m[r], mSafe[r]));
+      m[r] = mNew;
+    }
+    for (unsigned i = 0; i < s.size(); ++i) {
+      unsigned r = (i % 4) / 2;
+      Value p = math::Exp2Op::create(b, fsub(s[i], mSafe[r]));
+      rowSum[r] = fadd(rowSum[r], p);
+      memref::StoreOp::create(b, toTile(p), pSmem,
+                              ValueRange{add(warpRow, accRow(i)), accCol(i)});
+    }
+    for (unsigned r = 0; r < 2; ++r)
+      l[r] = fadd(fmul(l[r], corr[r]), rowSum[r]); // per-thread partial
+    for (unsigned i = 0; i < o.size(); ++i)
+      o[i] = fmul(o[i], corr[(i % 4) / 2]);
+    gpu::BarrierOp::create(b); // P is written
+
+    // O += P V: A is this warp's P rows, B(k = key, n = dim) is V[key][dim].
+    multiply(
+        o, bc, [&](int64_t k0) { return fragAShared(pSmem, warpRow, c(k0)); },
+        vSmem, /*nMajor=*/false);
+    Acc next = o;
+    next.append({m[0], m[1], l[0], l[1]});
+    scf::YieldOp::create(b, next);
+  }
+
+  ValueRange results = loop.getResults();
+  Acc o(results.begin(), results.begin() + dv / 8 * 4);
+  Value ln2 = f32(M_LN2);
+  Value lse[2], inv[2];
+  for (unsigned r = 0; r < 2; ++r) {
+    Value m = results[o.size() + r];
+    Value l = shuffleReduce(b, Combiner{nv::ReduceKind::sum, b.getF32Type()},
+                            results[o.size() + 2 + r], 4);
+    Value any =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, f32(0.0));
+    inv[r] = select(any, arith::DivFOp::create(b, f32(1.0), l), f32(0.0));
+    lse[r] = select(any, fmul(fadd(m, math::Log2Op::create(b, l)), ln2),
+                    f32(-INFINITY));
+  }
+  for (unsigned i = 0; i < o.size(); ++i) {
+    Value row = add(rowBase, accRow(i));
+    if (failed(storeResult(0, bh, row, accCol(i), fmul(o[i], inv[(i % 4) / 2]),
+                           lt(row, tq))))
+      return failure();
+  }
+  if (attn->getNumResults() > 1) {
+    Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, t, c(0));
+    for (unsigned r = 0; r < 2; ++r) {
+      Value row = add(rowBase, add(g, r * 8));
+      if (failed(storeResult(1, bh, row, Value(), lse[r],
+                             arith::AndIOp::create(b, first, lt(row, tq)))))
+        return failure();
+    }
+  }
+  return Geometry{grid, kThreads};
+}
+
+//===----------------------------------------------------------------------===//
+// Backward
+//===----------------------------------------------------------------------===//
+
+void AttentionEmitter::stageStats(Value lseLead, Value oLead, Value doLead,
+                                  Value rowBase, int64_t rows) {
+  Value f32Zero = f32(0.0);
+  Value zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
+  (void)k.ifThen(lt(tid, rows), [&]() -> LogicalResult {
+    Value row = add(rowBase, tid);
+    Value lse =
+        body.convert(body.widen(load(4, lseLead, row, Value(), tq, f32Zero)),
+                     b.getF32Type());
+    memref::StoreOp::create(b, fmul(lse, f32(M_LOG2E)), stats,
+                            ValueRange{c(0), tid});
+    // D = rowsum(dO * O), in f32.
+    auto sum = scf::ForOp::create(b, c(0), c(dv), c(1), ValueRange{f32Zero});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(sum.getBody());
+      Value e = sum.getInductionVar();
+      Value o = body.convert(body.widen(load(3, oLead, row, e, tq, zero)),
+                             b.getF32Type());
+      Value dOut = body.convert(body.widen(load(5, doLead, row, e, tq, zero)),
+                                b.getF32Type());
+      scf::YieldOp::create(b, ValueRange{arith::AddFOp::create(
+                                  b, sum.getRegionIterArg(0), fmul(o, dOut))});
+    }
+    memref::StoreOp::create(b, sum.getResult(0), stats, ValueRange{c(1), tid});
+    return success();
+  });
+}
+
+Value AttentionEmitter::isMasked(Value query, Value key) {
+  Value masked =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::uge, key, c(tk));
+  if (causal)
+    masked = arith::OrIOp::create(
+        b, masked,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, key, query));
+  return masked;
+}
+
+AttentionEmitter::Acc
+AttentionEmitter::maskTile(Value needsMask, const Acc &values,
+                           function_ref<Value(unsigned)> masked, Value fill) {
+  SmallVector<Type> types(values.size(), b.getF32Type());
+  auto branch = scf::IfOp::create(b, types, needsMask, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  Acc out;
+  for (unsigned i = 0; i < values.size(); ++i)
+    out.push_back(select(masked(i), fill, values[i]));
+  scf::YieldOp::create(b, out);
+  b.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b, values);
+  return Acc(branch.getResults().begin(), branch.getResults().end());
+}
+
+/// K/V-stationary: 64 keys per block, dK and dV over the query tiles.
+LogicalResult AttentionEmitter::emitDKDV(Value block) {
+  int64_t keyBlocks = llvm::divideCeil(tk, kBlockRows);
+  Value bh = div(block, keyBlocks);
+  Value keyBase = mul(rem(block, keyBlocks), kBlockRows);
+  Value warpRow = mul(warp, kWarpRows);
+  Value rowBase = add(keyBase, warpRow);
+  Value lead[6];
+  for (unsigned i = 0; i < 6; ++i)
+    lead[i] = leadOffset(operands[i], bh);
+  Value zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
+  SmallVector<SmallVector<Value>> kFrags, vFrags;
+  for (int64_t k0 = 0; k0 < d; k0 += kStep)
+    kFrags.push_back(fragA(
+        [&](Value r, Value col) {
+          return toTile(load(1, lead[1], r, col, tk, zero));
+        },
+        rowBase, c(k0)));
+  for (int64_t k0 = 0; k0 < dv; k0 += kStep)
+    vFrags.push_back(fragA(
+        [&](Value r, Value col) {
+          return toTile(load(2, lead[2], r, col, tk, zero));
+        },
+        rowBase, c(k0)));
+
+  // Causal: queries before the block's first key see none of its keys.
+  Value first = causal ? div(keyBase, tile) : c(0);
+  Acc inits = zeros(d);
+  Acc dvInit = zeros(dv);
+  inits.append(dvInit.begin(), dvInit.end());
+  auto loop =
+      scf::ForOp::create(b, first, c(llvm::divideCeil(tq, tile)), c(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value queryBase = mul(loop.getInductionVar(), tile);
+    ValueRange carried = loop.getRegionIterArgs();
+    Acc dK(carried.begin(), carried.begin() + d / 8 * 4);
+    Acc dV(carried.begin() + dK.size(), carried.end());
+
+    gpu::BarrierOp::create(b);
+    stage(xSmem, tile, d, [&](Value r, Value col) {
+      return toTile(load(0, lead[0], add(queryBase, r), col, tq, zero));
+    });
+    stage(ySmem, tile, dv, [&](Value r, Value col) {
+      return toTile(load(5, lead[5], add(queryBase, r), col, tq, zero));
+    });
+    stageStats(lead[4], lead[3], lead[5], queryBase, tile);
+    gpu::BarrierOp::create(b);
+
+    // S^T = K Q^T and dP^T = V dO^T: B(k = dim, n = query) is X[query][dim].
+    Acc sT = zeros(tile), dpT = zeros(tile);
+    multiply(
+        sT, d, [&](int64_t k0) { return kFrags[k0 / kStep]; }, xSmem,
+        /*nMajor=*/true);
+    multiply(
+        dpT, dv, [&](int64_t k0) { return vFrags[k0 / kStep]; }, ySmem,
+        /*nMajor=*/true);
+    // P^T; keys past the end only reach their own (unwritten) rows, so
+    // tiles mask the queries past the end and the causal triangle.
+    Acc pT;
+    for (unsigned i = 0; i < sT.size(); ++i)
+      pT.push_back(probability(sT[i], smemLoad(stats, c(0), accCol(i))));
+    Value needsMask = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                            add(queryBase, tile), c(tq));
+    if (causal)
+      needsMask = arith::OrIOp::create(
+          b, needsMask,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                add(keyBase, kBlockRows - 1), queryBase));
+    pT = maskTile(
+        needsMask, pT,
+        [&](unsigned i) -> Value {
+          Value query = add(queryBase, accCol(i));
+          Value beyond =
+              arith::CmpIOp::create(b, arith::CmpIPredicate::uge, query, c(tq));
+          if (!causal)
+            return beyond;
+          return arith::OrIOp::create(
+              b, beyond,
+              arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                    add(rowBase, accRow(i)), query));
+        },
+        f32(0.0));
+    for (unsigned i = 0; i < sT.size(); ++i) {
+      Value local = accCol(i);
+      Value ds = fmul(pT[i], fsub(dpT[i], smemLoad(stats, c(1), local)));
+      ValueRange at{add(warpRow, accRow(i)), local};
+      memref::StoreOp::create(b, toTile(pT[i]), zSmem, at);
+      memref::StoreOp::create(b, toTile(ds), wSmem, at);
+    }
+    gpu::BarrierOp::create(b);
+
+    // dV += P^T dO and dK += dS^T Q: B(k = query, n = dim).
+    auto rows = [&](Value smem) {
+      return
+          [&, smem](int64_t k0) { return fragAShared(smem, warpRow, c(k0)); };
+    };
+    multiply(dV, tile, rows(zSmem), ySmem, /*nMajor=*/false);
+    multiply(dK, tile, rows(wSmem), xSmem, /*nMajor=*/false);
+    Acc next = dK;
+    next.append(dV.begin(), dV.end());
+    scf::YieldOp::create(b, next);
+  }
+  ValueRange results = loop.getResults();
+  Value scaleF = f32(scale);
+  for (unsigned i = 0; i < results.size(); ++i) {
+    bool isK = i < unsigned(d / 8 * 4);
+    unsigned j = isK ? i : i - d / 8 * 4;
+    Value row = add(rowBase, accRow(j));
+    Value x = isK ? fmul(results[i], scaleF) : results[i];
+    if (failed(storeResult(isK ? 1 : 2, bh, row, accCol(j), x, lt(row, tk))))
+      return failure();
+  }
+  return success();
+}
+
+/// Q-stationary: 64 queries per block, dQ over the key tiles.
+LogicalResult AttentionEmitter::emitDQ(Value block) {
+  int64_t queryBlocks = llvm::divideCeil(tq, kBlockRows);
+  Value bh = div(block, queryBlocks);
+  Value queryBase = mul(rem(block, queryBlocks), kBlockRows);
+  Value warpRow = mul(warp, kWarpRows);
+  Value rowBase = add(queryBase, warpRow);
+  Value lead[6];
+  for (unsigned i = 0; i < 6; ++i)
+    lead[i] = leadOffset(operands[i], bh);
+  Value zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
+  SmallVector<SmallVector<Value>> qFrags, doFrags;
+  for (int64_t k0 = 0; k0 < d; k0 += kStep)
+    qFrags.push_back(fragA(
+        [&](Value r, Value col) {
+          return toTile(load(0, lead[0], r, col, tq, zero));
+        },
+        rowBase, c(k0)));
+  for (int64_t k0 = 0; k0 < dv; k0 += kStep)
+    doFrags.push_back(fragA(
+        [&](Value r, Value col) {
+          return toTile(load(5, lead[5], r, col, tq, zero));
+        },
+        rowBase, c(k0)));
+  stageStats(lead[4], lead[3], lead[5], queryBase, kBlockRows);
+  gpu::BarrierOp::create(b);
+  Value lse2[2], delta[2];
+  for (unsigned r = 0; r < 2; ++r) {
+    Value local = add(warpRow, add(g, r * 8));
+    lse2[r] = smemLoad(stats, c(0), local);
+    delta[r] = smemLoad(stats, c(1), local);
+  }
+
+  Value tiles = c(llvm::divideCeil(tk, tile));
+  if (causal)
+    tiles = arith::MinUIOp::create(
+        b, tiles, div(add(queryBase, kBlockRows + tile - 1), tile));
+  auto loop = scf::ForOp::create(b, c(0), tiles, c(1), zeros(d));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value keyBase = mul(loop.getInductionVar(), tile);
+    ValueRange carried = loop.getRegionIterArgs();
+    Acc dQ(carried.begin(), carried.end());
+
+    gpu::BarrierOp::create(b);
+    stage(xSmem, tile, d, [&](Value r, Value col) {
+      return toTile(load(1, lead[1], add(keyBase, r), col, tk, zero));
+    });
+    stage(ySmem, tile, dv, [&](Value r, Value col) {
+      return toTile(load(2, lead[2], add(keyBase, r), col, tk, zero));
+    });
+    gpu::BarrierOp::create(b);
+
+    // S = Q K^T and dP = dO V^T: B(k = dim, n = key) is X (Y)[key][dim].
+    Acc s = zeros(tile), dp = zeros(tile);
+    multiply(
+        s, d, [&](int64_t k0) { return qFrags[k0 / kStep]; }, xSmem,
+        /*nMajor=*/true);
+    multiply(
+        dp, dv, [&](int64_t k0) { return doFrags[k0 / kStep]; }, ySmem,
+        /*nMajor=*/true);
+    Acc p;
+    for (unsigned i = 0; i < s.size(); ++i)
+      p.push_back(probability(s[i], lse2[(i % 4) / 2]));
+    Value needsMask = arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                            add(keyBase, tile), c(tk));
+    if (causal)
+      needsMask = arith::OrIOp::create(
+          b, needsMask,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::ugt,
+                                add(keyBase, tile - 1), queryBase));
+    p = maskTile(
+        needsMask, p,
+        [&](unsigned i) {
+          return isMasked(add(rowBase, accRow(i)), add(keyBase, accCol(i)));
+        },
+        f32(0.0));
+    for (unsigned i = 0; i < s.size(); ++i) {
+      Value ds = fmul(p[i], fsub(dp[i], delta[(i % 4) / 2]));
+      memref::StoreOp::create(b, toTile(ds), zSmem,
+                              ValueRange{add(warpRow, accRow(i)), accCol(i)});
+    }
+    gpu::BarrierOp::create(b);
+
+    // dQ += dS K: B(k = key, n = dim) is X[key][dim].
+    multiply(
+        dQ, tile,
+        [&](int64_t k0) { return fragAShared(zSmem, warpRow, c(k0)); }, xSmem,
+        /*nMajor=*/false);
+    scf::YieldOp::create(b, dQ);
+  }
+  Value scaleF = f32(scale);
+  for (auto [i, x] : llvm::enumerate(loop.getResults())) {
+    Value row = add(rowBase, accRow(i));
+    if (failed(
+            storeResult(0, bh, row, accCol(i), fmul(x, scaleF), lt(row, tq))))
+      return failure();
+  }
+  return success();
+}
+
+FailureOr<Geometry> AttentionEmitter::backwardKernel() {
+  FailureOr<int64_t> tileOr = pickTile([&](int64_t bt) {
+    return bt * paddedCols(d) + bt * paddedCols(dv) +
+           2 * kBlockRows * paddedCols(bt);
+  });
+  if (failed(tileOr))
+    return failure();
+  tile = *tileOr;
+  xSmem = allocShared(tile, paddedCols(d), tileType);
+  ySmem = allocShared(tile, paddedCols(dv), tileType);
+  zSmem = allocShared(kBlockRows, paddedCols(tile), tileType);
+  wSmem = allocShared(kBlockRows, paddedCols(tile), tileType);
+  stats = allocShared(2, kBlockRows, b.getF32Type());
+  bool wantQ = false, wantKV = false;
+  for (const Write &w : writes)
+    (w.result == 0 ? wantQ : wantKV) = true;
+  int64_t kvBlocks = wantKV ? batch * llvm::divideCeil(tk, kBlockRows) : 0;
+  int64_t qBlocks = wantQ ? batch * llvm::divideCeil(tq, kBlockRows) : 0;
+  int64_t grid = std::max<int64_t>(1, kvBlocks + qBlocks);
+  fillConstants(grid);
+  Value block = k.blockId();
+  if (!wantQ || !wantKV) {
+    if (wantKV && failed(emitDKDV(block)))
+      return failure();
+    if (wantQ && failed(emitDQ(block)))
+      return failure();
+    return Geometry{grid, kThreads};
+  }
+  // The first blocks own keys, the rest queries (a uniform branch per
+  // block, so both sides may synchronize).
+  auto branch = scf::IfOp::create(b, lt(block, kvBlocks),
+                                  /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    body.pushScope();
+    LogicalResult ok = emitDKDV(block);
+    body.popScope();
+    if (failed(ok))
+      return failure();
+    b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    body.pushScope();
+    ok = emitDQ(arith::SubIOp::create(b, block, c(kvBlocks)));
+    body.popScope();
+    if (failed(ok))
+      return failure();
+  }
+  return Geometry{grid, kThreads};
+}
+
+FailureOr<Geometry> AttentionEmitter::emit() {
+  if (failed(prepare()))
+    return failure();
+  return backward ? backwardKernel() : forward();
+}
+
+} // namespace
+
+FailureOr<Geometry> emitAttentionForward(KernelContext &k) {
+  for (Operation &op : k.block().without_terminator())
+    if (isa<nv::AttentionOp, nv::AttentionFwdOp>(op))
+      return AttentionEmitter(k, &op, /*backward=*/false).emit();
+  return k.fail("no attention op");
+}
+
+FailureOr<Geometry> emitAttentionBackward(KernelContext &k) {
+  for (Operation &op : k.block().without_terminator())
+    if (isa<nv::AttentionBwdOp>(op))
+      return AttentionEmitter(k, &op, /*backward=*/true).emit();
+  return k.fail("no attention_bwd op");
+}
+
+} // namespace mlir::nova::tile_to_gpu

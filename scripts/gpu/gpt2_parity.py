@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""GPT-2 training with Nova against PyTorch, same parameters, same batches.
+
+Nova's compiled training step (a .nvx on the cuda backend, or a planned
+.mlir on the reference interpreter) and the PyTorch model of
+utils/gpt2_torch_parity.py (the same architecture) start from the same
+initial parameters (made here from a seed: N(0, 0.02) weights, zero biases,
+unit LayerNorm scales, named as nova-gpt2 names them) and train on the same
+random batches (nova-run --train --batches) with AdamW at Nova's
+nova-train-step defaults (betas 0.9/0.999, eps 1e-8, weight decay 0.01) and
+a constant learning rate. Compared:
+  - the loss of every step (normwise relative error < --loss-rtol);
+  - the gradient of every parameter at step 1, which Nova's first Adam
+    moment holds exactly (m1 = (1 - beta1) g; nova-run --save-state)
+    (relative error < --grad-rtol per parameter).
+Exit status 0 when everything is within bounds. --compute tf32 lets PyTorch
+use TF32 matmuls (as Nova's compute=tf32 step does); bf16 writes the casts
+of nova-autocast by hand (gpt2_loss's compute="bf16").
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "utils"))
+from gpt2_torch_parity import (gpt2_loss, read_safetensors,  # noqa: E402
+                               write_safetensors)
+
+BETA1, BETA2, EPS, WEIGHT_DECAY = 0.9, 0.999, 1e-8, 0.01
+
+
+def parameters_of(model):
+    """(name, shape) of every {nova.param} argument of nova-gpt2's loss."""
+    text = open(model).read()
+    found = re.findall(r'tensor<([0-9x]+)xf32> \{nova\.name = "([^"]+)", '
+                       r'nova\.param\}', text)
+    if not found:
+        sys.exit("gpt2_parity: no {nova.param} arguments in " + model)
+    return [(name, [int(d) for d in dims.split("x")]) for dims, name in found]
+
+
+def initial(params, seed):
+    gen = torch.Generator().manual_seed(seed)
+    out = {}
+    for name, shape in params:
+        if re.search(r"ln_[12f]\.weight$", name):
+            out[name] = torch.ones(shape)
+        elif name.endswith(".bias"):
+            out[name] = torch.zeros(shape)
+        else:
+            out[name] = torch.randn(shape, generator=gen) * 0.02
+    return out
+
+
+def nova_run(cfg, *args):
+    cmd = [cfg.nova_run, cfg.step, "--train", "--lr", str(cfg.lr), *args]
+    print("+", " ".join(cmd), flush=True)
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    sys.stdout.write(done.stdout)
+    if done.returncode != 0:
+        sys.stderr.write(done.stderr)
+        sys.exit("gpt2_parity: nova-run failed (exit %d)" % done.returncode)
+    return done.stdout
+
+
+def rel(a, b):
+    a, b = a.double().flatten(), b.double().flatten()
+    return ((a - b).norm() / max(b.norm(), a.norm(), 1e-30)).item()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--nova-run", required=True)
+    p.add_argument("--step", required=True, help="step.nvx or planned .mlir")
+    p.add_argument("--model", required=True, help="nova-gpt2's model.mlir")
+    p.add_argument("--workdir", required=True)
+    for name in ("layers", "heads", "embd", "vocab", "seq", "batch"):
+        p.add_argument("--" + name, type=int, required=True)
+    p.add_argument("--compute", choices=["f32", "tf32", "bf16"],
+                   required=True)
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--lr", type=float, default=6e-4)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--loss-rtol", type=float, required=True)
+    p.add_argument("--grad-rtol", type=float, required=True)
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available()
+                   else "cpu")
+    p.add_argument("--json", help="write the figures here")
+    cfg = p.parse_args()
+    os.makedirs(cfg.workdir, exist_ok=True)
+    w = lambda name: os.path.join(cfg.workdir, name)
+    torch.backends.cuda.matmul.allow_tf32 = cfg.compute == "tf32"
+    torch.backends.cudnn.allow_tf32 = cfg.compute == "tf32"
+
+    params = parameters_of(cfg.model)
+    init = initial(params, cfg.seed)
+    write_safetensors(w("init.safetensors"), init)
+    gen = torch.Generator().manual_seed(cfg.seed + 1)
+    shape = (cfg.steps, cfg.batch, cfg.seq)
+    batches = {n: torch.randint(0, cfg.vocab, shape, generator=gen,
+                                dtype=torch.int32)
+               for n in ("tokens", "targets")}
+    write_safetensors(w("batches.safetensors"), batches)
+    common = ["--batches", w("batches.safetensors"), "--params",
+              w("init.safetensors")]
+
+    # Nova: one step for the gradients (the first moment), then the run.
+    nova_run(cfg, *common, "--steps", "1", "--save-state", w("s1.safetensors"))
+    log = nova_run(cfg, *common, "--steps", str(cfg.steps), "--loss-log",
+                   w("loss.txt"), "--log-every", str(max(1, cfg.steps // 4)))
+    nova_losses = [float(line.split()[1]) for line in open(w("loss.txt"))]
+    state = read_safetensors(w("s1.safetensors"))
+
+    # PyTorch on the same data.
+    dev = torch.device(cfg.device)
+    P = {n: t.clone().to(dev).requires_grad_(True) for n, t in init.items()}
+    opt = torch.optim.AdamW(list(P.values()), lr=cfg.lr, betas=(BETA1, BETA2),
+                            eps=EPS, weight_decay=WEIGHT_DECAY)
+    compute = "bf16" if cfg.compute == "bf16" else "f32"
+    torch_losses, grad_errors = [], {}
+    for s in range(cfg.steps):
+        opt.zero_grad()
+        loss = gpt2_loss(P, batches["tokens"][s].to(dev),
+                         batches["targets"][s].to(dev), cfg, compute)
+        loss.backward()
+        if s == 0:
+            for n, t in P.items():
+                nova_grad = state[n + ".adam_m"] / (1 - BETA1)
+                grad_errors[n] = rel(nova_grad, t.grad.cpu())
+        opt.step()
+        torch_losses.append(loss.item())
+
+    ok = True
+    worst_loss = 0.0
+    for s, (a, b) in enumerate(zip(nova_losses, torch_losses), start=1):
+        e = abs(a - b) / abs(b)
+        worst_loss = max(worst_loss, e)
+        print("step %2d: nova %.6f torch %.6f rel %.2e" % (s, a, b, e))
+    if len(nova_losses) != cfg.steps:
+        print("FAIL nova logged %d losses, expected %d"
+              % (len(nova_losses), cfg.steps))
+        ok = False
+    ok &= worst_loss < cfg.loss_rtol
+    worst_name = max(grad_errors, key=grad_errors.get)
+    for n, e in grad_errors.items():
+        if e >= cfg.grad_rtol:
+            print("FAIL step-1 gradient of %s: rel %.2e" % (n, e))
+            ok = False
+    print("%s: %d steps, worst loss rel %.2e (bound %.0e); step-1 gradients "
+          "of %d parameters, worst rel %.2e at %s (bound %.0e)"
+          % (cfg.compute, cfg.steps, worst_loss, cfg.loss_rtol,
+             len(grad_errors), grad_errors[worst_name], worst_name,
+             cfg.grad_rtol))
+    speed = re.findall(r"([0-9.]+) tok/s", log)
+    if cfg.json:
+        json.dump({"compute": cfg.compute, "steps": cfg.steps,
+                   "nova_losses": nova_losses, "torch_losses": torch_losses,
+                   "worst_loss_rel": worst_loss, "grad_rel": grad_errors,
+                   "nova_log_tok_s": [float(x) for x in speed],
+                   "date": time.strftime("%Y-%m-%d"),
+                   "torch": torch.__version__,
+                   "device": torch.cuda.get_device_name()
+                   if dev.type == "cuda" else "cpu"},
+                  open(cfg.json, "w"), indent=1)
+    print("GPT-2 PARITY OK" if ok else "GPT-2 PARITY FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
