@@ -71,7 +71,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
     yet, is an error at the kernel naming the family or op.
 
     Row kernels that also reduce across their rows (column sums, totals)
-    write per-block partials to a workspace (`nova.workspace_bytes` on the
+    write per-block partials to a workspace (`nova_gpu.workspace_bytes` on the
     gpu.func, its last argument); the last block to finish sums them in
     block order. gather reads whole rows; scatter_add gives each block a
     tile of output rows and adds the matching update rows, with shared-memory
