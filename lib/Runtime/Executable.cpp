@@ -40,6 +40,13 @@ uint64_t TensorDesc::bytes() const {
   return uint64_t(numElements(shape)) * byteWidth(dtype);
 }
 
+uint64_t workspaceBytes(const ExecutableDesc &exe, const EntryDesc &entry) {
+  uint64_t bytes = 0;
+  for (const LaunchDesc &l : entry.launches)
+    bytes = std::max(bytes, exe.kernels[l.kernel].workspaceBytes);
+  return bytes;
+}
+
 const EntryDesc *ExecutableDesc::findEntry(const std::string &name) const {
   for (const EntryDesc &e : entries)
     if (e.name == name)
@@ -124,7 +131,26 @@ bool checkExecutable(const ExecutableDesc &exe, std::string &error) {
       if (p.kind != ParamKind::StatusWord && p.statusBits)
         return c.fail(where, "check bits on a parameter that is not the "
                              "status word");
+      if (p.kind == ParamKind::Workspace && p.size != 8)
+        return c.fail(where, "a workspace parameter is a pointer of 8 bytes");
     }
+    size_t workspaces =
+        std::count_if(kd.params.begin(), kd.params.end(), [](const auto &p) {
+          return p.kind == ParamKind::Workspace;
+        });
+    if (workspaces > 1)
+      return c.fail(where, "takes " + std::to_string(workspaces) +
+                               " workspace parameters (at most 1)");
+    if ((workspaces == 1) != (kd.workspaceBytes > 0))
+      return c.fail(where, workspaces ? "takes a workspace of 0 bytes"
+                                      : "declares " +
+                                            std::to_string(kd.workspaceBytes) +
+                                            " bytes of workspace but takes "
+                                            "no workspace parameter");
+    if (kd.workspaceBytes > (uint64_t(1) << 40))
+      return c.fail(where, "declares a workspace of " +
+                               std::to_string(kd.workspaceBytes) +
+                               " bytes (at most 2^40)");
   }
   std::set<std::string> entryNames;
   for (const EntryDesc &e : exe.entries) {
@@ -237,7 +263,7 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
     kernels.push_back(
         fb::CreateKernelDirect(b, k.name.c_str(), &hash, &images,
                                k.ptx.empty() ? nullptr : k.ptx.c_str(), &block,
-                               k.sharedMemory, &params));
+                               k.sharedMemory, &params, k.workspaceBytes));
   }
   std::vector<flatbuffers::Offset<fb::Entry>> entries;
   for (const EntryDesc &e : exe.entries) {
@@ -367,6 +393,7 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
           kd.params.push_back(
               {ParamKind(p->kind()), p->size(), p->status_bits()});
         }
+      kd.workspaceBytes = k->workspace_bytes();
       exe.kernels.push_back(std::move(kd));
     }
   auto tensors =
@@ -469,8 +496,10 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
   for (const KernelDesc &k : exe.kernels) {
     os << "kernel " << k.name << " hash " << k.hash.str() << " block ";
     dims(k.block);
-    os << " shared " << k.sharedMemory << " params " << k.params.size()
-       << " ptx " << k.ptx.size() << " bytes";
+    os << " shared " << k.sharedMemory << " params " << k.params.size();
+    if (k.workspaceBytes)
+      os << " workspace " << k.workspaceBytes;
+    os << " ptx " << k.ptx.size() << " bytes";
     for (const ParamDesc &p : k.params)
       if (p.kind == ParamKind::StatusWord) {
         os << " status";
@@ -512,6 +541,8 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
           os << " scalar(" << a.bytes.size() << " bytes)";
         else if (a.kind == ParamKind::StatusWord)
           os << " status";
+        else if (a.kind == ParamKind::Workspace)
+          os << " workspace";
         else
           os << " tma@" << a.tma.offset;
       }

@@ -167,6 +167,23 @@ std::unique_ptr<Instance> Instance::create(Device &device,
   if (checksData && !device.check(drv.cuMemAlloc(&inst->status, kStatusBytes),
                                   "cuMemAlloc(status record)", error))
     return nullptr;
+  inst->workspaceSize = nova::workspaceBytes(exe, *entry);
+  if (inst->workspaceSize) {
+    CUresult r = drv.cuMemAlloc(&inst->workspace, inst->workspaceSize);
+    if (r != CUDA_SUCCESS) {
+      size_t freeBytes = 0, total = 0;
+      drv.cuMemGetInfo(&freeBytes, &total);
+      error = "out of device memory: the workspace of entry '" + entryName +
+              "' needs " + mib(inst->workspaceSize) + ", " + mib(freeBytes) +
+              " of " + mib(total) + " are free (" + drv.describe(r) + ")";
+      return nullptr;
+    }
+    // Zero even when the arena is poisoned: the kernels' tickets count up
+    // from 0.
+    if (!device.check(drv.cuMemsetD8(inst->workspace, 0, inst->workspaceSize),
+                      "cuMemsetD8(workspace)", error))
+      return nullptr;
+  }
   CudaKernelLoader loader(device);
   // Arguments point into each launch's own storage, so fill them only once
   // the launch sits at its final address.
@@ -191,6 +208,9 @@ std::unique_ptr<Instance> Instance::create(Device &device,
       } else if (a.kind == ParamKind::StatusWord) {
         value.assign(reinterpret_cast<const char *>(&inst->status),
                      sizeof inst->status);
+      } else if (a.kind == ParamKind::Workspace) {
+        value.assign(reinterpret_cast<const char *>(&inst->workspace),
+                     sizeof inst->workspace);
       } else {
         if (!drv.cuTensorMapEncodeTiled) {
           error = "kernel '" + kd.name +
@@ -234,6 +254,8 @@ Instance::~Instance() {
     drv.cuMemFree(arena);
   if (status)
     drv.cuMemFree(status);
+  if (workspace)
+    drv.cuMemFree(workspace);
 }
 
 bool Instance::copyIn(const TensorDesc &t, const HostTensor &value,

@@ -23,8 +23,9 @@
 # the same label in a "labels out of range" status error, skip the
 # optimizer's update (outputs equal to the inputs) and exit 1. One built by
 # "guarded" is planned with --guard-bands=256: every buffer fenced by
-# poisoned bytes that nova-run checks after the run. Tools come
-# from PATH or NOVA_BIN. SEED "now" is the time, as when it is left out.
+# poisoned bytes that nova-run checks after the run; "pack-det" is "pack"
+# with convert-tile-to-gpu=deterministic=true. Tools come from PATH or
+# NOVA_BIN. SEED "now" is the time, as when it is left out.
 # An atol of "norm" compares float outputs norm-wise (nova-run
 # --norm-rtol: ||got - want|| <= rtol ||want||), the bound for tensor-core
 # products whose rounding differs from the interpreter's element by element.
@@ -59,6 +60,20 @@ attn_gpt2_124m attention-gpt2.mlir    gpt2_124m       1e-2  norm  no   pack
 status_clean   status.mlir            step            1e-6  1e-9  yes  planned
 status_labels  status.mlir            step            0     0     yes  skip
 status_guarded status.mlir            step            1e-6  1e-9  yes  guarded
+rowsum_ln      rowsum.mlir            ln_backward     8e-3  1e-6  no   pack
+rowsum_xent    rowsum.mlir            xent            8e-3  1e-6  yes  pack
+rowsum_long    rowsum.mlir            long_rows       1e-6  1e-6  no   pack
+rowsum_many    rowsum.mlir            many_rows       1e-6  1e-6  no   pack
+rowsum_chain   rowsum.mlir            chained         1e-6  1e-6  no   pack
+gather_embed   gather.mlir            embed           0     0     yes  pack
+gather_bf16    gather.mlir            rows_bf16       0     0     yes  pack
+scatter_embed  scatter.mlir           embed_grad      1e-5  1e-6  yes  pack
+scatter_pos    scatter.mlir           pos_grad        8e-3  0     yes  pack
+scatter_hot    scatter.mlir           hot_rows        1e-4  5e-4  yes  pack
+scatter_embed_det scatter.mlir        embed_grad      0     0     yes  pack-det
+scatter_pos_det   scatter.mlir        pos_grad        0     0     yes  pack-det
+scatter_hot_det   scatter.mlir        hot_rows        0     0     yes  pack-det
+ln_xent_grads  planned.mlir           ln_xent_grads   1e-5  2e-5  no   planned
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
@@ -87,8 +102,10 @@ prepare)
         "$(bin nova-translate)" --nova-to-executable "$gpu" "${guard[@]}" \
           -o "$dir/$name.nvx"
     else
+      # pack-det: convert-tile-to-gpu without float atomics.
+      det=; [ "$build" = pack-det ] && det="=deterministic=true"
       "$(bin nova-opt)" "$inputs/$file" --nova-configure=target=h200 \
-          --nova-outline-kernels --convert-tile-to-gpu -o "$gpu" &&
+          --nova-outline-kernels "--convert-tile-to-gpu$det" -o "$gpu" &&
         "$(bin nova-gpu-pack)" "$gpu" --entry "$entry" -o "$dir/$name.nvx"
     fi
     if [ $? -ne 0 ]; then

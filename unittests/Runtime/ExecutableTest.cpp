@@ -106,6 +106,62 @@ TEST(Executable, SemanticChecksNameTheProblem) {
   expectError(exe, "format version 7, this runtime reads version 1");
 }
 
+// A kernel that combines partials across blocks takes the instance's
+// workspace: the kernel declares the size, the launch passes a Workspace
+// argument, and the instance allocates the largest size of its launches.
+TEST(Executable, WorkspaceParameterRoundTripsAndIsChecked) {
+  ExecutableDesc exe = sample();
+  KernelDesc sums = vaddKernel("ptx", "", "");
+  sums.name = "column_sums";
+  sums.hash = hashBytes("column_sums");
+  sums.params = {{ParamKind::Buffer, 8}, {ParamKind::Workspace, 8}};
+  sums.workspaceBytes = 4096;
+  exe.kernels.push_back(sums);
+  KernelDesc small = sums;
+  small.name = "totals";
+  small.hash = hashBytes("totals");
+  small.workspaceBytes = 512;
+  exe.kernels.push_back(small);
+  ArgDesc workspace;
+  workspace.kind = ParamKind::Workspace;
+  exe.entries[1].launches.push_back({3, {1, 1, 1}, {buffer(0), workspace}});
+  exe.entries[1].launches.push_back({2, {4, 1, 1}, {buffer(0), workspace}});
+
+  std::string bytes, error;
+  ASSERT_TRUE(writeExecutable(exe, bytes, error)) << error;
+  ExecutableDesc out;
+  ASSERT_TRUE(readExecutable(bytes, out, error)) << error;
+  ASSERT_EQ(out.kernels.size(), 4u);
+  EXPECT_EQ(out.kernels[2].workspaceBytes, 4096u);
+  EXPECT_EQ(out.kernels[2].params[1].kind, ParamKind::Workspace);
+  EXPECT_EQ(out.entries[1].launches[2].args[1].kind, ParamKind::Workspace);
+  EXPECT_EQ(workspaceBytes(out, out.entries[1]), 4096u);
+  EXPECT_EQ(workspaceBytes(out, out.entries[0]), 0u);
+  EXPECT_NE(describeExecutable(out).find("workspace 4096"), std::string::npos);
+
+  auto expectError = [&](ExecutableDesc bad, const std::string &text) {
+    std::string b, err;
+    EXPECT_FALSE(writeExecutable(bad, b, err));
+    EXPECT_NE(err.find(text), std::string::npos) << err;
+  };
+  ExecutableDesc bad = exe;
+  bad.kernels[2].workspaceBytes = 0;
+  expectError(bad, "takes a workspace of 0 bytes");
+  bad = exe;
+  bad.kernels[0].workspaceBytes = 64;
+  expectError(bad, "declares 64 bytes of workspace but takes no workspace "
+                   "parameter");
+  bad = exe;
+  bad.kernels[2].params.push_back({ParamKind::Workspace, 8});
+  expectError(bad, "takes 2 workspace parameters (at most 1)");
+  bad = exe;
+  bad.kernels[2].params[1].size = 4;
+  expectError(bad, "a workspace parameter is a pointer of 8 bytes");
+  bad = exe;
+  bad.entries[1].launches[2].args[1] = buffer(0);
+  expectError(bad, "kind differs from the kernel's parameter");
+}
+
 TEST(Executable, RejectsForeignTruncatedAndOtherVersions) {
   std::string bytes, error;
   ASSERT_TRUE(writeExecutable(sample(), bytes, error)) << error;

@@ -69,7 +69,19 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
     rate read at run time). Float sums accumulate in f64, as the reference
     interpreter does. Any other family, or an op an emitter does not lower
     yet, is an error at the kernel naming the family or op.
+
+    Row kernels that also reduce across their rows (column sums, totals)
+    write per-block partials to a workspace (`nova_gpu.workspace_bytes` on the
+    gpu.func, its last argument); the last block to finish sums them in
+    block order. gather reads whole rows; scatter_add gives each block a
+    tile of output rows and adds the matching update rows, with shared-memory
+    float atomics, or in index order with `deterministic=true`.
   }];
+  let options = [
+    Option<"deterministic", "deterministic", "bool", /*default=*/"false",
+           "Compile without float atomics: every float sum runs in a fixed "
+           "order, so results repeat bit for bit">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",

@@ -55,7 +55,10 @@ enum class ParamKind : uint8_t {
   Buffer = 0,
   Scalar = 1,
   TmaDescriptor = 2,
-  StatusWord = 3
+  StatusWord = 3,
+  /// The instance's workspace: zeroed scratch shared by the entry's launches
+  /// (they run in order), of the largest size its kernels declare.
+  Workspace = 4
 };
 
 struct ParamDesc {
@@ -111,6 +114,9 @@ struct KernelDesc {
   std::array<uint32_t, 3> block{1, 1, 1};
   uint32_t sharedMemory = 0;
   std::vector<ParamDesc> params;
+  /// Bytes of workspace the kernel needs (zero at launch, left zero); a
+  /// kernel with a Workspace parameter declares a non-zero size.
+  uint64_t workspaceBytes = 0;
 };
 
 struct TmaDesc {
@@ -192,6 +198,10 @@ struct ExecutableDesc {
 
   const EntryDesc *findEntry(const std::string &name) const;
 };
+
+/// The workspace an instance of `entry` allocates: the largest of its
+/// launched kernels' (checked executables only).
+uint64_t workspaceBytes(const ExecutableDesc &exe, const EntryDesc &entry);
 
 /// Semantic checks: names present and unique, tensors inside the arena,
 /// aliases valid, kernels referenced exist, arguments match parameters,

@@ -92,6 +92,8 @@ public:
 
   const EntryDesc &entry() const { return *desc; }
   uint64_t arenaBytes() const { return desc->arenaSize; }
+  /// The zeroed scratch the entry's kernels share (0: none).
+  uint64_t workspaceBytes() const { return workspaceSize; }
 
   /// Host -> device copy of input `i` (dtype and shape must match).
   bool setInput(size_t i, const HostTensor &value, std::string &error);
@@ -147,6 +149,10 @@ private:
   InstanceOptions options;
   cuda::CUdeviceptr arena = 0;
   cuda::CUdeviceptr status = 0; // kStatusBytes, when a kernel takes it
+  /// Kernels that combine partial results across blocks leave it zeroed,
+  /// so one allocation serves every launch and graph replay.
+  cuda::CUdeviceptr workspace = 0;
+  uint64_t workspaceSize = 0;
   std::vector<PreparedLaunch> launches;
   cuda::CUgraph graph = nullptr;
   cuda::CUgraphExec graphExec = nullptr;

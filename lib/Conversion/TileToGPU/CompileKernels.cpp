@@ -497,6 +497,17 @@ mlir::nova::compileGPUKernels(ModuleOp module,
       if (auto bits = fn.getArgAttrOfType<IntegerAttr>(a, kStatusBitsAttr))
         k.desc.params[a] = {::nova::ParamKind::StatusWord, 8,
                             uint32_t(bits.getInt())};
+    // A workspace is the last argument, its size on the function.
+    if (auto bytes = fn->getAttrOfType<IntegerAttr>(kWorkspaceBytesAttr)) {
+      if (bytes.getInt() <= 0 || fn.getNumArguments() == 0 ||
+          k.desc.params.back().kind != ::nova::ParamKind::Buffer)
+        return fn.emitError("gpu.func @")
+               << fn.getName() << " declares " << bytes.getInt()
+               << " bytes of workspace; a workspace is a positive size "
+                  "passed as the last argument";
+      k.desc.params.back().kind = ::nova::ParamKind::Workspace;
+      k.desc.workspaceBytes = uint64_t(bytes.getInt());
+    }
     KernelJob &job = jobs.emplace_back();
     job.module = gm;
     job.name = fn.getName().str();
@@ -646,7 +657,8 @@ mlir::nova::bindArguments(const ::nova::KernelDesc &kernel,
     a.kind = p.kind;
     if (p.kind == ::nova::ParamKind::Buffer)
       a.offset = bufferOffsets[next++];
-    else if (p.kind != ::nova::ParamKind::StatusWord)
+    else if (p.kind != ::nova::ParamKind::StatusWord &&
+             p.kind != ::nova::ParamKind::Workspace)
       return failure(); // scalars and TMA descriptors are not planned here
     args.push_back(std::move(a));
   }

@@ -189,6 +189,8 @@ struct KernelContext {
   /// Scalar outputs checked to be finite (an entry's loss or gradient
   /// norm): output index -> the nova::StatusBit raised when not.
   DenseMap<unsigned, uint32_t> finiteChecks;
+  /// No float atomics: every float sum in a fixed order.
+  bool deterministic = false;
 
   Block &block() { return kernel.getBody().front(); }
   ValueRange outputs() { return block().getTerminator()->getOperands(); }
@@ -210,6 +212,15 @@ struct KernelContext {
       d << " with more than one distinct value";
     d << " is not lowered to the GPU yet";
     return d;
+  }
+  /// A workspace of `bytes` zeroed bytes (the runtime's, shared by the
+  /// launches, which leave it zeroed) as the function's last argument.
+  Value addWorkspace(int64_t bytes);
+  /// `workspace` bytes [offset, ...) as a memref of `shape` x `element`.
+  Value workspaceView(Value workspace, int64_t offset, ArrayRef<int64_t> shape,
+                      Type element) {
+    return memref::ViewOp::create(b, MemRefType::get(shape, element), workspace,
+                                  body.index(offset), ValueRange{});
   }
   /// Stores `v`'s value at `idx` into output `i`.
   LogicalResult store(unsigned i, ValueRange idx) {
@@ -260,6 +271,8 @@ FailureOr<Geometry> emitOptimizer(KernelContext &k);
 FailureOr<Geometry> emitMatmul(KernelContext &k);
 FailureOr<Geometry> emitAttentionForward(KernelContext &k);
 FailureOr<Geometry> emitAttentionBackward(KernelContext &k);
+FailureOr<Geometry> emitGather(KernelContext &k);
+FailureOr<Geometry> emitScatterAdd(KernelContext &k);
 
 /// How partial results of one nova.reduce combine: float sums in f64 (the
 /// interpreter's accumulator), max/min in the element's arithmetic type.

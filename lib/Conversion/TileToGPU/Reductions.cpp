@@ -3,6 +3,8 @@
 
 #include "Emitter.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
 using namespace mlir;
 
 namespace mlir::nova::tile_to_gpu {
@@ -86,141 +88,428 @@ private:
     return SmallVector<int64_t>(shapeOf(out.front().getInput()));
   }
 
+  /// A reduction across the rows of a row kernel: a column sum (over every
+  /// dim but the last) or a total (over every dim).
+  struct Across {
+    nv::ReduceOp reduce;
+    Combiner comb;
+    bool perColumn;
+    unsigned output; // the kernel output that yields it
+    int64_t offset;  // of its per-block partials in the workspace
+  };
+  /// Writes each block's partials of `across` (`acc`: per column sum its
+  /// thread's slots, per total its thread's share) and lets the last block
+  /// to finish combine them in block order.
+  LogicalResult combineAcrossBlocks(gpu::GPUFuncOp func,
+                                    ArrayRef<Across> across,
+                                    ArrayRef<Value> acc, Value workspace,
+                                    int64_t grid, int64_t threads, int64_t cols,
+                                    int64_t slots, int64_t group);
+  gpu::AddressSpaceAttr shared() {
+    return gpu::AddressSpaceAttr::get(b.getContext(),
+                                      gpu::AddressSpace::Workgroup);
+  }
+  /// Orders this thread's global writes before its later ones for the
+  /// whole device (membar.gl).
+  void fenceDevice() { NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU); }
+
   KernelContext &k;
   ImplicitLocOpBuilder &b;
   BodyEmitter &body;
 };
+
+/// The grid of a row kernel with sums across its rows, and its workspace:
+/// the ticket counter at 0, each sum's partials from kPartialsOffset on.
+constexpr int64_t kMaxAcrossBlocks = 256;
+constexpr int64_t kPartialsOffset = 256, kPartialsAlign = 256;
 } // namespace
 
 FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
-  SmallVector<nv::ReduceOp> reduces;
-  auto fullOr = reducedShape(reduces);
+  SmallVector<nv::ReduceOp> all;
+  auto fullOr = reducedShape(all);
   if (failed(fullOr))
     return k.unsupported();
   SmallVector<int64_t> full = *fullOr;
   ArrayRef<int64_t> lead = ArrayRef<int64_t>(full).drop_back();
   int64_t rows = product(lead), cols = full.back();
+  if (rows == 0 || cols == 0)
+    return k.fail("empty rows are not lowered yet");
+  // Reductions along each row, and across the rows (column sums over the
+  // leading dims, totals over every dim): the latter are complete only once
+  // every row is done, so the contract lets them only be yielded.
+  SmallVector<nv::ReduceOp> reduces;
+  SmallVector<Across> across;
+  int64_t last = full.size() - 1;
+  for (nv::ReduceOp reduce : all) {
+    ArrayRef<int64_t> dims = reduce.getDims();
+    if (dims == ArrayRef<int64_t>{last} &&
+        shapeOf(reduce.getInput()) == ArrayRef<int64_t>(full)) {
+      reduces.push_back(reduce);
+      continue;
+    }
+    Across a{reduce, Combiner::of(reduce),
+             int64_t(dims.size()) != int64_t(shapeOf(reduce.getInput()).size()),
+             0, 0};
+    for (auto [i, v] : llvm::enumerate(k.outputs()))
+      if (v == reduce.getResult())
+        a.output = i;
+    across.push_back(a);
+  }
+  bool columnSums =
+      llvm::any_of(across, [](const Across &a) { return a.perColumn; });
+
   int64_t threads = k.schedule.getThreads();
   // A power-of-two group of threads per row: a warp or less shuffles only,
   // more combines the warps through shared memory.
   int64_t rowsPerBlock = std::max<int64_t>(1, k.schedule.getTile().front());
   int64_t group =
       llvm::PowerOf2Ceil(std::max<int64_t>(1, threads / rowsPerBlock));
-  group = std::min<int64_t>(group, 1024);
-  if (rows == 0 || cols == 0)
-    return k.fail("empty rows are not lowered yet");
-  // The contract lets a row kernel also yield sums across its rows (column
-  // sums, totals), complete only once every block has added its rows; this
-  // emitter combines within a row only, so it refuses them rather than
-  // write one block's share.
-  for (nv::ReduceOp reduce : reduces) {
-    int64_t last = shapeOf(reduce.getInput()).size() - 1;
-    if (llvm::any_of(reduce.getDims(), [&](int64_t d) { return d != last; }))
-      return k.fail("sums across the rows (a reduce over a leading dim) in a "
-                    "row kernel are not lowered yet");
+  // Column sums: one row at a time per block, each thread keeping the sums
+  // of its columns (cols / group of them) in registers over the rows.
+  if (columnSums) {
+    group = std::max<int64_t>(32, llvm::PowerOf2Ceil(threads));
+    while (group < 1024 && cols > 8 * group)
+      group *= 2;
   }
-  rowsPerBlock = std::max<int64_t>(1, threads / group);
+  group = std::min<int64_t>(group, 1024);
+  rowsPerBlock = columnSums ? 1 : std::max<int64_t>(1, threads / group);
   threads = group * rowsPerBlock;
   int64_t warpsPerRow = std::max<int64_t>(1, group / 32);
+  int64_t batches = (rows + rowsPerBlock - 1) / rowsPerBlock;
+  // With sums across the rows, a bounded grid loops over the rows, so the
+  // last block combines at most kMaxAcrossBlocks partials per sum.
+  int64_t grid =
+      across.empty() ? batches : std::min<int64_t>(batches, kMaxAcrossBlocks);
   Value partials;
   if (warpsPerRow > 1) {
-    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
-                                            gpu::AddressSpace::Workgroup);
     partials = func.addWorkgroupAttribution(
-        MemRefType::get({threads / 32}, b.getF64Type(), AffineMap(), space),
+        MemRefType::get({threads / 32}, b.getF64Type(), AffineMap(), shared()),
         b.getLoc());
   }
+  // Workspace: a ticket counter, then each sum's partials per block.
+  Value workspace;
+  int64_t workspaceBytes = kPartialsOffset;
+  for (Across &a : across) {
+    a.offset = workspaceBytes;
+    int64_t bytes =
+        grid * (a.perColumn ? cols : 1) *
+        std::max<int64_t>(1, a.comb.accType.getIntOrFloatBitWidth() / 8);
+    workspaceBytes += llvm::alignTo(bytes, kPartialsAlign);
+  }
+  if (!across.empty())
+    workspace = k.addWorkspace(workspaceBytes);
 
   Value tid = k.threadId();
   Value lane = arith::RemUIOp::create(b, tid, body.index(group));
   Value rowInBlock = arith::DivUIOp::create(b, tid, body.index(group));
-  Value row = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, k.blockId(), body.index(rowsPerBlock)),
-      rowInBlock);
-  Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, row,
-                                      body.index(rows));
-  // Threads past the last row compute the last row again (every thread
-  // must reach the barriers) and store nothing.
-  Value clamped = arith::MinUIOp::create(b, row, body.index(rows - 1));
-  SmallVector<Value> leadIdx = body.delinearize(clamped, lead);
+  // Slots of a thread's column sums: columns lane, lane + group, ...
+  int64_t slots = (cols + group - 1) / group;
+  auto slotColumn = [&](int64_t j) {
+    return arith::AddIOp::create(b, lane, body.index(j * group));
+  };
+  auto below = [&](Value x, int64_t bound) -> Value {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x,
+                                 body.index(bound));
+  };
 
-  // Each reduction, in body order, once per row: what follows may read it.
-  for (nv::ReduceOp reduce : reduces) {
-    Combiner comb = Combiner::of(reduce);
-    Value input = reduce.getInput();
-    auto partial = accumulate(
-        k, comb, lane, body.index(cols), body.index(group), [&](Value col) {
-          return body.eval(input, pointIndex(input, full, leadIdx, col));
+  // One batch of rows (rowsPerBlock of them, one per group); folds the
+  // batch's share of the sums across the rows into `acc`.
+  auto batch = [&](Value index, SmallVector<Value> &acc) -> LogicalResult {
+    Value row = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, index, body.index(rowsPerBlock)),
+        rowInBlock);
+    Value valid = below(row, rows);
+    // Threads past the last row compute the last row again (every thread
+    // must reach the barriers) and store nothing.
+    Value clamped = arith::MinUIOp::create(b, row, body.index(rows - 1));
+    SmallVector<Value> leadIdx = body.delinearize(clamped, lead);
+
+    // Each reduction, in body order, once per row: what follows may read it.
+    for (nv::ReduceOp reduce : reduces) {
+      Combiner comb = Combiner::of(reduce);
+      Value input = reduce.getInput();
+      auto partial = accumulate(
+          k, comb, lane, body.index(cols), body.index(group), [&](Value col) {
+            return body.eval(input, pointIndex(input, full, leadIdx, col));
+          });
+      if (failed(partial))
+        return k.unsupported();
+      Value total =
+          shuffleReduce(b, comb, *partial, std::min<int64_t>(group, 32));
+      if (warpsPerRow > 1) {
+        // Lane 0 of each warp publishes; every thread folds its row's warps
+        // in order (deterministic), then the buffer is free again.
+        Value warp = arith::DivUIOp::create(b, tid, body.index(32));
+        Value first = arith::CmpIOp::create(
+            b, arith::CmpIPredicate::eq,
+            arith::RemUIOp::create(b, tid, body.index(32)), body.index(0));
+        Value asF64 = body.convert(total, b.getF64Type());
+        if (!isa<FloatType>(comb.accType))
+          return k.fail("integer reductions over more than a warp per row "
+                        "are not lowered yet");
+        (void)k.ifThen(first, [&] {
+          memref::StoreOp::create(b, asF64, partials, ValueRange{warp});
+          return success();
         });
-    if (failed(partial))
-      return k.unsupported();
-    Value total =
-        shuffleReduce(b, comb, *partial, std::min<int64_t>(group, 32));
-    if (warpsPerRow > 1) {
-      // Lane 0 of each warp publishes; every thread folds its row's warps
-      // in order (deterministic), then the buffer is free again.
-      Value warp = arith::DivUIOp::create(b, tid, body.index(32));
-      Value first = arith::CmpIOp::create(
-          b, arith::CmpIPredicate::eq,
-          arith::RemUIOp::create(b, tid, body.index(32)), body.index(0));
-      Value asF64 = body.convert(total, b.getF64Type());
-      if (!isa<FloatType>(comb.accType))
-        return k.fail("integer reductions over more than a warp per row are "
-                      "not lowered yet");
-      (void)k.ifThen(first, [&] {
-        memref::StoreOp::create(b, asF64, partials, ValueRange{warp});
-        return success();
-      });
-      gpu::BarrierOp::create(b);
-      Value rowWarp0 =
-          arith::MulIOp::create(b, rowInBlock, body.index(warpsPerRow));
-      Value acc = comb.identity(b, b.getLoc());
-      acc = body.convert(acc, b.getF64Type());
-      Combiner wide{comb.kind, b.getF64Type()};
-      for (int64_t w = 0; w < warpsPerRow; ++w) {
-        Value x = memref::LoadOp::create(
-            b, partials,
-            ValueRange{arith::AddIOp::create(b, rowWarp0, body.index(w))});
-        acc = wide.combine(b, b.getLoc(), acc, x);
+        gpu::BarrierOp::create(b);
+        Value rowWarp0 =
+            arith::MulIOp::create(b, rowInBlock, body.index(warpsPerRow));
+        Value acc = comb.identity(b, b.getLoc());
+        acc = body.convert(acc, b.getF64Type());
+        Combiner wide{comb.kind, b.getF64Type()};
+        for (int64_t w = 0; w < warpsPerRow; ++w) {
+          Value x = memref::LoadOp::create(
+              b, partials,
+              ValueRange{arith::AddIOp::create(b, rowWarp0, body.index(w))});
+          acc = wide.combine(b, b.getLoc(), acc, x);
+        }
+        gpu::BarrierOp::create(b);
+        total = body.convert(acc, comb.accType);
       }
-      gpu::BarrierOp::create(b);
-      total = body.convert(acc, comb.accType);
+      Type element = elementOf(reduce.getResult());
+      body.setUniform(reduce.getResult(), body.convert(total, element));
     }
-    Type element = elementOf(reduce.getResult());
-    body.setUniform(reduce.getResult(), body.convert(total, element));
-  }
 
-  // Outputs: per-row ones from lane 0, full rows by every lane.
-  for (auto [i, v] : llvm::enumerate(k.outputs())) {
-    const Access &access = k.contract.results[i];
-    if (access.kind == AccessKind::Elementwise) {
-      LogicalResult ok = k.ifThen(valid, [&] {
-        return k.loop(lane, body.index(cols), body.index(group),
-                      [&](Value col) {
-                        return k.store(i, pointIndex(v, full, leadIdx, col));
-                      });
+    // Outputs: per-row ones from lane 0, full rows by every lane; sums
+    // across the rows after the last batch.
+    for (auto [i, v] : llvm::enumerate(k.outputs())) {
+      if (llvm::any_of(across, [&](const Across &a) { return a.output == i; }))
+        continue;
+      const Access &access = k.contract.results[i];
+      if (access.kind == AccessKind::Elementwise) {
+        LogicalResult ok = k.ifThen(valid, [&] {
+          return k.loop(lane, body.index(cols), body.index(group),
+                        [&](Value col) {
+                          return k.store(i, pointIndex(v, full, leadIdx, col));
+                        });
+        });
+        if (failed(ok))
+          return failure();
+        continue;
+      }
+      // Per-row outputs from each row's lane 0; a scalar output (which the
+      // contract keeps independent of the rows) from the first row's.
+      Value first = arith::AndIOp::create(
+          b,
+          access.kind == AccessKind::Scalar
+              ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, row,
+                                      body.index(0))
+              : valid,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
+                                body.index(0)));
+      LogicalResult ok = k.ifThen(first, [&] {
+        return k.store(i, pointIndex(v, full, leadIdx, body.index(0)));
       });
       if (failed(ok))
         return failure();
-      continue;
     }
-    // Per-row outputs from each row's lane 0; a scalar output (which the
-    // contract keeps independent of the rows) from the first row's.
-    Value first = arith::AndIOp::create(
-        b,
-        access.kind == AccessKind::Scalar
-            ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, row,
-                                    body.index(0))
-            : valid,
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
-                              body.index(0)));
-    LogicalResult ok = k.ifThen(first, [&] {
-      return k.store(i, pointIndex(v, full, leadIdx, body.index(0)));
-    });
+
+    // This batch's share of the sums across the rows.
+    unsigned next = 0;
+    auto fold = [&](const Across &a, Value take, Value x) {
+      Value wide = body.convert(body.widen(x), a.comb.accType);
+      Value sum = a.comb.combine(b, b.getLoc(), acc[next], wide);
+      acc[next] = arith::SelectOp::create(b, take, sum, acc[next]);
+      ++next;
+    };
+    for (const Across &a : across) {
+      Value input = nv::ReduceOp(a.reduce).getInput();
+      ArrayRef<int64_t> shape = shapeOf(input);
+      if (a.perColumn || shape == ArrayRef<int64_t>(full)) {
+        if (!a.perColumn) {
+          // A total of an element-wise value: the thread's columns first.
+          auto part = accumulate(
+              k, a.comb, lane, body.index(cols), body.index(group),
+              [&](Value col) {
+                return body.eval(input, pointIndex(input, full, leadIdx, col));
+              });
+          if (failed(part))
+            return k.unsupported();
+          fold(a, valid, *part);
+          continue;
+        }
+        for (int64_t j = 0; j < slots; ++j) {
+          Value col = slotColumn(j);
+          Value safe = arith::MinUIOp::create(b, col, body.index(cols - 1));
+          auto x = body.eval(input, pointIndex(input, full, leadIdx, safe));
+          if (failed(x))
+            return k.unsupported();
+          fold(a, arith::AndIOp::create(b, valid, below(col, cols)), *x);
+        }
+        continue;
+      }
+      // A total of a per-row value counts each row once (lane 0), of a
+      // single element once (row 0).
+      Value once = product(shape) == 1
+                       ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, row,
+                                               body.index(0))
+                       : valid;
+      once = arith::AndIOp::create(
+          b, once,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
+                                body.index(0)));
+      auto x =
+          body.eval(input, pointIndex(input, full, leadIdx, body.index(0)));
+      if (failed(x))
+        return k.unsupported();
+      fold(a, once, *x);
+    }
+    return success();
+  };
+
+  SmallVector<Value> acc;
+  for (const Across &a : across)
+    for (int64_t j = 0, n = a.perColumn ? slots : 1; j < n; ++j)
+      acc.push_back(a.comb.identity(b, b.getLoc()));
+  if (across.empty()) {
+    if (failed(batch(k.blockId(), acc)))
+      return failure();
+    return Geometry{grid, threads};
+  }
+  // Batches blockId, blockId + grid, ...: a fixed set per block, so the
+  // partials (and the result) do not depend on timing.
+  auto forOp = scf::ForOp::create(b, k.blockId(), body.index(batches),
+                                  body.index(grid), acc);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    body.pushScope();
+    SmallVector<Value> carried(forOp.getRegionIterArgs());
+    LogicalResult ok = batch(forOp.getInductionVar(), carried);
+    body.popScope();
     if (failed(ok))
       return failure();
+    scf::YieldOp::create(b, carried);
   }
-  return Geometry{(rows + rowsPerBlock - 1) / rowsPerBlock, threads};
+  acc.assign(forOp.getResults().begin(), forOp.getResults().end());
+  if (failed(combineAcrossBlocks(func, across, acc, workspace, grid, threads,
+                                 cols, slots, group)))
+    return failure();
+  return Geometry{grid, threads};
+}
+
+LogicalResult ReductionEmitter::combineAcrossBlocks(
+    gpu::GPUFuncOp func, ArrayRef<Across> across, ArrayRef<Value> acc,
+    Value workspace, int64_t grid, int64_t threads, int64_t cols, int64_t slots,
+    int64_t group) {
+  Value tid = k.threadId();
+  Value block = k.blockId();
+  Value lane = arith::RemUIOp::create(b, tid, body.index(group));
+  Value zero = body.index(0);
+  Value isThread0 =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
+  Value warp = arith::DivUIOp::create(b, tid, body.index(32));
+  Value isLane0 = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, tid, body.index(32)), zero);
+
+  // 1. Each block's partials: a thread's columns directly (one row per
+  // block at a time, so every column has one owner), a total through a
+  // warp butterfly and the warps in order.
+  unsigned next = 0;
+  for (const Across &a : across) {
+    Type accType = a.comb.accType;
+    int64_t width = a.perColumn ? cols : 1;
+    Value part = k.workspaceView(workspace, a.offset, {grid, width}, accType);
+    if (a.perColumn) {
+      for (int64_t j = 0; j < slots; ++j, ++next) {
+        Value col = arith::AddIOp::create(b, lane, body.index(j * group));
+        (void)k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, col,
+                                             body.index(cols)),
+                       [&] {
+                         memref::StoreOp::create(b, acc[next], part,
+                                                 ValueRange{block, col});
+                         return success();
+                       });
+      }
+      continue;
+    }
+    Value warpTotal = shuffleReduce(b, a.comb, acc[next++], 32);
+    Value warps = func.addWorkgroupAttribution(
+        MemRefType::get({threads / 32}, accType, AffineMap(), shared()),
+        b.getLoc());
+    (void)k.ifThen(isLane0, [&] {
+      memref::StoreOp::create(b, warpTotal, warps, ValueRange{warp});
+      return success();
+    });
+    gpu::BarrierOp::create(b);
+    (void)k.ifThen(isThread0, [&] {
+      Value total = a.comb.identity(b, b.getLoc());
+      for (int64_t w = 0; w < threads / 32; ++w)
+        total = a.comb.combine(
+            b, b.getLoc(), total,
+            memref::LoadOp::create(b, warps, ValueRange{body.index(w)}));
+      memref::StoreOp::create(b, total, part, ValueRange{block, zero});
+      return success();
+    });
+  }
+
+  // 2. The ticket: the block that draws grid - 1 is the last to finish and
+  // sees every partial (each block fences its writes before drawing).
+  fenceDevice();
+  gpu::BarrierOp::create(b);
+  Value counter = k.workspaceView(workspace, 0, {1}, b.getI32Type());
+  Value lastFlag = func.addWorkgroupAttribution(
+      MemRefType::get({1}, b.getI32Type(), AffineMap(), shared()), b.getLoc());
+  (void)k.ifThen(isThread0, [&] {
+    Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
+    Value ticket = memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi,
+                                               one, counter, ValueRange{zero});
+    Value last = arith::ExtUIOp::create(
+        b, b.getI32Type(),
+        arith::CmpIOp::create(
+            b, arith::CmpIPredicate::eq, ticket,
+            arith::ConstantOp::create(b, b.getI32IntegerAttr(grid - 1))));
+    memref::StoreOp::create(b, last, lastFlag, ValueRange{zero});
+    return success();
+  });
+  gpu::BarrierOp::create(b);
+  Value isLast = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::ne,
+      memref::LoadOp::create(b, lastFlag, ValueRange{zero}),
+      arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
+
+  // 3. The last block folds the partials in block order, writes the
+  // results and resets the ticket for the next launch (or graph replay).
+  return k.ifThen(isLast, [&]() -> LogicalResult {
+    fenceDevice();
+    for (const Across &a : across) {
+      int64_t width = a.perColumn ? cols : 1;
+      Value part =
+          k.workspaceView(workspace, a.offset, {grid, width}, a.comb.accType);
+      Value result = nv::ReduceOp(a.reduce).getResult();
+      ArrayRef<int64_t> shape = shapeOf(result);
+      auto foldColumn = [&](Value col) -> LogicalResult {
+        auto forOp =
+            scf::ForOp::create(b, zero, body.index(grid), body.index(1),
+                               ValueRange{a.comb.identity(b, b.getLoc())});
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(forOp.getBody());
+          Value x = memref::LoadOp::create(
+              b, part, ValueRange{forOp.getInductionVar(), col});
+          scf::YieldOp::create(
+              b, a.comb.combine(b, b.getLoc(), forOp.getRegionIterArg(0), x));
+        }
+        Value out = body.convert(forOp.getResult(0), elementOf(result));
+        memref::StoreOp::create(b, out, k.outputBuffers[a.output],
+                                body.delinearize(col, shape));
+        return success();
+      };
+      LogicalResult ok =
+          a.perColumn
+              ? k.loop(tid, body.index(cols), body.index(threads), foldColumn)
+              : k.ifThen(isThread0, [&] { return foldColumn(zero); });
+      if (failed(ok))
+        return failure();
+    }
+    return k.ifThen(isThread0, [&] {
+      memref::StoreOp::create(
+          b, arith::ConstantOp::create(b, b.getI32IntegerAttr(0)), counter,
+          ValueRange{zero});
+      return success();
+    });
+  });
 }
 
 FailureOr<Geometry> ReductionEmitter::column(gpu::GPUFuncOp func) {

@@ -14,6 +14,8 @@
 #include "nova/Dialect/NovaMem/IR/NovaMem.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "nova/Conversion/TileToGPU/CompileKernels.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 namespace mlir::nova {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
@@ -75,7 +77,8 @@ FiniteChecks findFiniteChecks(ModuleOp module) {
 
 /// Whether `kernel` needs the status record, and the bits it may set.
 std::optional<uint32_t>
-statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
+statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite,
+                          bool deterministic) {
   uint32_t bits = 0;
   for (auto [i, bit] : finite)
     bits |= bit;
@@ -86,7 +89,8 @@ statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
 }
 
 LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
-                          const DenseMap<unsigned, uint32_t> &finite) {
+                          const DenseMap<unsigned, uint32_t> &finite,
+                          bool deterministic) {
   auto contract = computeContract(kernel);
   if (failed(contract))
     return failure();
@@ -106,6 +110,8 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   case Family::matmul:
   case Family::attention_forward:
   case Family::attention_backward:
+  case Family::gather:
+  case Family::scatter_add:
     break;
   default:
     return where() << "the " << stringifyFamily(kernel.getFamily())
@@ -140,10 +146,10 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   for (BlockArgument arg : kernelBlock.getArguments())
     body.bindInput(arg, entry.getArgument(arg.getArgNumber()));
 
-  KernelContext k{kernel, *contract, schedule, func, b, body, {}};
+  KernelContext k{kernel, *contract, schedule, func, b,
+                  body,   {},        finite,   deterministic};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
-  k.finiteChecks = finite;
   if (statusBits)
     body.status = entry.getArguments().back();
   FailureOr<Geometry> geometry = failure();
@@ -169,6 +175,12 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   case Family::attention_backward:
     geometry = emitAttentionBackward(k);
     break;
+  case Family::gather:
+    geometry = emitGather(k);
+    break;
+  case Family::scatter_add:
+    geometry = emitScatterAdd(k);
+    break;
   default:
     break;
   }
@@ -191,6 +203,7 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
 
 struct ConvertTileToGPUPass
     : public mlir::nova::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
+  using ConvertTileToGPUBase::ConvertTileToGPUBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool failedAny = false;
@@ -204,8 +217,8 @@ struct ConvertTileToGPUPass
     builder.setInsertionPointToEnd(module.getBody());
     FiniteChecks finite = findFiniteChecks(module);
     for (KernelOp kernel : kernels)
-      failedAny |= failed(
-          lowerKernel(kernel, builder, finite[kernel.getSymName().str()]));
+      failedAny |= failed(lowerKernel(
+          kernel, builder, finite[kernel.getSymName().str()], deterministic));
     if (failedAny)
       return signalPassFailure();
     if (!kernels.empty())
@@ -215,3 +228,11 @@ struct ConvertTileToGPUPass
 };
 
 } // namespace
+
+Value mlir::nova::tile_to_gpu::KernelContext::addWorkspace(int64_t bytes) {
+  unsigned index = func.getNumArguments();
+  auto type = MemRefType::get({bytes}, b.getI8Type());
+  (void)func.insertArgument(index, type, {}, b.getLoc());
+  func->setAttr(mlir::nova::kWorkspaceBytesAttr, b.getI64IntegerAttr(bytes));
+  return func.getArgument(index);
+}

@@ -85,14 +85,10 @@ nova_tile.kernel @count row_reduction schedule <tile = [1, 4096], threads = 256,
 
 // -----
 
-// A row kernel that also yields a sum across its rows (a bias gradient next
-// to the row's work, as nova-fuse makes them): this emitter combines within
-// a row only, so it refuses the kernel instead of writing one block's share
-// (the H200 showed every element of such a column sum wrong).
-// expected-error @below {{convert-tile-to-gpu: kernel @row_and_column (row_reduction): sums across the rows (a reduce over a leading dim) in a row kernel are not lowered yet}}
-nova_tile.kernel @row_and_column row_reduction schedule <tile = [1, 203], threads = 256, stages = 1, vector = 4, split_k = 1> {
-^bb0(%x: tensor<37x203xf32>):
-  %s = nova.reduce sum %x dims [1] keep_dims : tensor<37x203xf32> -> tensor<37x1xf32>
-  %c = nova.reduce sum %x dims [0] : tensor<37x203xf32> -> tensor<203xf32>
-  nova_tile.yield %s, %c : tensor<37x1xf32>, tensor<203xf32>
+// A gather from an empty index tensor has no rows to read.
+// expected-error @below {{convert-tile-to-gpu: kernel @gather_nothing (gather): an empty table or index tensor is not lowered yet}}
+nova_tile.kernel @gather_nothing gather schedule <tile = [8, 64], threads = 128, stages = 1, vector = 4, split_k = 1> {
+^bb0(%t: tensor<10x4xf32>, %i: tensor<0xi32>):
+  %g = nova.gather %t[%i] axis 0 : tensor<10x4xf32>, tensor<0xi32> -> tensor<0x4xf32>
+  nova_tile.yield %g : tensor<0x4xf32>
 }

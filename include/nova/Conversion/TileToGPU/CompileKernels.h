@@ -35,7 +35,8 @@ namespace mlir::nova {
 inline constexpr llvm::StringLiteral kStatusBitsAttr = "nova_gpu.status_bits";
 
 /// The launch arguments of `kernel` given the arena offsets of its buffers
-/// (inputs then outputs): the status word goes where its parameter is.
+/// (inputs then outputs): the status word and the workspace go where their
+/// parameters are.
 /// Fails when the counts differ.
 FailureOr<std::vector<::nova::ArgDesc>>
 bindArguments(const ::nova::KernelDesc &kernel,
@@ -76,6 +77,11 @@ struct Toolchain {
 /// The toolchain `options` (resolved) compile with; runs `ptxas --version`
 /// unless PTX only.
 Toolchain currentToolchain(const GPUCompileOptions &options);
+
+/// On a gpu.func: the bytes of zeroed workspace it needs, passed as its
+/// last argument (an i8 memref of that size).
+inline constexpr llvm::StringLiteral kWorkspaceBytesAttr =
+    "nova_gpu.workspace_bytes";
 
 struct CompiledKernel {
   ::nova::KernelDesc desc;        // code, block, parameters
