@@ -77,8 +77,7 @@ FiniteChecks findFiniteChecks(ModuleOp module) {
 
 /// Whether `kernel` needs the status record, and the bits it may set.
 std::optional<uint32_t>
-statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite,
-                          bool deterministic) {
+statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
   uint32_t bits = 0;
   for (auto [i, bit] : finite)
     bits |= bit;
