@@ -15,9 +15,17 @@ ninja -j2 -C "$carry/build" nova-run nova-configure-explain NovaRuntimeTests Nov
 mkdir -p "$carry/bin"
 cp "$carry/build/bin/"{nova-run,nova-configure-explain,NovaRuntimeTests,NovaRuntimeGpuTests} "$carry/bin/"
 "$root/utils/make-test-kernels.sh" "$carry/kernels"
-ninja -j2 -C "$root/build" nova-opt nova-gpu-pack nova-translate nova-run
+ninja -j2 -C "$root/build" nova-opt nova-gpu-pack nova-translate nova-run \
+  nova-compile nova-gpt2
 rm -rf "$carry/kernel-tests"
 NOVA_BIN=$root/build/bin "$root/scripts/gpu/kernel-tests.sh" prepare \
   "$carry/kernel-tests" ${KERNEL_TEST_SEED:-}
+# GPT-2 steps for the training parity round (GPT2_MODELS, default
+# "small 124m"; "none" skips them).
+rm -rf "$carry/gpt2"
+if [ "${GPT2_MODELS:-}" != none ]; then
+  MODELS=${GPT2_MODELS:-small 124m} NOVA_BIN=$root/build/bin \
+    "$root/scripts/gpu/gpt2-round.sh" prepare "$carry/gpt2"
+fi
 rm -rf "$carry/build"
 du -sh "$carry"

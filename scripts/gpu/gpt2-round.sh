@@ -2,13 +2,15 @@
 # GPT-2 training on the GPU against PyTorch, in two halves (the GPU machine
 # has no MLIR):
 #
-#   gpt2-round.sh prepare DIR          (here) nova-gpt2 and the whole GPU
-#       pipeline for each model and precision: DIR/<model>/model.mlir and
-#       DIR/<model>/<compute>.nvx;
+#   gpt2-round.sh prepare DIR          (here) nova-gpt2 and nova-compile for
+#       each model and precision: DIR/<model>/model.mlir and
+#       DIR/<model>/<compute>.nvx (and small/bf16.guarded.nvx);
 #   gpt2-round.sh run DIR NOVA_RUN     (on the GPU machine) trains each
 #       .nvx for STEPS steps (default 20) and PyTorch on the same parameters
 #       and batches (scripts/gpu/gpt2_parity.py): per-step losses and step-1
-#       gradients, TF32 within 1e-3 and bf16 within 1e-2. Exit 1 if any fails.
+#       gradients, TF32 within 1e-3 and bf16 within 1e-2; then
+#       compute-sanitizer memcheck and racecheck on one step of the small
+#       model compiled with --guard-bands. Exit 1 if any fails.
 #
 # MODELS picks the models (default "small 124m"): small is 2 layers, 4 heads,
 # width 128, vocabulary 50257 (odd, as GPT-2's), T 128, B 4; 124m is GPT-2
@@ -35,19 +37,20 @@ prepare)
     "$(bin nova-gpt2)" $(shape "$m") -o "$dir/$m/model.mlir" || status=1
     for c in tf32 bf16; do
       start=$(date +%s.%N)
-      if "$(bin nova-opt)" "$dir/$m/model.mlir" \
-          --nova-train-pipeline="target=h200 compute=$c" --convert-tile-to-gpu \
-          -o "$dir/$m/$c.gpu.mlir" &&
-        "$(bin nova-translate)" --nova-to-executable "$dir/$m/$c.gpu.mlir" \
-          -o "$dir/$m/$c.nvx"; then
+      if "$(bin nova-compile)" "$dir/$m/model.mlir" -o "$dir/$m/$c.nvx" \
+          --target=h200 --compute="$c"; then
         printf '%s %s: compiled in %.1f s\n' "$m" "$c" \
           "$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')"
       else
         echo "$m $c: FAILED to compile"
         status=1
       fi
-      rm -f "$dir/$m/$c.gpu.mlir"
     done
+    # The small model's bf16 step in guard-band mode, for compute-sanitizer.
+    if [ "$m" = small ]; then
+      "$(bin nova-compile)" "$dir/$m/model.mlir" -o "$dir/$m/bf16.guarded.nvx" \
+        --target=h200 --compute=bf16 --guard-bands=256 || status=1
+    fi
   done
   ;;
 run)
@@ -57,12 +60,26 @@ run)
       [ -f "$dir/$m/$c.nvx" ] || { echo "$m $c: no executable"; status=1; continue; }
       bound=$([ "$c" = bf16 ] && echo 1e-2 || echo 1e-3)
       echo "== $m $c"
+      work=$dir/$m/$c.work
       # shellcheck disable=SC2046
       python3 "$here/scripts/gpu/gpt2_parity.py" --nova-run "$nova_run" \
         --step "$dir/$m/$c.nvx" --model "$dir/$m/model.mlir" $(shape "$m") \
         --compute "$c" --steps "${STEPS:-20}" --loss-rtol "$bound" \
-        --grad-rtol "$bound" --workdir "$(mktemp -d)" \
+        --grad-rtol "$bound" --workdir "$work" \
         --json "${OUT:-/tmp}/gpt2-$m-$c.json" || status=1
+      # compute-sanitizer on one step of the small model in guard-band mode
+      # (nova-run checks the guards after the step and fails on a touched one).
+      cs=$(command -v compute-sanitizer ||
+        ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+      if [ "$m$c" = smallbf16 ] && [ -n "$cs" ]; then
+        for tool in memcheck racecheck; do
+          echo "+ compute-sanitizer --tool $tool (small bf16 step, guard bands)"
+          "$cs" --tool $tool --error-exitcode 3 "$nova_run" \
+            "$dir/$m/bf16.guarded.nvx" --train --steps 1 --no-graphs \
+            --batches "$work/batches.safetensors" \
+            --params "$work/init.safetensors" || { echo "FAILED: $tool"; status=1; }
+        done
+      fi
     done
   done
   ;;

@@ -78,6 +78,11 @@ if [ -n "$cs" ]; then
   done
 fi
 
+# GPT-2 (small, 124M) trained with Nova's kernels against PyTorch.
+if [ -d $C/gpt2 ]; then
+  run scripts/gpu/gpt2-round.sh run $C/gpt2 "$PWD/$C/bin/nova-run"
+fi
+
 run $C/bin/nova-configure-explain --device h200 --gpt2 --summary
 echo "round status $status"
 exit $status
