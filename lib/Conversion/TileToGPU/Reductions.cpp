@@ -518,6 +518,16 @@ FailureOr<Geometry> ReductionEmitter::column(gpu::GPUFuncOp func) {
   if (failed(fullOr))
     return k.unsupported();
   SmallVector<int64_t> full = *fullOr;
+  // This emitter combines each column over the leading dims; a reduce that
+  // also runs along the last dim (a total, e.g. the count of labels that a
+  // mean divides by) spans the columns of every block, which the row
+  // emitter's combine across blocks handles.
+  int64_t last = int64_t(full.size()) - 1;
+  if (llvm::any_of(reduces, [&](nv::ReduceOp reduce) {
+        return int64_t(shapeOf(reduce.getInput()).size()) - 1 == last &&
+               llvm::is_contained(reduce.getDims(), last);
+      }))
+    return row(func);
   ArrayRef<int64_t> lead = ArrayRef<int64_t>(full).drop_back();
   int64_t rows = product(lead), cols = full.back();
   if (rows == 0 || cols == 0)

@@ -33,8 +33,9 @@
 // LABELS-NEXT: arith.select %[[SKIP]], %{{.*}}, %{{.*}} : f64
 // LABELS-NEXT: arith.select %[[SKIP]], %{{.*}}, %{{.*}} : f64
 
-// LOSS: gpu.func @column_reduction_{{[0-9a-f]+}}(%{{[^:]*}}: memref<8x16xf32>, %{{[^:]*}}: memref<f32>, %{{[^:]*}}: memref<f32>, %{{[^:]*}}: memref<f32>) workgroup
-// LOSS-NOT: atomic_rmw
+// The three totals span the columns of every block: a workspace, no status.
+// LOSS: gpu.func @column_reduction_{{[0-9a-f]+}}(%{{[^:]*}}: memref<8x16xf32>, %{{[^:]*}}: memref<f32>, %{{[^:]*}}: memref<f32>, %{{[^:]*}}: memref<f32>, %{{[^:]*}}: memref<{{[0-9]+}}xi8>) workgroup
+// LOSS-NOT: atomic_rmw ori
 // LOSS: gpu.func @pointwise_{{[0-9a-f]+}}(%{{[^:]*}}: memref<f32>, %{{[^:]*}}: memref<f32>, %[[S:.*]]: memref<4xi64> {nova_gpu.status_bits = 2 : i32}) kernel
 // LOSS: %[[LOG:.*]] = math.log
 // LOSS: %[[ABS:.*]] = math.absf %[[LOG]]

@@ -14,3 +14,17 @@ func.func @bias_grad(%dy: tensor<8x125x1023xf32>, %x: tensor<8x125x1023xbf16>)
   }
   return %r#0, %r#1 : tensor<1023xf32>, tensor<1x1x1023xf32>
 }
+
+// A total in a column kernel (the count of labels that the cross-entropy
+// mean divides by): the sum runs along the rows too, across every block.
+func.func @label_count(%labels: tensor<16x1024xi32>) -> tensor<f32> {
+  %r = nova_tile.fusion column_reduction (%labels) : (tensor<16x1024xi32>) -> tensor<f32> {
+  ^bb0(%l: tensor<16x1024xi32>):
+    %c = nova.constant dense<3> : tensor<i32>
+    %keep = nova.cmp ne, %l, %c : tensor<16x1024xi32>, tensor<i32>
+    %f = nova.cast %keep : tensor<16x1024xi1> to tensor<16x1024xf32>
+    %n = nova.reduce sum %f dims [0, 1] : tensor<16x1024xf32> -> tensor<f32>
+    nova_tile.yield %n : tensor<f32>
+  }
+  return %r : tensor<f32>
+}
