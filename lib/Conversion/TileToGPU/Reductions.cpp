@@ -270,41 +270,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       body.setUniform(reduce.getResult(), body.convert(total, element));
     }
 
-    // Outputs: per-row ones from lane 0, full rows by every lane; sums
-    // across the rows after the last batch.
-    for (auto [i, v] : llvm::enumerate(k.outputs())) {
-      if (llvm::any_of(across, [&](const Across &a) { return a.output == i; }))
-        continue;
-      const Access &access = k.contract.results[i];
-      if (access.kind == AccessKind::Elementwise) {
-        LogicalResult ok = k.ifThen(valid, [&] {
-          return k.loop(lane, body.index(cols), body.index(group),
-                        [&](Value col) {
-                          return k.store(i, pointIndex(v, full, leadIdx, col));
-                        });
-        });
-        if (failed(ok))
-          return failure();
-        continue;
-      }
-      // Per-row outputs from each row's lane 0; a scalar output (which the
-      // contract keeps independent of the rows) from the first row's.
-      Value first = arith::AndIOp::create(
-          b,
-          access.kind == AccessKind::Scalar
-              ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, row,
-                                      body.index(0))
-              : valid,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
-                                body.index(0)));
-      LogicalResult ok = k.ifThen(first, [&] {
-        return k.store(i, pointIndex(v, full, leadIdx, body.index(0)));
-      });
-      if (failed(ok))
-        return failure();
-    }
-
-    // This batch's share of the sums across the rows.
+    // This batch's share of the sums across the rows, before any output is
+    // stored: an output may be planned in place over an input they read
+    // (the logits' gradient over the logits).
     unsigned next = 0;
     auto fold = [&](const Across &a, Value take, Value x) {
       Value wide = body.convert(body.widen(x), a.comb.accType);
@@ -354,6 +322,41 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         return k.unsupported();
       fold(a, once, *x);
     }
+
+    // Outputs: per-row ones from lane 0, full rows by every lane; sums
+    // across the rows after the last batch.
+    for (auto [i, v] : llvm::enumerate(k.outputs())) {
+      if (llvm::any_of(across, [&](const Across &a) { return a.output == i; }))
+        continue;
+      const Access &access = k.contract.results[i];
+      if (access.kind == AccessKind::Elementwise) {
+        LogicalResult ok = k.ifThen(valid, [&] {
+          return k.loop(lane, body.index(cols), body.index(group),
+                        [&](Value col) {
+                          return k.store(i, pointIndex(v, full, leadIdx, col));
+                        });
+        });
+        if (failed(ok))
+          return failure();
+        continue;
+      }
+      // Per-row outputs from each row's lane 0; a scalar output (which the
+      // contract keeps independent of the rows) from the first row's.
+      Value first = arith::AndIOp::create(
+          b,
+          access.kind == AccessKind::Scalar
+              ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, row,
+                                      body.index(0))
+              : valid,
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
+                                body.index(0)));
+      LogicalResult ok = k.ifThen(first, [&] {
+        return k.store(i, pointIndex(v, full, leadIdx, body.index(0)));
+      });
+      if (failed(ok))
+        return failure();
+    }
+
     return success();
   };
 
