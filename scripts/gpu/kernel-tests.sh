@@ -75,6 +75,7 @@ scatter_pos_det   scatter.mlir        pos_grad        0     0     yes  pack-det
 scatter_hot_det   scatter.mlir        hot_rows        0     0     yes  pack-det
 ln_xent_grads  planned.mlir           ln_xent_grads   1e-5  2e-5  no   planned
 col_total      column-reduction.mlir  label_count     0     0     no   pack
+col_batch      column-reduction.mlir  batch_sum       1e-6  1e-7  no   pack
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}

@@ -531,8 +531,22 @@ FailureOr<Geometry> ReductionEmitter::column(gpu::GPUFuncOp func) {
                llvm::is_contained(reduce.getDims(), last);
       }))
     return row(func);
-  ArrayRef<int64_t> lead = ArrayRef<int64_t>(full).drop_back();
-  int64_t rows = product(lead), cols = full.back();
+  // Rows run over the reduced leading dims, columns over the kept ones
+  // (flattened): a sum over the batch of [B, T, C] keeps T x C columns.
+  int64_t split = int64_t(reduces.front().getDims().size());
+  for (nv::ReduceOp reduce : reduces) {
+    ArrayRef<int64_t> dims = reduce.getDims();
+    bool leading = shapeOf(reduce.getInput()) == ArrayRef<int64_t>(full) &&
+                   int64_t(dims.size()) == split;
+    for (int64_t d = 0; leading && d < split; ++d)
+      leading = dims[d] == d;
+    if (!leading)
+      return k.fail("a column kernel whose reduces do not all run over the "
+                    "same leading dims is not lowered yet");
+  }
+  ArrayRef<int64_t> lead = ArrayRef<int64_t>(full).take_front(split);
+  ArrayRef<int64_t> kept = ArrayRef<int64_t>(full).drop_front(split);
+  int64_t rows = product(lead), cols = product(kept);
   if (rows == 0 || cols == 0)
     return k.fail("empty columns are not lowered yet");
   // 32 adjacent columns per block (a warp reads 32 consecutive elements of
@@ -557,7 +571,7 @@ FailureOr<Geometry> ReductionEmitter::column(gpu::GPUFuncOp func) {
   Value clamped = arith::MinUIOp::create(b, col, body.index(cols - 1));
   auto pointAt = [&](Value v, Value r) {
     SmallVector<Value> point = body.delinearize(r, lead);
-    point.push_back(clamped);
+    llvm::append_range(point, body.delinearize(clamped, kept));
     return body.project(point, shapeOf(v));
   };
 

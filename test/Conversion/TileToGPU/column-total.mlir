@@ -20,3 +20,16 @@ func.func @label_count(%labels: tensor<16x1024xi32>) -> tensor<f32> {
   }
   return %r : tensor<f32>
 }
+
+// A sum over the batch only keeps T x C = 9600 columns: 300 blocks of 32,
+// each thread's rows walk the batch (the last dim alone would be 3 blocks).
+// CHECK-LABEL: gpu.func @column_reduction_
+// CHECK-SAME: known_grid_size = array<i32: 300, 1, 1>
+func.func @batch_sum(%x: tensor<4x100x96xf32>) -> tensor<1x100x96xf32> {
+  %r = nova_tile.fusion column_reduction (%x) : (tensor<4x100x96xf32>) -> tensor<1x100x96xf32> {
+  ^bb0(%a: tensor<4x100x96xf32>):
+    %s = nova.reduce sum %a dims [0] keep_dims : tensor<4x100x96xf32> -> tensor<1x100x96xf32>
+    nova_tile.yield %s : tensor<1x100x96xf32>
+  }
+  return %r : tensor<1x100x96xf32>
+}

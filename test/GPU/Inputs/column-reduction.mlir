@@ -28,3 +28,14 @@ func.func @label_count(%labels: tensor<16x1024xi32>) -> tensor<f32> {
   }
   return %r : tensor<f32>
 }
+
+// A sum over the batch only (the positional embedding's gradient): the
+// columns are the kept T x C elements, not the last dim alone.
+func.func @batch_sum(%x: tensor<4x100x96xf32>) -> tensor<1x100x96xf32> {
+  %r = nova_tile.fusion column_reduction (%x) : (tensor<4x100x96xf32>) -> tensor<1x100x96xf32> {
+  ^bb0(%a: tensor<4x100x96xf32>):
+    %s = nova.reduce sum %a dims [0] keep_dims : tensor<4x100x96xf32> -> tensor<1x100x96xf32>
+    nova_tile.yield %s : tensor<1x100x96xf32>
+  }
+  return %r : tensor<1x100x96xf32>
+}
