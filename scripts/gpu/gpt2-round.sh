@@ -66,7 +66,9 @@ run)
         --step "$dir/$m/$c.nvx" --model "$dir/$m/model.mlir" $(shape "$m") \
         --compute "$c" --steps "${STEPS:-20}" --loss-rtol "$bound" \
         --grad-rtol "$bound" --workdir "$work" \
-        --json "${OUT:-/tmp}/gpt2-$m-$c.json" || status=1
+        --json "${OUT:-/tmp}/gpt2-$m-$c.json" \
+        $([ "$m" = small ] && echo --save-grads "${OUT:-/tmp}/gpt2-$m-$c.grads.safetensors") ||
+        status=1
       # compute-sanitizer on one step of the small model in guard-band mode
       # (nova-run checks the guards after the step and fails on a touched one).
       cs=$(command -v compute-sanitizer ||

@@ -92,6 +92,9 @@ def main():
     p.add_argument("--device", default="cuda" if torch.cuda.is_available()
                    else "cpu")
     p.add_argument("--json", help="write the figures here")
+    p.add_argument("--save-grads", help="write Nova's step-1 gradients of "
+                   "parameters up to 1M elements here (to compare them with "
+                   "the interpreter's elsewhere)")
     cfg = p.parse_args()
     os.makedirs(cfg.workdir, exist_ok=True)
     w = lambda name: os.path.join(cfg.workdir, name)
@@ -135,6 +138,11 @@ def main():
                 grad_errors[n] = rel(nova_grad, t.grad.cpu())
         opt.step()
         torch_losses.append(loss.item())
+
+    if cfg.save_grads:
+        write_safetensors(cfg.save_grads, {
+            n: state[n + ".adam_m"] / (1 - BETA1) for n in init
+            if init[n].numel() <= 1 << 20})
 
     ok = True
     worst_loss = 0.0
