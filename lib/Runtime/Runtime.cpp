@@ -140,16 +140,21 @@ std::unique_ptr<Instance> Instance::create(Device &device,
   std::unique_ptr<Instance> inst(new Instance(device, *entry, options));
   inst->exe = &exe;
   const Driver &drv = device.driver();
+  // Out of memory names what was asked for and what is free.
+  auto allocate = [&](CUdeviceptr &ptr, uint64_t bytes, const char *what) {
+    CUresult r = drv.cuMemAlloc(&ptr, bytes);
+    if (r == CUDA_SUCCESS)
+      return true;
+    size_t freeBytes = 0, total = 0;
+    drv.cuMemGetInfo(&freeBytes, &total);
+    error = std::string("out of device memory: the ") + what + " of entry '" +
+            entryName + "' needs " + mib(bytes) + ", " + mib(freeBytes) +
+            " of " + mib(total) + " are free (" + drv.describe(r) + ")";
+    return false;
+  };
   if (entry->arenaSize) {
-    CUresult r = drv.cuMemAlloc(&inst->arena, entry->arenaSize);
-    if (r != CUDA_SUCCESS) {
-      size_t freeBytes = 0, total = 0;
-      drv.cuMemGetInfo(&freeBytes, &total);
-      error = "out of device memory: the arena of entry '" + entryName +
-              "' needs " + mib(entry->arenaSize) + ", " + mib(freeBytes) +
-              " of " + mib(total) + " are free (" + drv.describe(r) + ")";
+    if (!allocate(inst->arena, entry->arenaSize, "arena"))
       return nullptr;
-    }
     if (!device.check(drv.cuMemsetD8(inst->arena, options.poisonArena ? 0xFF : 0,
                                       entry->arenaSize),
                       "cuMemsetD8(arena)", error))
@@ -169,15 +174,8 @@ std::unique_ptr<Instance> Instance::create(Device &device,
     return nullptr;
   inst->workspaceSize = nova::workspaceBytes(exe, *entry);
   if (inst->workspaceSize) {
-    CUresult r = drv.cuMemAlloc(&inst->workspace, inst->workspaceSize);
-    if (r != CUDA_SUCCESS) {
-      size_t freeBytes = 0, total = 0;
-      drv.cuMemGetInfo(&freeBytes, &total);
-      error = "out of device memory: the workspace of entry '" + entryName +
-              "' needs " + mib(inst->workspaceSize) + ", " + mib(freeBytes) +
-              " of " + mib(total) + " are free (" + drv.describe(r) + ")";
+    if (!allocate(inst->workspace, inst->workspaceSize, "workspace"))
       return nullptr;
-    }
     // Zero even when the arena is poisoned: the kernels' tickets count up
     // from 0.
     if (!device.check(drv.cuMemsetD8(inst->workspace, 0, inst->workspaceSize),
