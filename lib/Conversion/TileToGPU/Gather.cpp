@@ -299,6 +299,20 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
         gpu::BarrierOp::create(b);
 
         Value matched = toIndex(total);
+        // Match `m`'s update at tile column `c` (global column `col`) and
+        // its slot in the tile's sums.
+        auto matchUpdate =
+            [&](Value m, Value c,
+                Value col) -> FailureOr<std::pair<Value, Value>> {
+          Value mj = toIndex(memref::LoadOp::create(b, matches, ValueRange{m}));
+          Value r = toIndex(memref::LoadOp::create(b, matchRow, ValueRange{m}));
+          auto x = update(mj, col);
+          if (failed(x))
+            return failure();
+          Value at = arith::AddIOp::create(
+              b, arith::MulIOp::create(b, r, body.index(tileCols)), c);
+          return std::make_pair(*x, at);
+        };
         LogicalResult added = success();
         if (k.deterministic) {
           // Each thread owns columns of the tile and adds the matches in
@@ -311,29 +325,16 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
                   return k.loop(
                       body.index(0), matched, body.index(1),
                       [&](Value m) -> LogicalResult {
-                        Value mj = toIndex(
-                            memref::LoadOp::create(b, matches, ValueRange{m}));
-                        Value r = toIndex(
-                            memref::LoadOp::create(b, matchRow, ValueRange{m}));
-                        auto x = update(mj, col);
-                        if (failed(x))
+                        auto xAt = matchUpdate(m, c, col);
+                        if (failed(xAt))
                           return k.unsupported();
-                        Value at = arith::AddIOp::create(
-                            b,
-                            arith::MulIOp::create(b, r, body.index(tileCols)),
-                            c);
-                        Value sum = isFloat ? arith::AddFOp::create(
-                                                  b,
-                                                  memref::LoadOp::create(
-                                                      b, acc, ValueRange{at}),
-                                                  *x)
-                                                  .getResult()
-                                            : arith::AddIOp::create(
-                                                  b,
-                                                  memref::LoadOp::create(
-                                                      b, acc, ValueRange{at}),
-                                                  *x)
-                                                  .getResult();
+                        auto [x, at] = *xAt;
+                        Value old =
+                            memref::LoadOp::create(b, acc, ValueRange{at});
+                        Value sum =
+                            isFloat
+                                ? arith::AddFOp::create(b, old, x).getResult()
+                                : arith::AddIOp::create(b, old, x).getResult();
                         memref::StoreOp::create(b, sum, acc, ValueRange{at});
                         return success();
                       });
@@ -349,20 +350,15 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
                 Value c = arith::RemUIOp::create(b, p, body.index(tileCols));
                 Value col = arith::AddIOp::create(b, colBase, c);
                 return k.ifThen(below(k, col, width), [&]() -> LogicalResult {
-                  Value mj = toIndex(
-                      memref::LoadOp::create(b, matches, ValueRange{m}));
-                  Value r = toIndex(
-                      memref::LoadOp::create(b, matchRow, ValueRange{m}));
-                  auto x = update(mj, col);
-                  if (failed(x))
+                  auto xAt = matchUpdate(m, c, col);
+                  if (failed(xAt))
                     return k.unsupported();
-                  Value at = arith::AddIOp::create(
-                      b, arith::MulIOp::create(b, r, body.index(tileCols)), c);
+                  auto [x, at] = *xAt;
                   memref::AtomicRMWOp::create(b,
                                               isFloat
                                                   ? arith::AtomicRMWKind::addf
                                                   : arith::AtomicRMWKind::addi,
-                                              *x, acc, ValueRange{at});
+                                              x, acc, ValueRange{at});
                   return success();
                 });
               });
