@@ -138,6 +138,11 @@ private:
 
   // Fragments (lane = 4 g + t).
   SmallVector<Value> fragA(ElementFn a, Value row0, Value col0);
+  /// Operand `i`'s rows from `row0` (of `rows`) as A fragments in registers,
+  /// one per k-step of its `width` columns, zero past the ends.
+  SmallVector<SmallVector<Value>> rowFragments(unsigned i, Value leadBase,
+                                               Value row0, int64_t width,
+                                               int64_t rows, Value zero);
   SmallVector<Value> fragB(ElementFn bkn, Value k0, Value n0);
   Value pack(Value lo, Value hi);
   Acc mma(ArrayRef<Value> acc, ArrayRef<Value> a, ArrayRef<Value> bFrag);
@@ -439,6 +444,19 @@ Value AttentionEmitter::pack(Value lo, Value hi) {
   return arith::OrIOp::create(b, word(lo), high);
 }
 
+SmallVector<SmallVector<Value>>
+AttentionEmitter::rowFragments(unsigned i, Value leadBase, Value row0,
+                               int64_t width, int64_t rows, Value zero) {
+  SmallVector<SmallVector<Value>> frags;
+  for (int64_t k0 = 0; k0 < width; k0 += kStep)
+    frags.push_back(fragA(
+        [&](Value r, Value col) {
+          return toTile(load(i, leadBase, r, col, rows, zero));
+        },
+        row0, c(k0)));
+  return frags;
+}
+
 SmallVector<Value> AttentionEmitter::fragA(ElementFn a, Value row0,
                                            Value col0) {
   Value r0 = add(row0, g), r1 = add(r0, 8);
@@ -607,13 +625,8 @@ FailureOr<Geometry> AttentionEmitter::forward() {
   Value zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
 
   // Q stays in registers: one A fragment per k-step of the head dim.
-  SmallVector<SmallVector<Value>> qFrags;
-  for (int64_t k0 = 0; k0 < d; k0 += kStep)
-    qFrags.push_back(fragA(
-        [&](Value r, Value col) {
-          return toTile(load(0, qLead, r, col, tq, zero));
-        },
-        rowBase, c(k0)));
+  SmallVector<SmallVector<Value>> qFrags =
+      rowFragments(0, qLead, rowBase, d, tq, zero);
 
   // Causal rows see keys up to their own index: later tiles are skipped.
   Value tiles = c(keyTiles);
@@ -806,19 +819,10 @@ LogicalResult AttentionEmitter::emitDKDV(Value block) {
   for (unsigned i = 0; i < 6; ++i)
     lead[i] = leadOffset(operands[i], bh);
   Value zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
-  SmallVector<SmallVector<Value>> kFrags, vFrags;
-  for (int64_t k0 = 0; k0 < d; k0 += kStep)
-    kFrags.push_back(fragA(
-        [&](Value r, Value col) {
-          return toTile(load(1, lead[1], r, col, tk, zero));
-        },
-        rowBase, c(k0)));
-  for (int64_t k0 = 0; k0 < dv; k0 += kStep)
-    vFrags.push_back(fragA(
-        [&](Value r, Value col) {
-          return toTile(load(2, lead[2], r, col, tk, zero));
-        },
-        rowBase, c(k0)));
+  SmallVector<SmallVector<Value>> kFrags =
+      rowFragments(1, lead[1], rowBase, d, tk, zero);
+  SmallVector<SmallVector<Value>> vFrags =
+      rowFragments(2, lead[2], rowBase, dv, tk, zero);
 
   // Causal: queries before the block's first key see none of its keys.
   Value first = causal ? div(keyBase, tile) : c(0);
@@ -923,19 +927,10 @@ LogicalResult AttentionEmitter::emitDQ(Value block) {
   for (unsigned i = 0; i < 6; ++i)
     lead[i] = leadOffset(operands[i], bh);
   Value zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
-  SmallVector<SmallVector<Value>> qFrags, doFrags;
-  for (int64_t k0 = 0; k0 < d; k0 += kStep)
-    qFrags.push_back(fragA(
-        [&](Value r, Value col) {
-          return toTile(load(0, lead[0], r, col, tq, zero));
-        },
-        rowBase, c(k0)));
-  for (int64_t k0 = 0; k0 < dv; k0 += kStep)
-    doFrags.push_back(fragA(
-        [&](Value r, Value col) {
-          return toTile(load(5, lead[5], r, col, tq, zero));
-        },
-        rowBase, c(k0)));
+  SmallVector<SmallVector<Value>> qFrags =
+      rowFragments(0, lead[0], rowBase, d, tq, zero);
+  SmallVector<SmallVector<Value>> doFrags =
+      rowFragments(5, lead[5], rowBase, dv, tq, zero);
   stageStats(lead[4], lead[3], lead[5], queryBase, kBlockRows);
   gpu::BarrierOp::create(b);
   Value lse2[2], delta[2];
