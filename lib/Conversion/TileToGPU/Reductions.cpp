@@ -348,8 +348,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         return k.loop(lane, body.index(cols), body.index(group),
                       [&](Value col) {
                         return k.storeAll(fullRows, [&](unsigned i) {
-                          return pointIndex(k.outputs()[i], full, leadIdx,
-                                            col);
+                          return pointIndex(k.outputs()[i], full, leadIdx, col);
                         });
                       });
       });
@@ -372,8 +371,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       Value value = x;
       unsigned out = i;
       (void)k.ifThen(first, [&] {
-        k.storeValue(out, value,
-                     pointIndex(k.outputs()[out], full, leadIdx, body.index(0)));
+        k.storeValue(
+            out, value,
+            pointIndex(k.outputs()[out], full, leadIdx, body.index(0)));
         return success();
       });
     }
