@@ -131,6 +131,11 @@ private:
   Tiling tiling;
   Type element; // operands' element type in the product (bf16 or f32)
   bool tf32 = false;
+  // f32 products not marked `nova.precision = "tf32"` keep f32 accuracy:
+  // each operand splits into a TF32 high part and a TF32 remainder, and
+  // three products (lo*hi, hi*lo, hi*hi) accumulate (3xTF32), so the
+  // result matches an f32 GEMM to about 1e-6 at a third of TF32's rate.
+  bool splitF32 = false;
   Value aTile, bTile, partials;
   Value tid;
 };
@@ -217,7 +222,7 @@ Value MatmulEmitter::load(const Operand &op, Value linear, Value inBounds,
   }
   x = arith::SelectOp::create(b, inBounds, x,
                               splat(x.getType(), b.getZeroAttr(element)));
-  return tf32 ? roundToTF32(x) : x;
+  return tf32 && !splitF32 ? roundToTF32(x) : x;
 }
 
 int64_t MatmulEmitter::vectorWidth(const Operand &op, int64_t rows,
@@ -343,12 +348,22 @@ LogicalResult MatmulEmitter::gemm(nv::MatmulOp mm, const MainProblem &p,
           p.operands[1].second.transposed);
     gpu::BarrierOp::create(b);
     SmallVector<Value> acc(forOp.getRegionIterArgs());
-    // One 32-bit register: `perReg` consecutive K elements of a tile row.
-    auto reg = [&](Value tile, Value row, Value col) -> Value {
+    // One 32-bit register: `perReg` consecutive K elements of a tile row;
+    // with splitF32 also a second one, the f32 value's TF32 remainder (the
+    // first is then its TF32-rounded high part).
+    auto reg = [&](Value tile, Value row, Value col) -> std::array<Value, 2> {
+      if (splitF32) {
+        Value x = memref::LoadOp::create(b, tile, ValueRange{row, col});
+        Value hi = roundToTF32(x);
+        Value lo = roundToTF32(arith::SubFOp::create(b, x, hi));
+        return {arith::BitcastOp::create(b, i32, hi),
+                arith::BitcastOp::create(b, i32, lo)};
+      }
       auto vt = VectorType::get({perReg}, element);
       Value v = vector::LoadOp::create(b, vt, tile, ValueRange{row, col});
       Value asInt = vector::BitCastOp::create(b, VectorType::get({1}, i32), v);
-      return vector::ExtractOp::create(b, asInt, ArrayRef<int64_t>{0});
+      return {vector::ExtractOp::create(b, asInt, ArrayRef<int64_t>{0}),
+              Value()};
     };
     auto resultType = LLVM::LLVMStructType::getLiteral(
         b.getContext(), SmallVector<Type>(4, f32));
@@ -359,26 +374,40 @@ LogicalResult MatmulEmitter::gemm(nv::MatmulOp mm, const MainProblem &p,
       // g at the same K rows.
       Value col = add(idx(kk), mul(inGroup, idx(perReg)));
       Value col2 = add(col, idx(kStep / 2));
-      SmallVector<std::array<Value, 4>> aFrag;
+      // A's fragments (high parts) and, with splitF32, their remainders.
+      SmallVector<std::array<Value, 4>> aFrag, aLow;
       for (int64_t mi = 0; mi < tilesWM; ++mi) {
         Value row = add(warpRow, add(idx(mi * 16), group));
         Value row8 = add(row, idx(8));
-        aFrag.push_back({reg(aTile, row, col), reg(aTile, row8, col),
-                         reg(aTile, row, col2), reg(aTile, row8, col2)});
+        std::array<std::array<Value, 2>, 4> r{
+            reg(aTile, row, col), reg(aTile, row8, col), reg(aTile, row, col2),
+            reg(aTile, row8, col2)};
+        aFrag.push_back({r[0][0], r[1][0], r[2][0], r[3][0]});
+        aLow.push_back({r[0][1], r[1][1], r[2][1], r[3][1]});
       }
       for (int64_t ni = 0; ni < tilesWN; ++ni) {
         Value nrow = add(warpCol, add(idx(ni * 8), group));
-        Value b0 = reg(bTile, nrow, col), b1 = reg(bTile, nrow, col2);
+        std::array<Value, 2> b0 = reg(bTile, nrow, col),
+                             b1 = reg(bTile, nrow, col2);
+        std::array<Value, 2> bHi{b0[0], b1[0]}, bLo{b0[1], b1[1]};
         for (int64_t mi = 0; mi < tilesWM; ++mi) {
           int64_t at = (mi * tilesWN + ni) * 4;
-          auto mma = NVVM::MmaOp::create(
-              b, resultType, ValueRange(aFrag[mi]), ValueRange{b0, b1},
-              ArrayRef(acc).slice(at, 4), ArrayRef<int64_t>{16, 8, kStep},
-              std::nullopt, std::nullopt, std::array{ptx, ptx},
-              std::array{NVVM::MMALayout::row, NVVM::MMALayout::col});
-          for (int64_t j = 0; j < 4; ++j)
-            acc[at + j] = LLVM::ExtractValueOp::create(b, mma.getRes(),
-                                                       ArrayRef<int64_t>{j});
+          auto product = [&](ArrayRef<Value> aRegs, ArrayRef<Value> bRegs) {
+            auto mma = NVVM::MmaOp::create(
+                b, resultType, ValueRange(aRegs), ValueRange(bRegs),
+                ArrayRef(acc).slice(at, 4), ArrayRef<int64_t>{16, 8, kStep},
+                std::nullopt, std::nullopt, std::array{ptx, ptx},
+                std::array{NVVM::MMALayout::row, NVVM::MMALayout::col});
+            for (int64_t j = 0; j < 4; ++j)
+              acc[at + j] = LLVM::ExtractValueOp::create(b, mma.getRes(),
+                                                         ArrayRef<int64_t>{j});
+          };
+          // The small terms first, so they are not lost to the large one.
+          if (splitF32) {
+            product(aLow[mi], bHi);
+            product(aFrag[mi], bLo);
+          }
+          product(aFrag[mi], bHi);
         }
       }
     }
@@ -490,6 +519,10 @@ FailureOr<Geometry> MatmulEmitter::emit() {
                   "as TF32)");
   }
   tf32 = element.isF32();
+  splitF32 = tf32 && llvm::any_of(mainOps, [](Operation *op) {
+               auto p = op->getAttrOfType<StringAttr>("nova.precision");
+               return isa<nv::MatmulOp>(op) && (!p || p.getValue() != "tf32");
+             });
   for (Operation *op : mainOps)
     if (auto mm = dyn_cast<nv::MatmulOp>(op))
       if (elementOf(mm.getLhs()) != element)

@@ -58,10 +58,33 @@ func.func @linear_gelu(%x: tensor<4x50x96xbf16>, %w: tensor<96x200xf32>, %bias: 
 func.func @tf32(%a: tensor<3x1x65x70xf32>, %b: tensor<2x33x65xf32>) -> tensor<3x2x70x33xf32> {
   %r = nova_tile.fusion matmul (%a, %b) : (tensor<3x1x65x70xf32>, tensor<2x33x65xf32>) -> tensor<3x2x70x33xf32> {
   ^bb0(%x: tensor<3x1x65x70xf32>, %y: tensor<2x33x65xf32>):
-    %p = nova.matmul %x, %y transpose_lhs transpose_rhs : tensor<3x1x65x70xf32>, tensor<2x33x65xf32> -> tensor<3x2x70x33xf32>
+    %p = nova.matmul %x, %y transpose_lhs transpose_rhs {nova.precision = "tf32"} : tensor<3x1x65x70xf32>, tensor<2x33x65xf32> -> tensor<3x2x70x33xf32>
     nova_tile.yield %p : tensor<3x2x70x33xf32>
   }
   return %r : tensor<3x2x70x33xf32>
+}
+
+// An f32 product without nova.precision = "tf32" keeps f32 accuracy
+// (3xTF32): the tile holds the f32 values as loaded; each fragment element
+// splits into its TF32-rounded high part and the TF32-rounded remainder,
+// and three products accumulate, the small ones first.
+// CHECK-LABEL: gpu.func @matmul_
+// CHECK-SAME: workgroup(%[[TA:.*]] : memref<{{64|128}}x36xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<{{64|128}}x36xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[V:.*]] = memref.load %[[TA]]
+// CHECK: %[[HI:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK: %[[LO:.*]] = arith.subf %[[V]], %[[HI]]
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[%[[C0:[^,]*]],
+// CHECK-NEXT: %[[P0:.*]] = llvm.extractvalue
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[%[[P0]],
+// CHECK-NEXT: %[[P1:.*]] = llvm.extractvalue
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[%[[P1]],
+func.func @f32_exact(%a: tensor<65x70xf32>, %b: tensor<70x33xf32>) -> tensor<65x33xf32> {
+  %r = nova_tile.fusion matmul (%a, %b) : (tensor<65x70xf32>, tensor<70x33xf32>) -> tensor<65x33xf32> {
+  ^bb0(%x: tensor<65x70xf32>, %y: tensor<70x33xf32>):
+    %p = nova.matmul %x, %y : tensor<65x70xf32>, tensor<70x33xf32> -> tensor<65x33xf32>
+    nova_tile.yield %p : tensor<65x33xf32>
+  }
+  return %r : tensor<65x33xf32>
 }
 
 // The grouped GEMM: blocks [0, 6) sum 32 columns each (f64 partials per

@@ -82,3 +82,14 @@ func.func @mm_grouped(%dy: tensor<2x50x192xbf16>, %w: tensor<64x192xf32>, %x: te
   }
   return %r#0, %r#1, %r#2 : tensor<1x1x192xf32>, tensor<2x50x64xbf16>, tensor<64x192xbf16>
 }
+
+// f32 without nova.precision = "tf32": f32 accuracy (3xTF32) against the
+// interpreter's f32 product; plain TF32 misses the bound by 100x.
+func.func @mm_f32(%a: tensor<257x129xf32>, %b: tensor<129x383xf32>) -> tensor<257x383xf32> {
+  %r = nova_tile.fusion matmul (%a, %b) : (tensor<257x129xf32>, tensor<129x383xf32>) -> tensor<257x383xf32> {
+  ^bb0(%x: tensor<257x129xf32>, %y: tensor<129x383xf32>):
+    %p = nova.matmul %x, %y : tensor<257x129xf32>, tensor<129x383xf32> -> tensor<257x383xf32>
+    nova_tile.yield %p : tensor<257x383xf32>
+  }
+  return %r : tensor<257x383xf32>
+}
