@@ -81,6 +81,8 @@ mm_gpt_dw      matmul-gpt.mlir        dw              1e-2  norm  no   pack
 mm_gpt_dx      matmul-gpt.mlir        dx              1e-2  norm  no   pack
 in_place_row   in-place.mlir          row             1e-4  norm  no   planned
 matmul_f32     matmul.mlir            mm_f32          2e-6  norm  no   pack
+attn_fwd_f32_exact attention.mlir    fwd_f32_exact   1e-5  norm  no   pack
+attn_bwd_f32_exact attention.mlir    bwd_f32_exact   1e-5  norm  no   pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

@@ -181,6 +181,9 @@ private:
   int64_t batch = 0, tq = 0, tk = 0, d = 0, dv = 0;
   double scale = 1;
   bool causal = false, tf32 = false;
+  // f32 operands without `nova.precision = "tf32"` keep f32 accuracy: the
+  // tiles hold f32 values and each product runs as 3xTF32 (see mma()).
+  bool splitF32 = false;
   int64_t kStep = 16;
   Type opType, tileType;
   SmallVector<View> operands;
@@ -232,6 +235,8 @@ LogicalResult AttentionEmitter::prepare() {
     tileType = b.getBF16Type();
   } else if (opType.isF32()) {
     tf32 = true;
+    auto precision = attn->getAttrOfType<StringAttr>("nova.precision");
+    splitF32 = !precision || precision.getValue() != "tf32";
     kStep = 8;
     tileType = b.getF32Type();
   } else {
@@ -389,6 +394,8 @@ Value AttentionEmitter::roundTF32(Value x) {
 }
 
 Value AttentionEmitter::toTile(Value x) {
+  if (tf32 && splitF32)
+    return body.convert(x, b.getF32Type());
   if (tf32)
     return roundTF32(body.convert(x, b.getF32Type()));
   return body.convert(x, tileType);
@@ -518,15 +525,38 @@ AttentionEmitter::Acc AttentionEmitter::mma(ArrayRef<Value> acc,
   auto result = LLVM::LLVMStructType::getLiteral(
       b.getContext(), {f32Type, f32Type, f32Type, f32Type});
   NVVM::MMATypes type = tf32 ? NVVM::MMATypes::tf32 : NVVM::MMATypes::bf16;
-  Value d = NVVM::MmaOp::create(
-      b, result, a, bFrag, acc, {16, 8, kStep}, std::nullopt, std::nullopt,
-      std::array<NVVM::MMATypes, 2>{type, type},
-      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                     NVVM::MMALayout::col});
-  Acc out;
-  for (int64_t i = 0; i < 4; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, d, ArrayRef<int64_t>{i}));
-  return out;
+  auto product = [&](ArrayRef<Value> c, ArrayRef<Value> x, ArrayRef<Value> y) {
+    Value d = NVVM::MmaOp::create(
+        b, result, x, y, c, {16, 8, kStep}, std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    Acc out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, d, ArrayRef<int64_t>{i}));
+    return out;
+  };
+  if (!splitF32)
+    return product(acc, a, bFrag);
+  // 3xTF32: each f32 register splits into its TF32-rounded high part and
+  // the TF32-rounded remainder; lo*hi and hi*lo first, then hi*hi.
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto split = [&](ArrayRef<Value> regs, SmallVector<Value> &hi,
+                   SmallVector<Value> &lo) {
+    for (Value r : regs) {
+      Value x = arith::BitcastOp::create(b, f32, r);
+      Value h = roundTF32(x);
+      hi.push_back(arith::BitcastOp::create(b, i32, h));
+      lo.push_back(arith::BitcastOp::create(
+          b, i32, roundTF32(arith::SubFOp::create(b, x, h))));
+    }
+  };
+  SmallVector<Value> aHi, aLo, bHi, bLo;
+  split(a, aHi, aLo);
+  split(bFrag, bHi, bLo);
+  Acc out = product(acc, aLo, bHi);
+  out = product(out, aHi, bLo);
+  return product(out, aHi, bHi);
 }
 
 void AttentionEmitter::multiply(

@@ -10,6 +10,11 @@
 // RUN: grep -a -o "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" %t.tf32.nvx | uniq | FileCheck %s --check-prefix=TF32
 // TF32: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 // RUN: grep -a -c "sm_90a" %t.tf32.nvx | FileCheck %s --check-prefix=ARCH
+// Unmarked f32 keeps f32 accuracy with three TF32 products per product
+// (3xTF32); marked "tf32", one.
+// The two backward kernels in outlining order: unmarked, then marked.
+// RUN: awk '/gpu.func @attention_backward/ { n++ } /nvvm.mma.sync/ && n { c[n]++ } END { print c[1] / c[2] }' %t.mlir | FileCheck %s --check-prefix=RATIO
+// RATIO: {{^}}3{{$}}
 // ARCH: {{[1-9]}}
 
 func.func @bf16(%q: tensor<2x2x70x64xbf16>, %k: tensor<2x2x70x64xbf16>, %v: tensor<2x2x70x64xbf16>) -> tensor<2x2x70x64xbf16> {
@@ -25,6 +30,15 @@ func.func @tf32(%q: tensor<2x70x64xf32>, %k: tensor<2x70x64xf32>, %v: tensor<2x7
   %r:3 = nova_tile.fusion attention_backward (%q, %k, %v, %o, %lse, %dy) : (tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70xf32>, tensor<2x70x64xf32>) -> (tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>) {
   ^bb0(%qa: tensor<2x70x64xf32>, %ka: tensor<2x70x64xf32>, %va: tensor<2x70x64xf32>, %oa: tensor<2x70x64xf32>, %la: tensor<2x70xf32>, %da: tensor<2x70x64xf32>):
     %dq, %dk, %dv = nova.attention_bwd %qa, %ka, %va, %oa, %la, %da scale 0.125 : tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70xf32>, tensor<2x70x64xf32>
+    nova_tile.yield %dq, %dk, %dv : tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>
+}
+
+func.func @tf32_marked(%q: tensor<2x70x64xf32>, %k: tensor<2x70x64xf32>, %v: tensor<2x70x64xf32>, %o: tensor<2x70x64xf32>, %lse: tensor<2x70xf32>, %dy: tensor<2x70x64xf32>) -> (tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>) {
+  %r:3 = nova_tile.fusion attention_backward (%q, %k, %v, %o, %lse, %dy) : (tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70xf32>, tensor<2x70x64xf32>) -> (tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>) {
+  ^bb0(%qa: tensor<2x70x64xf32>, %ka: tensor<2x70x64xf32>, %va: tensor<2x70x64xf32>, %oa: tensor<2x70x64xf32>, %la: tensor<2x70xf32>, %da: tensor<2x70x64xf32>):
+    %dq, %dk, %dv = nova.attention_bwd %qa, %ka, %va, %oa, %la, %da scale 0.125 {nova.precision = "tf32"} : tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70xf32>, tensor<2x70x64xf32>
     nova_tile.yield %dq, %dk, %dv : tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>
   }
   return %r#0, %r#1, %r#2 : tensor<2x70x64xf32>, tensor<2x70x64xf32>, tensor<2x70x64xf32>

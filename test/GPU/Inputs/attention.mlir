@@ -234,3 +234,39 @@ func.func @bwd_f32_cross(%q: tensor<3x100x128xf32>, %k: tensor<3x257x128xf32>,
   }
   return %g#0, %g#1, %g#2 : tensor<3x100x128xf32>, tensor<3x257x128xf32>, tensor<3x257x128xf32>
 }
+
+// f32 without nova.precision = "tf32": f32 accuracy (3xTF32 products), so
+// the bound is 100x tighter than TF32 could meet.
+func.func @fwd_f32_exact(%q: tensor<2x2x100x64xf32>, %k: tensor<2x2x100x64xf32>,
+                   %v: tensor<2x2x100x64xf32>)
+    -> (tensor<2x2x100x64xf32>, tensor<2x2x100xf32>) {
+  %r:2 = nova_tile.fusion attention_forward (%q, %k, %v)
+      : (tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>)
+      -> (tensor<2x2x100x64xf32>, tensor<2x2x100xf32>) {
+  ^bb0(%qa: tensor<2x2x100x64xf32>, %ka: tensor<2x2x100x64xf32>, %va: tensor<2x2x100x64xf32>):
+    %o, %lse = nova.attention_fwd %qa, %ka, %va scale 0.125 causal : tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32> -> tensor<2x2x100x64xf32>, tensor<2x2x100xf32>
+    nova_tile.yield %o, %lse : tensor<2x2x100x64xf32>, tensor<2x2x100xf32>
+  }
+  return %r#0, %r#1 : tensor<2x2x100x64xf32>, tensor<2x2x100xf32>
+}
+
+func.func @bwd_f32_exact(%q: tensor<2x2x100x64xf32>, %k: tensor<2x2x100x64xf32>,
+                   %v: tensor<2x2x100x64xf32>, %dy: tensor<2x2x100x64xf32>)
+    -> (tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>) {
+  %f:2 = nova_tile.fusion attention_forward (%q, %k, %v)
+      : (tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>)
+      -> (tensor<2x2x100x64xf32>, tensor<2x2x100xf32>) {
+  ^bb0(%qa: tensor<2x2x100x64xf32>, %ka: tensor<2x2x100x64xf32>, %va: tensor<2x2x100x64xf32>):
+    %o, %lse = nova.attention_fwd %qa, %ka, %va scale 0.125 causal : tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32> -> tensor<2x2x100x64xf32>, tensor<2x2x100xf32>
+    nova_tile.yield %o, %lse : tensor<2x2x100x64xf32>, tensor<2x2x100xf32>
+  }
+  %g:3 = nova_tile.fusion attention_backward (%q, %k, %v, %f#0, %f#1, %dy)
+      : (tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100xf32>, tensor<2x2x100x64xf32>)
+      -> (tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>) {
+  ^bb0(%qa: tensor<2x2x100x64xf32>, %ka: tensor<2x2x100x64xf32>, %va: tensor<2x2x100x64xf32>, %oa: tensor<2x2x100x64xf32>, %la: tensor<2x2x100xf32>, %da: tensor<2x2x100x64xf32>):
+    %dq, %dk, %dv = nova.attention_bwd %qa, %ka, %va, %oa, %la, %da scale 0.125 causal : tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100xf32>, tensor<2x2x100x64xf32>
+    nova_tile.yield %dq, %dk, %dv : tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>
+  }
+  return %g#0, %g#1, %g#2 : tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>, tensor<2x2x100x64xf32>
+}
+
