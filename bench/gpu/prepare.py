@@ -281,12 +281,23 @@ class Prepare:
         one, two = plan(1), plan(2)
         if one is None or two is None or two <= one:
             return result
-        guess = max(1, (cap - one) // (two - one) + 1)
+        per_layer = two - one
+        guess = max(1, (cap - one) // per_layer + 1)
         layers = guess
-        while layers > 1 and (plan(layers) is None or plan(layers) > cap):
-            layers -= 1
-        while plan(layers + 1) is not None and plan(layers + 1) <= cap:
-            layers += 1
+        # A deep model takes minutes to compile, so the neighbours are
+        # compiled only when the plan strays from the straight line (by more
+        # than 1 % of a layer); on it, the next depth's plan is predicted.
+        linear = abs(plan(layers) - (one + (layers - 1) * per_layer)) \
+            if plan(layers) is not None else per_layer
+        if linear > per_layer // 100 or plan(layers) > cap:
+            while layers > 1 and (plan(layers) is None or plan(layers) > cap):
+                layers -= 1
+            while plan(layers + 1) is not None and plan(layers + 1) <= cap:
+                layers += 1
+        result["next_layer_bytes"] = planned.get(layers + 1)
+        if result["next_layer_bytes"] is None:
+            result["next_layer_bytes"] = plan(layers) + per_layer
+            result["next_layer_predicted"] = True
         if plan(layers) is None or plan(layers) > cap:
             self.failed.append({"what": "deepest", "message":
                                 "no depth's plan fits %d bytes" % cap})
@@ -299,9 +310,10 @@ class Prepare:
                                           self.out),
                       params=parameters_of(os.path.join(d, "L%d.mlir" %
                                                         layers)))
-        log("deepest: %d layers fit %d bytes (planned %d; %d layers plan %s)"
+        log("deepest: %d layers fit %d bytes (planned %d; %d layers: %d%s)"
             % (layers, cap, planned[layers], layers + 1,
-               planned.get(layers + 1)))
+               result["next_layer_bytes"],
+               " predicted" if result.get("next_layer_predicted") else ""))
         return result
 
     def main(self):

@@ -272,6 +272,9 @@ class Report:
                     b.get("date", "?"), "issue 11", b.get("device", "?"),
                     fmt(b.get("seconds")), b.get("size", "?"),
                     b.get("git", "?")))
+        if b.get("jobs", 1) > 1:
+            head += ("**%d parts ran at once on the GPU: a check that the "
+                     "parts run, not a measurement.**\n\n" % b["jobs"])
         body = "\n".join([self.gemm(), self.attention(), self.bandwidth(),
                           self.training(), self.deepest(),
                           self.compile_times()])

@@ -14,7 +14,9 @@
 #       come from elsewhere).
 #   bench-round.sh run DIR       (on the GPU machine) bench/gpu/run.py: each
 #       part in its own process with a time limit, the whole round within
-#       BENCH_BUDGET seconds (default 470); $OUT/bench.json, bench.md,
+#       BENCH_BUDGET seconds (default 470), BENCH_JOBS parts at once
+#       (default 1; more only for a quick check that every part runs, as
+#       the timings are then shared); $OUT/bench.json, bench.md,
 #       bench.png, logs/ and round.log (OUT defaults to /tmp/nova-bench).
 #       Exit 1 when any part or the report failed.
 set -uo pipefail
@@ -50,7 +52,8 @@ run)
   out=${OUT:-/tmp/nova-bench}
   mkdir -p "$out" || exit 1
   python3 "$root/bench/gpu/run.py" "$dir" --out "$out" \
-    --budget "${BENCH_BUDGET:-470}" 2>&1 | tee "$out/round.log"
+    --budget "${BENCH_BUDGET:-470}" --jobs "${BENCH_JOBS:-1}" 2>&1 |
+    tee "$out/round.log"
   exit "${PIPESTATUS[0]}"
   ;;
 esac
