@@ -151,7 +151,8 @@ class Report:
                 bar = BAND_BAR if fam in ("row_reduction", "optimizer") \
                     else None
                 rows.append([compute, fam, str(launches),
-                             "%.1f%%" % (100 * ms / prof["step_ms"]),
+                             "%.1f%%" % (100 * ms / prof["step_ms"]
+                                         if prof["step_ms"] else 0),
                              fmt(ms), fmt(gbps), ratio_cell(frac, bar)])
                 if bar:
                     self.note("%s %s (of copy)" % (fam, compute), frac, bar)
@@ -208,8 +209,14 @@ class Report:
         return out + ("\n" + "\n".join(failures) if failures else "")
 
     def deepest(self):
-        out = "### Deepest GPT under the memory cap (B8 T1024 C768, bf16)\n\n"
         nova = self.part("nova_train").get("deepest")
+        cfg = next((c for c in [(nova or {}).get("config")] +
+                    [self.part(k).get("config") for k in
+                     ("deepest_eager", "deepest_compile")] if c), None)
+        out = "### Deepest GPT under the memory cap (%s)\n\n" % (
+            "B%d T%d C%d, %d heads, vocabulary %d, bf16" % (
+                cfg["batch"], cfg["seq"], cfg["embd"], cfg["heads"],
+                cfg["vocab"]) if cfg else "bf16")
         rows, nova_layers = [], None
         if nova:
             nova_layers = nova["layers"] if nova.get("trained") else None

@@ -32,6 +32,7 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
 import statistics
 import struct
@@ -386,7 +387,7 @@ def part_nova_train(ctx):
                             "--batches", dbatches, "--params", dinit, "--lr",
                             lr, "--log-every", 1], "deepest")
             result["deepest"] = dict(nova_training_figures(log, skip=1),
-                                     layers=d["layers"],
+                                     layers=d["layers"], config=d["config"],
                                      planned_bytes=d["planned_bytes"].get(
                                          str(d["layers"])),
                                      cap_bytes=d["cap_bytes"], trained=True)
@@ -469,6 +470,7 @@ def deepest_torch(ctx, mode):
         if hasattr(torch._dynamo.config, name):
             setattr(torch._dynamo.config, name, 64)
     result = gpt2_torch.deepest(d["config"], "bf16", mode, d["cap_bytes"])
+    result["config"] = d["config"]
     if mode != "eager":
         from torch._dynamo.utils import counters
         result["dynamo"] = {k: dict(v) for k, v in counters.items()
@@ -510,6 +512,7 @@ def run_part(args):
     result["seconds"] = round(time.monotonic() - t0, 1)
     with open(os.path.join(ctx.out, "parts", args.part + ".json"), "w") as f:
         json.dump(result, f, indent=1)
+    shutil.rmtree(ctx.work, ignore_errors=True)
     return 0
 
 
