@@ -8,8 +8,10 @@ DIR is what bench/gpu/prepare.py wrote here (manifest.json, the .nvx
 files). Each part runs in its own process with a time limit (a crash, an
 out-of-memory or a hang fails that part only, the others still run) and
 writes OUT/parts/<part>.json; its messages go to OUT/logs/<part>.log.
-Then bench/gpu/report.py turns OUT/bench.json into OUT/bench.md and
-OUT/bench.png. Exit status 1 when any part or the report failed.
+At the end the figures are gathered in OUT/bench.json and the logs in
+OUT/logs.txt (the per-part files are removed), and bench/gpu/report.py turns
+OUT/bench.json into OUT/bench.md and OUT/bench.png. Exit status 1 when any
+part or the report failed.
 
 Parts, in order:
   bandwidth        torch copy_ of 1 GiB: the device's copy bandwidth
@@ -549,7 +551,7 @@ def collect(args, part, proc, took, limit):
     else:
         result = {"status": "failed", "seconds": round(took, 1),
                   "error": "no result: the part %s after %.0f s (see "
-                           "logs/%s.log)" % (
+                           "logs.txt, part %s)" % (
                                "ran out of time" if took >= limit else
                                "crashed (exit %s)" % proc.returncode, took,
                                part)}
@@ -630,6 +632,15 @@ def main():
              "parts": results}
     with open(os.path.join(args.out, "bench.json"), "w") as f:
         json.dump(bench, f, indent=1)
+    # Few files to bring back: the parts' figures are in bench.json, their
+    # logs go into one file.
+    with open(os.path.join(args.out, "logs.txt"), "w") as out:
+        for part in parts:
+            path = os.path.join(args.out, "logs", part + ".log")
+            if os.path.exists(path):
+                out.write("===== %s\n%s\n" % (part, open(path).read()))
+    for sub in ("parts", "logs"):
+        shutil.rmtree(os.path.join(args.out, sub), ignore_errors=True)
     failed = [k for k, v in results.items() if v.get("status") != "ok"]
     report = subprocess.run([sys.executable, os.path.join(HERE, "report.py"),
                              os.path.join(args.out, "bench.json"), "--md",

@@ -17,7 +17,7 @@
 #       BENCH_BUDGET seconds (default 470), BENCH_JOBS parts at once
 #       (default 1; more only for a quick check that every part runs, as
 #       the timings are then shared); $OUT/bench.json, bench.md,
-#       bench.png, logs/ and round.log (OUT defaults to /tmp/nova-bench).
+#       bench.png, logs.txt and round.log (OUT defaults to /tmp/nova-bench).
 #       Exit 1 when any part or the report failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
