@@ -45,17 +45,66 @@ def parameters_of(model):
     return [(name, [int(d) for d in dims.split("x")]) for dims, name in found]
 
 
+MASK32 = 0xFFFFFFFF
+
+
+def hash32(x):
+    """A 32-bit integer hash (lowbias32) on int64 tensors: the same values
+    on every torch version and device, unlike torch's generators (1.13 and
+    2.11 draw different numbers from one seed), so a run here and a run on
+    the GPU machine start from bit-identical parameters and batches."""
+    x = x & MASK32
+    x = x ^ (x >> 16)
+    x = (x * 0x7FEB352D) & MASK32
+    x = x ^ (x >> 15)
+    x = (x * 0x846CA68B) & MASK32
+    return x ^ (x >> 16)
+
+
+def counter_uniform(n, seed, stream):
+    """n uniforms in (0, 1) from the counter (seed, stream, index)."""
+    i = torch.arange(n, dtype=torch.int64)
+    key = hash32(torch.tensor(seed * 0x9E3779B1 + stream * 0x85EBCA77))
+    return (hash32(i ^ key).double() + 0.5) / 2.0 ** 32
+
+
+def counter_normal(shape, seed, stream):
+    n = 1
+    for d in shape:
+        n *= d
+    u1 = counter_uniform(n, seed, 2 * stream)
+    u2 = counter_uniform(n, seed, 2 * stream + 1)
+    z = (-2.0 * u1.log()).sqrt() * torch.cos(2.0 * 3.141592653589793 * u2)
+    return z.float().reshape(shape)
+
+
 def initial(params, seed):
-    gen = torch.Generator().manual_seed(seed)
     out = {}
-    for name, shape in params:
+    for stream, (name, shape) in enumerate(params):
         if re.search(r"ln_[12f]\.weight$", name):
             out[name] = torch.ones(shape)
         elif name.endswith(".bias"):
             out[name] = torch.zeros(shape)
         else:
-            out[name] = torch.randn(shape, generator=gen) * 0.02
+            out[name] = counter_normal(shape, seed, stream) * 0.02
     return out
+
+
+def batches_of(cfg):
+    n = cfg.steps * cfg.batch * cfg.seq
+    shape = (cfg.steps, cfg.batch, cfg.seq)
+    return {name: (hash32(torch.arange(n, dtype=torch.int64) ^ hash32(
+        torch.tensor((cfg.seed + 1) * 0x27D4EB2F + k))) % cfg.vocab)
+        .to(torch.int32).reshape(shape)
+        for k, name in enumerate(("tokens", "targets"))}
+
+
+def step1_gradients(init, batches, cfg, dev, compute):
+    """PyTorch's gradients of the first step's loss."""
+    P = {n: t.clone().to(dev).requires_grad_(True) for n, t in init.items()}
+    gpt2_loss(P, batches["tokens"][0].to(dev),
+              batches["targets"][0].to(dev), cfg, compute).backward()
+    return {n: t.grad.cpu() for n, t in P.items()}
 
 
 def nova_run(cfg, *args):
@@ -104,11 +153,7 @@ def main():
     params = parameters_of(cfg.model)
     init = initial(params, cfg.seed)
     write_safetensors(w("init.safetensors"), init)
-    gen = torch.Generator().manual_seed(cfg.seed + 1)
-    shape = (cfg.steps, cfg.batch, cfg.seq)
-    batches = {n: torch.randint(0, cfg.vocab, shape, generator=gen,
-                                dtype=torch.int32)
-               for n in ("tokens", "targets")}
+    batches = batches_of(cfg)
     write_safetensors(w("batches.safetensors"), batches)
     common = ["--batches", w("batches.safetensors"), "--params",
               w("init.safetensors")]
@@ -126,7 +171,13 @@ def main():
     opt = torch.optim.AdamW(list(P.values()), lr=cfg.lr, betas=(BETA1, BETA2),
                             eps=EPS, weight_decay=WEIGHT_DECAY)
     compute = "bf16" if cfg.compute == "bf16" else "f32"
-    torch_losses, grad_errors = [], {}
+    # The exact-f32 gradients (no TF32, no bf16) anchor both runs: how far
+    # Nova and PyTorch each are from them tells a wrong kernel from the
+    # rounding that reduced precision brings to both.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    reference = step1_gradients(init, batches, cfg, dev, "f32")
+    torch.backends.cuda.matmul.allow_tf32 = cfg.compute == "tf32"
+    torch_losses, grad_errors, nova_vs_ref, torch_vs_ref = [], {}, {}, {}
     for s in range(cfg.steps):
         opt.zero_grad()
         loss = gpt2_loss(P, batches["tokens"][s].to(dev),
@@ -136,6 +187,8 @@ def main():
             for n, t in P.items():
                 nova_grad = state[n + ".adam_m"] / (1 - BETA1)
                 grad_errors[n] = rel(nova_grad, t.grad.cpu())
+                nova_vs_ref[n] = rel(nova_grad, reference[n])
+                torch_vs_ref[n] = rel(t.grad.cpu(), reference[n])
         opt.step()
         torch_losses.append(loss.item())
 
@@ -156,9 +209,12 @@ def main():
         ok = False
     ok &= worst_loss < cfg.loss_rtol
     worst_name = max(grad_errors, key=grad_errors.get)
+    print("step-1 gradients, relative error: nova vs torch, nova vs exact "
+          "f32, torch vs exact f32")
     for n, e in grad_errors.items():
+        print("  %-26s %.2e %.2e %.2e%s" % (n, e, nova_vs_ref[n],
+              torch_vs_ref[n], "  FAIL" if e >= cfg.grad_rtol else ""))
         if e >= cfg.grad_rtol:
-            print("FAIL step-1 gradient of %s: rel %.2e" % (n, e))
             ok = False
     print("%s: %d steps, worst loss rel %.2e (bound %.0e); step-1 gradients "
           "of %d parameters, worst rel %.2e at %s (bound %.0e)"
@@ -170,6 +226,8 @@ def main():
         json.dump({"compute": cfg.compute, "steps": cfg.steps,
                    "nova_losses": nova_losses, "torch_losses": torch_losses,
                    "worst_loss_rel": worst_loss, "grad_rel": grad_errors,
+                   "grad_rel_nova_vs_f32": nova_vs_ref,
+                   "grad_rel_torch_vs_f32": torch_vs_ref,
                    "nova_log_tok_s": [float(x) for x in speed],
                    "date": time.strftime("%Y-%m-%d"),
                    "torch": torch.__version__,

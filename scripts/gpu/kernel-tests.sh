@@ -76,7 +76,15 @@ scatter_hot_det   scatter.mlir        hot_rows        0     0     yes  pack-det
 ln_xent_grads  planned.mlir           ln_xent_grads   1e-5  2e-5  no   planned
 col_total      column-reduction.mlir  label_count     0     0     no   pack
 col_batch      column-reduction.mlir  batch_sum       1e-6  1e-7  no   pack
+mm_gpt_grouped matmul-gpt.mlir        grouped         1e-2  norm  no   pack
+mm_gpt_dw      matmul-gpt.mlir        dw              1e-2  norm  no   pack
+mm_gpt_dx      matmul-gpt.mlir        dx              1e-2  norm  no   pack
+in_place_row   in-place.mlir          row             1e-4  norm  no   planned
 "
+# EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
+# one per kernel of a compiled step); a file given by absolute path is read
+# from there, not from test/GPU/Inputs.
+[ -n "${EXTRA_CASES:-}" ] && cases="$cases$(grep -v '^#' "$EXTRA_CASES")"
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
 dir=${2:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
@@ -95,10 +103,12 @@ prepare)
     [ -z "$name" ] && continue
     [ "$only" != "  " ] && [[ "$only" != *" $name "* ]] && continue
     gpu=$dir/$name.gpu.mlir
+    src=$inputs/$file
+    [[ $file == /* ]] && src=$file
     if [ "$build" = planned ] || [ "$build" = skip ] || [ "$build" = guarded ]; then
       guard=()
       [ "$build" = guarded ] && guard=(--guard-bands=256)
-      "$(bin nova-opt)" "$inputs/$file" --nova-fuse --convert-nova-to-tile \
+      "$(bin nova-opt)" "$src" --nova-fuse --convert-nova-to-tile \
           --nova-configure=target=h200 --nova-outline-kernels \
           --nova-bufferize --nova-plan-memory --convert-tile-to-gpu -o "$gpu" &&
         "$(bin nova-translate)" --nova-to-executable "$gpu" "${guard[@]}" \
@@ -106,7 +116,7 @@ prepare)
     else
       # pack-det: convert-tile-to-gpu without float atomics.
       det=; [ "$build" = pack-det ] && det="=deterministic=true"
-      "$(bin nova-opt)" "$inputs/$file" --nova-configure=target=h200 \
+      "$(bin nova-opt)" "$src" --nova-configure=target=h200 \
           --nova-outline-kernels "--convert-tile-to-gpu$det" -o "$gpu" &&
         "$(bin nova-gpu-pack)" "$gpu" --entry "$entry" -o "$dir/$name.nvx"
     fi
@@ -117,7 +127,7 @@ prepare)
     [ "$carry" = yes ] && save=(--save-inputs "$dir/$name.in.safetensors")
     refEntry=$entry bound=() expect=
     [ "$build" = skip ] && refEntry=unchanged bound=(--random-int-bound 1000)
-    if ! "$(bin nova-run)" "$inputs/$file" --backend=ref --entry "$refEntry" \
+    if ! "$(bin nova-run)" "$src" --backend=ref --entry "$refEntry" \
         --random-inputs "$seed" "${bound[@]}" "${save[@]}" \
         -o "$dir/$name.ref.safetensors"; then
       echo "FAILED: reference of $name"; status=1; continue
@@ -125,7 +135,7 @@ prepare)
     if [ "$build" = skip ]; then
       # The interpreter's verdict on the same inputs: the GPU must name
       # the same label.
-      expect=$("$(bin nova-run)" "$inputs/$file" --backend=ref --entry "$entry" \
+      expect=$("$(bin nova-run)" "$src" --backend=ref --entry "$entry" \
           --inputs "$dir/$name.in.safetensors" 2>&1 |
         grep -o 'label .* is not the ignore_index -\?[0-9]*' | head -1)
       if [ -z "$expect" ]; then

@@ -222,14 +222,35 @@ struct KernelContext {
     return memref::ViewOp::create(b, MemRefType::get(shape, element), workspace,
                                   body.index(offset), ValueRange{});
   }
-  /// Stores `v`'s value at `idx` into output `i`.
+  /// Stores output `i`'s value at `idx`.
   LogicalResult store(unsigned i, ValueRange idx) {
     auto x = body.eval(outputs()[i], idx);
     if (failed(x))
       return unsupported();
+    storeValue(i, *x, idx);
+    return success();
+  }
+  /// Stores `x`, output `i`'s value evaluated earlier, at `idx`.
+  void storeValue(unsigned i, Value x, ValueRange idx) {
     if (auto check = finiteChecks.find(i); check != finiteChecks.end())
-      raiseUnlessFinite(*x, check->second);
-    memref::StoreOp::create(b, *x, outputBuffers[i], idx);
+      raiseUnlessFinite(x, check->second);
+    memref::StoreOp::create(b, x, outputBuffers[i], idx);
+  }
+  /// Stores the outputs `which` at `indexOf(i)` each, every value evaluated
+  /// before the first store: the planner may place an output in place over
+  /// an input that another output still reads at the same point.
+  template <typename IndexFn>
+  LogicalResult storeAll(ArrayRef<unsigned> which, IndexFn indexOf) {
+    SmallVector<std::pair<Value, SmallVector<Value>>> values;
+    for (unsigned i : which) {
+      SmallVector<Value> idx = indexOf(i);
+      auto x = body.eval(outputs()[i], idx);
+      if (failed(x))
+        return unsupported();
+      values.push_back({*x, std::move(idx)});
+    }
+    for (auto [i, x] : llvm::zip(which, values))
+      storeValue(i, x.first, x.second);
     return success();
   }
   /// Raises `bit` when the float `x` is NaN or infinite.

@@ -62,10 +62,9 @@ FailureOr<Geometry> emitPointwise(KernelContext &k) {
         arith::CmpIOp::create(b, arith::CmpIPredicate::ult, e, body.index(n));
     return k.ifThen(in, [&]() -> LogicalResult {
       SmallVector<Value> idx = body.delinearize(e, space);
-      for (unsigned i = 0; i < k.outputs().size(); ++i)
-        if (failed(k.store(i, idx)))
-          return failure();
-      return success();
+      auto all = llvm::to_vector(
+          llvm::seq(0u, static_cast<unsigned>(k.outputs().size())));
+      return k.storeAll(all, [&](unsigned) { return idx; });
     });
   };
   LogicalResult ok = k.loop(

@@ -324,37 +324,58 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     }
 
     // Outputs: per-row ones from lane 0, full rows by every lane; sums
-    // across the rows after the last batch.
+    // across the rows after the last batch. An output may be planned in
+    // place over an input that another output reads, so every value at an
+    // index is evaluated before any store there: the per-row values first
+    // (stored once every lane has read the row), then the full rows column
+    // by column, all outputs of a column together.
+    SmallVector<unsigned> fullRows;
+    SmallVector<std::pair<unsigned, Value>> perRow;
     for (auto [i, v] : llvm::enumerate(k.outputs())) {
       if (llvm::any_of(across, [&](const Across &a) { return a.output == i; }))
         continue;
-      const Access &access = k.contract.results[i];
-      if (access.kind == AccessKind::Elementwise) {
-        LogicalResult ok = k.ifThen(valid, [&] {
-          return k.loop(lane, body.index(cols), body.index(group),
-                        [&](Value col) {
-                          return k.store(i, pointIndex(v, full, leadIdx, col));
-                        });
-        });
-        if (failed(ok))
-          return failure();
+      if (k.contract.results[i].kind == AccessKind::Elementwise) {
+        fullRows.push_back(i);
         continue;
       }
+      auto x = body.eval(v, pointIndex(v, full, leadIdx, body.index(0)));
+      if (failed(x))
+        return k.unsupported();
+      perRow.push_back({unsigned(i), *x});
+    }
+    if (!fullRows.empty()) {
+      LogicalResult ok = k.ifThen(valid, [&] {
+        return k.loop(lane, body.index(cols), body.index(group),
+                      [&](Value col) {
+                        return k.storeAll(fullRows, [&](unsigned i) {
+                          return pointIndex(k.outputs()[i], full, leadIdx, col);
+                        });
+                      });
+      });
+      if (failed(ok))
+        return failure();
+    }
+    if (!perRow.empty() && !fullRows.empty())
+      gpu::BarrierOp::create(b);
+    for (auto [i, x] : perRow) {
       // Per-row outputs from each row's lane 0; a scalar output (which the
       // contract keeps independent of the rows) from the first row's.
       Value first = arith::AndIOp::create(
           b,
-          access.kind == AccessKind::Scalar
+          k.contract.results[i].kind == AccessKind::Scalar
               ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, row,
                                       body.index(0))
               : valid,
           arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
                                 body.index(0)));
-      LogicalResult ok = k.ifThen(first, [&] {
-        return k.store(i, pointIndex(v, full, leadIdx, body.index(0)));
+      Value value = x;
+      unsigned out = i;
+      (void)k.ifThen(first, [&] {
+        k.storeValue(
+            out, value,
+            pointIndex(k.outputs()[out], full, leadIdx, body.index(0)));
+        return success();
       });
-      if (failed(ok))
-        return failure();
     }
 
     return success();
@@ -602,31 +623,52 @@ FailureOr<Geometry> ReductionEmitter::column(gpu::GPUFuncOp func) {
                     body.convert(acc, elementOf(reduce.getResult())));
   }
 
+  // Every value at a point is evaluated before any store there (an output
+  // may be planned in place over an input another output reads): the
+  // per-column values first, stored once every row group is done.
+  SmallVector<unsigned> elementwise;
+  SmallVector<std::pair<unsigned, Value>> perColumn;
   for (auto [i, v] : llvm::enumerate(k.outputs())) {
-    const Access &access = k.contract.results[i];
-    if (access.kind == AccessKind::Elementwise) {
-      LogicalResult ok = k.ifThen(valid, [&] {
-        return k.loop(rowGroup, body.index(rows), body.index(groups),
-                      [&](Value r) { return k.store(i, pointAt(v, r)); });
-      });
-      if (failed(ok))
-        return failure();
+    if (k.contract.results[i].kind == AccessKind::Elementwise) {
+      elementwise.push_back(i);
       continue;
     }
+    auto x = body.eval(v, pointAt(v, body.index(0)));
+    if (failed(x))
+      return k.unsupported();
+    perColumn.push_back({unsigned(i), *x});
+  }
+  if (!elementwise.empty()) {
+    LogicalResult ok = k.ifThen(valid, [&] {
+      return k.loop(rowGroup, body.index(rows), body.index(groups),
+                    [&](Value r) {
+                      return k.storeAll(elementwise, [&](unsigned i) {
+                        return pointAt(k.outputs()[i], r);
+                      });
+                    });
+    });
+    if (failed(ok))
+      return failure();
+    if (!perColumn.empty())
+      gpu::BarrierOp::create(b);
+  }
+  for (auto [i, x] : perColumn) {
     // Per-column outputs from each column's first row group; a scalar
     // output (independent of the columns) from the first column's.
     Value first = arith::AndIOp::create(
         b,
-        access.kind == AccessKind::Scalar
+        k.contract.results[i].kind == AccessKind::Scalar
             ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, col,
                                     body.index(0))
             : valid,
         arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rowGroup,
                               body.index(0)));
-    LogicalResult ok =
-        k.ifThen(first, [&] { return k.store(i, pointAt(v, body.index(0))); });
-    if (failed(ok))
-      return failure();
+    unsigned out = i;
+    Value value = x;
+    (void)k.ifThen(first, [&] {
+      k.storeValue(out, value, pointAt(k.outputs()[out], body.index(0)));
+      return success();
+    });
   }
   return Geometry{(cols + colsPerBlock - 1) / colsPerBlock, threads};
 }

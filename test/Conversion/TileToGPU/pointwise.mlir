@@ -29,8 +29,10 @@
 // CHECK: %[[SJ:.*]] = arith.addi %c1, %{{.*}}
 // CHECK: %[[SV:.*]] = memref.load %[[S]][%[[SI]], %[[SJ]]]
 // CHECK: %[[D:.*]] = arith.subf %[[M]], %[[SV]]
-// CHECK: memref.store %[[D]], %[[Y]][%[[I]], %[[J]]]
+// Both outputs are computed before either is stored (an output may be
+// planned in place over an input the other reads).
 // CHECK: %[[CMP:.*]] = arith.cmpf ogt, %[[D]], %[[XV]]
+// CHECK: memref.store %[[D]], %[[Y]][%[[I]], %[[J]]]
 // CHECK: memref.store %[[CMP]], %[[C]][%[[I]], %[[J]]]
 // CHECK: gpu.return
 

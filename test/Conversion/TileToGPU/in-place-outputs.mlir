@@ -1,0 +1,37 @@
+// RUN: nova-opt %s --nova-fuse --convert-nova-to-tile --nova-configure=target=h200 --nova-outline-kernels --nova-bufferize --nova-plan-memory | FileCheck %s --check-prefix=PLAN
+// RUN: nova-opt %s --nova-fuse --convert-nova-to-tile --nova-configure=target=h200 --nova-outline-kernels --nova-bufferize --nova-plan-memory --convert-tile-to-gpu | FileCheck %s
+
+// t (the product) dies at the row kernel, so the planner puts y in place
+// over it; z = bf16(y * t) must still read t. The row kernel evaluates both
+// outputs at a column before it stores either: storing y first (one loop
+// per output) made z read y * y. test/GPU/Inputs/in-place.mlir runs the same
+// function on the GPU against the interpreter.
+
+// PLAN: %[[T:.*]] = nova_mem.alloc at [[AT:[0-9]+]] : !nova_mem.buffer<64x96xf32>
+// PLAN: nova_mem.launch @matmul_{{.*}} -> (%[[T]] :
+// PLAN: %[[Y:.*]] = nova_mem.alloc at [[AT]] : !nova_mem.buffer<64x96xf32>
+// PLAN: nova_mem.launch @row_reduction_{{.*}}(%[[T]] : {{.*}}) -> (%[[Y]], %{{.*}} :
+
+// CHECK-LABEL: gpu.func @row_reduction_
+// CHECK-SAME: (%[[IN:.*]]: memref<64x96xf32>, %[[YB:.*]]: memref<64x96xf32>, %[[ZB:.*]]: memref<64x96xbf16>)
+// The row sum, then the outputs' loop: one load of t per column, both
+// values, then both stores.
+// CHECK: scf.for
+// CHECK: memref.load %[[IN]]
+// CHECK: scf.for %[[C:.*]] =
+// CHECK-NEXT: %[[TV:.*]] = memref.load %[[IN]][%[[R:.*]], %[[C]]]
+// CHECK-NEXT: %[[YV:.*]] = arith.subf %[[TV]]
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[YV]], %[[TV]]
+// CHECK-NEXT: %[[ZV:.*]] = arith.truncf %[[P]] : f32 to bf16
+// CHECK-NEXT: memref.store %[[YV]], %[[YB]][%[[R]], %[[C]]]
+// CHECK-NEXT: memref.store %[[ZV]], %[[ZB]][%[[R]], %[[C]]]
+// CHECK: gpu.return
+
+func.func @row(%a: tensor<64x32xf32>, %b: tensor<32x96xf32>) -> (tensor<64x96xf32>, tensor<64x96xbf16>) {
+  %t = nova.matmul %a, %b {nova.precision = "tf32"} : tensor<64x32xf32>, tensor<32x96xf32> -> tensor<64x96xf32>
+  %s = nova.reduce sum %t dims [1] keep_dims : tensor<64x96xf32> -> tensor<64x1xf32>
+  %y = nova.sub %t, %s : tensor<64x96xf32>, tensor<64x1xf32>
+  %p = nova.mul %y, %t : tensor<64x96xf32>, tensor<64x96xf32>
+  %z = nova.cast %p : tensor<64x96xf32> to tensor<64x96xbf16>
+  return %y, %z : tensor<64x96xf32>, tensor<64x96xbf16>
+}
