@@ -11,10 +11,12 @@
 #include "Common.h"
 #include "nova/Runtime/Profile.h"
 #include "nova/Runtime/Runtime.h"
+#include "nova/Runtime/TimingJson.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <set>
 
 namespace nova::run {
@@ -40,6 +42,18 @@ bool statusClear(Instance &inst, const std::string &prefix,
     std::fprintf(stderr, "nova-run: error: %s%s\n", prefix.c_str(),
                  line.c_str());
   return lines.empty();
+}
+
+/// --timing-json: `text` to `o.timingJson`, when given.
+bool writeTimingJson(const RunOptions &o, const std::string &text,
+                     std::string &error) {
+  if (o.timingJson.empty())
+    return true;
+  std::ofstream out(o.timingJson, std::ios::binary);
+  if (out << text && out.flush())
+    return true;
+  error = "--timing-json: cannot write '" + o.timingJson + "'";
+  return false;
 }
 
 std::vector<std::string> namesOf(const std::vector<TensorDesc> &ts) {
@@ -96,6 +110,16 @@ int timeEntry(Device &device, Instance &inst, const RunOptions &o) {
               inst.entry().name.c_str(), o.iterations, o.warmup,
               median(deviceMs), host, launches ? host / double(launches) : 0.0,
               launches, o.graphs ? "on" : "off");
+  EntryTiming timing;
+  timing.entry = inst.entry().name;
+  timing.device = device.name();
+  timing.warmup = o.warmup;
+  timing.deviceMilliseconds = deviceMs;
+  timing.hostEnqueueMicroseconds = host;
+  timing.launches = launches;
+  timing.graphs = o.graphs;
+  if (!writeTimingJson(o, timingJson(timing), error))
+    return fail(error);
   return 0;
 }
 
@@ -112,11 +136,15 @@ int profile(Device &device, Instance &inst, const ExecutableDesc &exe,
     return fail(error);
   std::optional<DeviceDescriptor> ceilings =
       DeviceDescriptor::lookup(exe.target);
-  std::fputs(formatProfile(profileKernels(exe, inst.entry(), milliseconds),
-                           inst.entry().name, device.name(),
+  std::vector<KernelProfile> rows =
+      profileKernels(exe, inst.entry(), milliseconds);
+  std::fputs(formatProfile(rows, inst.entry().name, device.name(),
                            ceilings ? &*ceilings : nullptr, runs)
                  .c_str(),
              stdout);
+  if (!writeTimingJson(
+          o, profileJson(rows, inst.entry().name, device.name(), runs), error))
+    return fail(error);
   return 0;
 }
 

@@ -96,6 +96,9 @@ cuda backend:
                             bytes and FLOPs against the device's ceilings
                             and the model source lines it fused, slowest
                             first (default off)
+  --timing-json FILE        also write --iterations' timing (every run's
+                            time, full precision) or --profile's kernels
+                            to FILE as one JSON object (default: none)
   --describe                list the executable's entries (tensors, offsets,
                             arena, launches) and kernels after its checks,
                             then stop; needs no GPU (default off)
@@ -215,6 +218,7 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
       {"iterations", integer(o.iterations, 1, INT_MAX)},
       {"warmup", integer(o.warmup, 0, INT_MAX)},
       {"device", integer(o.device, 0, INT_MAX)},
+      {"timing-json", text(o.timingJson)},
   };
   bool noGraphs = false;
   std::map<std::string, bool *> flags = {{"print", &o.print},
@@ -318,11 +322,11 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
                  "--compare");
   ignoredWithout({"print-limit"}, o.print, "--print");
   ignoredWithout({"random-int-bound"}, o.seed.has_value(), "--random-inputs");
-  ignoredWithout({"warmup"}, o.iterations > 0 || o.profile,
+  ignoredWithout({"warmup", "timing-json"}, o.iterations > 0 || o.profile,
                  "--iterations or --profile");
   if (o.backend == "ref")
     for (const char *n : {"iterations", "warmup", "no-graphs", "device",
-                          "poison", "describe", "profile"})
+                          "poison", "describe", "profile", "timing-json"})
       if (given(n))
         warnings.push_back("--" + std::string(n) +
                            " applies to the cuda backend; the ref backend "

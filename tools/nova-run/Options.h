@@ -47,6 +47,7 @@ struct RunOptions {
   bool poison = false;            // cuda: arena filled with 0xFF bytes
   bool profile = false;           // cuda: per-kernel time table
   bool describe = false;          // cuda: list the executable, run nothing
+  std::string timingJson;         // cuda: --iterations / --profile as JSON
   int device = 0;                 // cuda
   bool detectAnomaly = false;     // stop at the first NaN / Inf
   /// Every option given on the command line, by its long name ("steps").
