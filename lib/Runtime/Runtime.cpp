@@ -156,7 +156,7 @@ std::unique_ptr<Instance> Instance::create(Device &device,
   }
   if (!device.usedMemory(inst->baselineUsed, error))
     return nullptr;
-  inst->memory.planned = planDeviceMemory(exe, *entry).total;
+  inst->memory.planned = plannedInstanceBytes(exe, *entry, options);
   // Out of memory names what was asked for and what is free.
   auto allocate = [&](CUdeviceptr &ptr, uint64_t bytes, const char *what) {
     CUresult r = drv.cuMemAlloc(&ptr, bytes);
@@ -247,6 +247,19 @@ std::unique_ptr<Instance> Instance::create(Device &device,
       p.args.push_back(value.data());
   }
   return inst;
+}
+
+uint64_t graphDeviceBytes(const EntryDesc &entry, bool useGraphs) {
+  if (!useGraphs || entry.launches.empty())
+    return 0;
+  constexpr uint64_t kPerLaunch = 4096, page = kDeviceAllocationGranularity;
+  return (entry.launches.size() * kPerLaunch + page - 1) / page * page;
+}
+
+uint64_t plannedInstanceBytes(const ExecutableDesc &exe, const EntryDesc &entry,
+                              const InstanceOptions &options) {
+  return planDeviceMemory(exe, entry).total +
+         graphDeviceBytes(entry, options.useGraphs);
 }
 
 bool Device::usedMemory(uint64_t &bytes, std::string &error) const {

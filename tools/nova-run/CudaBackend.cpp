@@ -385,25 +385,29 @@ int runCuda(const RunOptions &o) {
   if (o.checkGradients || o.f64 || o.noPoison)
     return fail("--check-gradients, --f64 and --no-poison belong to the ref "
                 "backend");
+  InstanceOptions options;
+  options.useGraphs = o.graphs;
+  options.poisonArena = o.poison;
   // Refused before the device is touched.
-  DeviceMemoryPlan plan = planDeviceMemory(exe, *exe.findEntry(entry));
-  if (o.memoryLimit && plan.total > *o.memoryLimit)
-    return fail("entry '" + entry + "' needs " + std::to_string(plan.total) +
-                " bytes (" + mebibytes(plan.total) +
+  const EntryDesc &desc = *exe.findEntry(entry);
+  uint64_t planned = plannedInstanceBytes(exe, desc, options);
+  if (o.memoryLimit && planned > *o.memoryLimit) {
+    DeviceMemoryPlan plan = planDeviceMemory(exe, desc);
+    return fail("entry '" + entry + "' needs " + std::to_string(planned) +
+                " bytes (" + mebibytes(planned) +
                 ") of device memory by its plan (arena " +
                 std::to_string(plan.arena) + ", workspace " +
                 std::to_string(plan.workspace) + ", status record " +
-                std::to_string(plan.status) +
+                std::to_string(plan.status) + ", CUDA graph " +
+                std::to_string(graphDeviceBytes(desc, options.useGraphs)) +
                 " bytes, each rounded up to 2 MiB pages), above "
                 "--memory-limit " +
                 std::to_string(*o.memoryLimit) + " bytes (" +
                 mebibytes(*o.memoryLimit) + ")");
+  }
   auto device = Device::open(o.device, error);
   if (!device)
     return fail(error);
-  InstanceOptions options;
-  options.useGraphs = o.graphs;
-  options.poisonArena = o.poison;
   auto inst = Instance::create(*device, exe, entry, options, error);
   if (!inst)
     return fail(error);

@@ -84,10 +84,22 @@ struct InstanceOptions {
   bool poisonArena = false;
 };
 
+/// A CUDA graph keeps its launches (their arguments and launch records) in
+/// device memory of its own once it runs. The plan budgets 4 KiB a launch
+/// (CUDA's classic kernel parameter limit) in whole
+/// kDeviceAllocationGranularity pages: at least one page, which covered
+/// entries of 2 and of 196 launches on the H200. 0 without graphs.
+uint64_t graphDeviceBytes(const EntryDesc &entry, bool useGraphs);
+
+/// What an instance of `entry` takes by its plan: planDeviceMemory's total
+/// and, with graphs, graphDeviceBytes.
+uint64_t plannedInstanceBytes(const ExecutableDesc &exe, const EntryDesc &entry,
+                              const InstanceOptions &options);
+
 /// What an instance took on the device: `used` samples of the device's
 /// memory in use (cuMemGetInfo) relative to the moment before its first
 /// allocation (the context and the kernels' code already there), against
-/// its plan (planDeviceMemory).
+/// its plan (plannedInstanceBytes).
 struct MemoryUse {
   uint64_t planned = 0;
   /// The highest sample: after the allocations, after each wait for a run
