@@ -667,8 +667,8 @@ std::vector<std::string> nova::describeStatus(const ExecutableDesc &exe,
     if (bit == IndicesOutOfRange && report.hasIndex)
       // The interpreter's words (its gather error; the GPU's tables are
       // gathered along axis 0).
-      line += ": index " + std::to_string(report.indexValue) +
-              " at position " + std::to_string(report.indexPosition) +
+      line += ": index " + std::to_string(report.indexValue) + " at position " +
+              std::to_string(report.indexPosition) +
               " is out of range for axis 0 of size " +
               std::to_string(report.tableRows);
     if (skipped)

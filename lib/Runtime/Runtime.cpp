@@ -182,8 +182,9 @@ std::unique_ptr<Instance> Instance::create(Device &device,
               "cuMemsetD8(guard band)", error))
         return nullptr;
   }
-  if (usesStatusRecord(exe, *entry) && !device.check(drv.cuMemAlloc(&inst->status, kStatusBytes),
-                                  "cuMemAlloc(status record)", error))
+  if (usesStatusRecord(exe, *entry) &&
+      !device.check(drv.cuMemAlloc(&inst->status, kStatusBytes),
+                    "cuMemAlloc(status record)", error))
     return nullptr;
   inst->workspaceSize = nova::workspaceBytes(exe, *entry);
   if (inst->workspaceSize) {

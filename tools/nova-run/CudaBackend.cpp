@@ -264,9 +264,8 @@ int listDevices() {
   for (int i = 0; i < count; ++i) {
     auto device = Device::open(i, error);
     size_t freeBytes = 0, total = 0;
-    if (!device ||
-        !device->check(drv->cuMemGetInfo(&freeBytes, &total), "cuMemGetInfo",
-                       error))
+    if (!device || !device->check(drv->cuMemGetInfo(&freeBytes, &total),
+                                  "cuMemGetInfo", error))
       return fail("CUDA device #" + std::to_string(i) + ": " + error);
     std::printf("device %d: %s (%s, %d multiprocessors), %s of %s free\n", i,
                 device->name().c_str(), device->arch().c_str(),
@@ -411,8 +410,8 @@ int runCuda(const RunOptions &o) {
   auto inst = Instance::create(*device, exe, entry, options, error);
   if (!inst)
     return fail(error);
-  int status = o.train ? train(*device, *inst, o)
-                       : runEntry(*device, *inst, exe, o);
+  int status =
+      o.train ? train(*device, *inst, o) : runEntry(*device, *inst, exe, o);
   if (inst->hasRun())
     reportMemory(*inst);
   return status;

@@ -56,9 +56,9 @@ ExecutableDesc step() {
 
 TEST(Status, DecodesTheFirstBadLabel) {
   // Position 3, value -7 (two's complement in the low word), 96 classes.
-  uint64_t words[kStatusWords] = {LabelsOutOfRange,
-                       ((0xFFFFFFFFull - 3) << 32) | uint32_t(int32_t(-7)), 96,
-                       uint64_t(int64_t(-100))};
+  uint64_t words[kStatusWords] = {
+      LabelsOutOfRange, ((0xFFFFFFFFull - 3) << 32) | uint32_t(int32_t(-7)), 96,
+      uint64_t(int64_t(-100))};
   StatusReport r = StatusReport::decode(words);
   EXPECT_EQ(r.flags, uint64_t(LabelsOutOfRange));
   ASSERT_TRUE(r.hasLabel);
@@ -75,8 +75,8 @@ TEST(Status, DecodesTheFirstBadLabel) {
 TEST(Status, NamesTheCheckTheKernelAndTheSkip) {
   ExecutableDesc exe = step();
   uint64_t words[kStatusWords] = {LabelsOutOfRange | NonFiniteGradients,
-                       ((0xFFFFFFFFull - 5) << 32) | 99u, 96,
-                       uint64_t(int64_t(-100))};
+                                  ((0xFFFFFFFFull - 5) << 32) | 99u, 96,
+                                  uint64_t(int64_t(-100))};
   std::vector<std::string> lines =
       describeStatus(exe, exe.entries[0], StatusReport::decode(words));
   ASSERT_EQ(lines.size(), 2u);
@@ -100,13 +100,17 @@ TEST(Status, NamesTheCheckTheKernelAndTheSkip) {
 
 TEST(Status, NamesTheFirstGatherIndexOutsideItsTable) {
   ExecutableDesc exe = step();
-  exe.kernels[0] = kernel("gather_wte", {{ParamKind::Buffer, 8},
-                                         {ParamKind::StatusWord, 8,
-                                          IndicesOutOfRange}});
+  exe.kernels[0] =
+      kernel("gather_wte", {{ParamKind::Buffer, 8},
+                            {ParamKind::StatusWord, 8, IndicesOutOfRange}});
   // Position 17, value -2, a table of 50257 rows; no label recorded.
-  uint64_t words[kStatusWords] = {
-      IndicesOutOfRange, 0, 0, 0,
-      ((0xFFFFFFFFull - 17) << 32) | uint32_t(int32_t(-2)), 50257};
+  uint64_t words[kStatusWords] = {IndicesOutOfRange,
+                                  0,
+                                  0,
+                                  0,
+                                  ((0xFFFFFFFFull - 17) << 32) |
+                                      uint32_t(int32_t(-2)),
+                                  50257};
   StatusReport r = StatusReport::decode(words);
   EXPECT_FALSE(r.hasLabel);
   ASSERT_TRUE(r.hasIndex);

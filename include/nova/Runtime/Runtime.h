@@ -9,11 +9,11 @@
 //   inst->getOutput(0, y, error);
 //
 // Device memory is allocated once per instance (the arena, and the
-// workspace and status record when the kernels take them); inputs and outputs live at
-// their planned offsets and move between host and device only when asked, so
-// parameters and optimizer state stay resident between runs and aliased
-// outputs are updated in place. Every driver call is checked; errors name
-// the call and the kernel.
+// workspace and status record when the kernels take them); inputs and outputs
+// live at their planned offsets and move between host and device only when
+// asked, so parameters and optimizer state stay resident between runs and
+// aliased outputs are updated in place. Every driver call is checked; errors
+// name the call and the kernel.
 //
 //===----------------------------------------------------------------------===//
 

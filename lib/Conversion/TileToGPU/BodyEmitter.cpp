@@ -171,8 +171,7 @@ FailureOr<Value> BodyEmitter::checkLabels(nv::CheckLabelsOp op,
   raiseStatus(::nova::LabelsOutOfRange);
   recordFirstBad(1, linearize(idx, shapeOf(op.getResult())), *x);
   auto k64 = [&](int64_t v) {
-    return arith::ConstantOp::create(b, b.getI64Type(),
-                                     b.getI64IntegerAttr(v));
+    return arith::ConstantOp::create(b, b.getI64Type(), b.getI64IntegerAttr(v));
   };
   memref::StoreOp::create(b, k64(op.getClasses()), status,
                           ValueRange{index(2)});
