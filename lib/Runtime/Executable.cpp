@@ -47,6 +47,28 @@ uint64_t workspaceBytes(const ExecutableDesc &exe, const EntryDesc &entry) {
   return bytes;
 }
 
+bool usesStatusRecord(const ExecutableDesc &exe, const EntryDesc &entry) {
+  for (const LaunchDesc &l : entry.launches)
+    for (const ArgDesc &a : l.args)
+      if (a.kind == ParamKind::StatusWord)
+        return true;
+  return false;
+}
+
+DeviceMemoryPlan planDeviceMemory(const ExecutableDesc &exe,
+                                  const EntryDesc &entry) {
+  DeviceMemoryPlan plan;
+  plan.arena = entry.arenaSize;
+  plan.workspace = workspaceBytes(exe, entry);
+  plan.status = usesStatusRecord(exe, entry) ? kStatusBytes : 0;
+  auto pages = [](uint64_t bytes) {
+    return (bytes + kDeviceAllocationGranularity - 1) /
+           kDeviceAllocationGranularity * kDeviceAllocationGranularity;
+  };
+  plan.total = pages(plan.arena) + pages(plan.workspace) + pages(plan.status);
+  return plan;
+}
+
 const EntryDesc *ExecutableDesc::findEntry(const std::string &name) const {
   for (const EntryDesc &e : entries)
     if (e.name == name)
@@ -557,15 +579,25 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
   return os.str();
 }
 
-nova::StatusReport nova::StatusReport::decode(const uint64_t words[4]) {
+nova::StatusReport
+nova::StatusReport::decode(const uint64_t words[kStatusWords]) {
   StatusReport r;
   r.flags = words[0];
+  // A first-bad word: the lowest position and its value, see StatusBit.
+  auto position = [](uint64_t word) { return 0xFFFFFFFFull - (word >> 32); };
+  auto value = [](uint64_t word) { return int64_t(int32_t(uint32_t(word))); };
   if (words[1]) {
     r.hasLabel = true;
-    r.labelPosition = 0xFFFFFFFFull - (words[1] >> 32);
-    r.labelValue = int32_t(uint32_t(words[1]));
+    r.labelPosition = position(words[1]);
+    r.labelValue = value(words[1]);
     r.classes = int64_t(words[2]);
     r.ignoreIndex = int64_t(words[3]);
+  }
+  if (words[4]) {
+    r.hasIndex = true;
+    r.indexPosition = position(words[4]);
+    r.indexValue = value(words[4]);
+    r.tableRows = int64_t(words[5]);
   }
   return r;
 }
@@ -578,6 +610,8 @@ const char *nova::describeStatusBit(uint32_t bit) {
     return "non-finite loss";
   case NonFiniteGradients:
     return "non-finite gradients";
+  case IndicesOutOfRange:
+    return "gather indices out of range";
   }
   return "unknown check";
 }
@@ -590,6 +624,8 @@ const char *nova::statusCheckName(uint32_t bit) {
     return "loss";
   case NonFiniteGradients:
     return "grad_norm";
+  case IndicesOutOfRange:
+    return "gather";
   }
   return "unknown";
 }
@@ -628,6 +664,13 @@ std::vector<std::string> nova::describeStatus(const ExecutableDesc &exe,
               std::to_string(report.classes) +
               ") and is not the ignore_index " +
               std::to_string(report.ignoreIndex);
+    if (bit == IndicesOutOfRange && report.hasIndex)
+      // The interpreter's words (its gather error; the GPU's tables are
+      // gathered along axis 0).
+      line += ": index " + std::to_string(report.indexValue) + " at position " +
+              std::to_string(report.indexPosition) +
+              " is out of range for axis 0 of size " +
+              std::to_string(report.tableRows);
     if (skipped)
       line += "; the optimizer skipped the update";
     else if (appliedBefore)

@@ -140,6 +140,23 @@ std::unique_ptr<Instance> Instance::create(Device &device,
   std::unique_ptr<Instance> inst(new Instance(device, *entry, options));
   inst->exe = &exe;
   const Driver &drv = device.driver();
+  // Kernels first: their code stays loaded for the process (KernelTable),
+  // so it belongs with the context, before the memory baseline.
+  CudaKernelLoader loader(device);
+  inst->launches.reserve(entry->launches.size());
+  for (const LaunchDesc &ld : entry->launches) {
+    PreparedLaunch p;
+    p.kernel = &exe.kernels[ld.kernel];
+    p.grid = ld.grid;
+    p.function = static_cast<CUfunction>(
+        KernelTable::global().get(*p.kernel, device.arch(), loader, error));
+    if (!p.function)
+      return nullptr;
+    inst->launches.push_back(std::move(p));
+  }
+  if (!device.usedMemory(inst->baselineUsed, error))
+    return nullptr;
+  inst->memory.planned = plannedInstanceBytes(exe, *entry, options);
   // Out of memory names what was asked for and what is free.
   auto allocate = [&](CUdeviceptr &ptr, uint64_t bytes, const char *what) {
     CUresult r = drv.cuMemAlloc(&ptr, bytes);
@@ -165,12 +182,9 @@ std::unique_ptr<Instance> Instance::create(Device &device,
               "cuMemsetD8(guard band)", error))
         return nullptr;
   }
-  bool checksData = false;
-  for (const LaunchDesc &ld : entry->launches)
-    for (const ArgDesc &a : ld.args)
-      checksData |= a.kind == ParamKind::StatusWord;
-  if (checksData && !device.check(drv.cuMemAlloc(&inst->status, kStatusBytes),
-                                  "cuMemAlloc(status record)", error))
+  if (usesStatusRecord(exe, *entry) &&
+      !device.check(drv.cuMemAlloc(&inst->status, kStatusBytes),
+                    "cuMemAlloc(status record)", error))
     return nullptr;
   inst->workspaceSize = nova::workspaceBytes(exe, *entry);
   if (inst->workspaceSize) {
@@ -182,20 +196,15 @@ std::unique_ptr<Instance> Instance::create(Device &device,
                       "cuMemsetD8(workspace)", error))
       return nullptr;
   }
-  CudaKernelLoader loader(device);
-  // Arguments point into each launch's own storage, so fill them only once
-  // the launch sits at its final address.
-  inst->launches.reserve(entry->launches.size());
+  if (!inst->sampleMemory(error))
+    return nullptr;
+  inst->memory.afterAllocation = inst->memory.measured;
+  // Arguments point into each launch's own storage, which sits at its final
+  // address (the vector was reserved).
   for (size_t l = 0; l < entry->launches.size(); ++l) {
     const LaunchDesc &ld = entry->launches[l];
     const KernelDesc &kd = exe.kernels[ld.kernel];
-    PreparedLaunch p;
-    p.kernel = &kd;
-    p.grid = ld.grid;
-    p.function = static_cast<CUfunction>(
-        KernelTable::global().get(kd, device.arch(), loader, error));
-    if (!p.function)
-      return nullptr;
+    PreparedLaunch &p = inst->launches[l];
     for (const ArgDesc &a : ld.args) {
       std::string value;
       if (a.kind == ParamKind::Buffer) {
@@ -235,11 +244,42 @@ std::unique_ptr<Instance> Instance::create(Device &device,
       }
       p.storage.push_back(std::move(value));
     }
-    PreparedLaunch &placed = inst->launches.emplace_back(std::move(p));
-    for (std::string &value : placed.storage)
-      placed.args.push_back(value.data());
+    for (std::string &value : p.storage)
+      p.args.push_back(value.data());
   }
   return inst;
+}
+
+uint64_t graphDeviceBytes(const EntryDesc &entry, bool useGraphs) {
+  if (!useGraphs || entry.launches.empty())
+    return 0;
+  constexpr uint64_t kPerLaunch = 4096, page = kDeviceAllocationGranularity;
+  return (entry.launches.size() * kPerLaunch + page - 1) / page * page;
+}
+
+uint64_t plannedInstanceBytes(const ExecutableDesc &exe, const EntryDesc &entry,
+                              const InstanceOptions &options) {
+  return planDeviceMemory(exe, entry).total +
+         graphDeviceBytes(entry, options.useGraphs);
+}
+
+bool Device::usedMemory(uint64_t &bytes, std::string &error) const {
+  size_t freeBytes = 0, total = 0;
+  if (!check(drv->cuMemGetInfo(&freeBytes, &total), "cuMemGetInfo", error))
+    return false;
+  bytes = total - freeBytes;
+  return true;
+}
+
+bool Instance::sampleMemory(std::string &error) {
+  uint64_t used = 0;
+  if (!device.usedMemory(used, error))
+    return false;
+  // Memory other processes free meanwhile can take a sample below the
+  // baseline.
+  uint64_t taken = used > baselineUsed ? used - baselineUsed : 0;
+  memory.measured = std::max(memory.measured, taken);
+  return true;
 }
 
 Instance::~Instance() {
@@ -313,6 +353,7 @@ bool Instance::getOutput(size_t i, HostTensor &value, std::string &error) {
 bool Instance::launchAll(std::string &error,
                          const std::vector<CUevent> *events) {
   const Driver &drv = device.driver();
+  enqueued = true;
   // Every run starts with a clear status record (a memset node of the
   // graph when captured).
   if (status && !device.check(drv.cuMemsetD8Async(status, 0, kStatusBytes,
@@ -395,7 +436,7 @@ bool Instance::readStatus(StatusReport &report, std::string &error) {
   report = StatusReport();
   if (!status)
     return synchronize(error);
-  uint64_t words[4] = {0, 0, 0, 0};
+  uint64_t words[kStatusWords] = {};
   if (!synchronize(error) ||
       !device.check(device.driver().cuMemcpyDtoH(words, status, sizeof words),
                     "cuMemcpyDtoH(status record)", error))
@@ -425,9 +466,16 @@ bool Instance::checkGuardBands(std::vector<std::string> &overwritten,
 }
 
 bool Instance::synchronize(std::string &error) {
-  return device.check(device.driver().cuStreamSynchronize(device.stream()),
-                      "cuStreamSynchronize after entry '" + desc->name + "'",
-                      error);
+  if (!device.check(device.driver().cuStreamSynchronize(device.stream()),
+                    "cuStreamSynchronize after entry '" + desc->name + "'",
+                    error) ||
+      !sampleMemory(error))
+    return false;
+  if (enqueued && !ranOnce) {
+    ranOnce = true;
+    memory.afterFirstRun = memory.measured;
+  }
+  return true;
 }
 
 } // namespace nova

@@ -17,11 +17,12 @@
 # convert-nova-to-tile, nova-configure, nova-outline-kernels,
 # nova-bufferize, nova-plan-memory, convert-tile-to-gpu, then
 # nova-translate --nova-to-executable (the planned arena). One built by
-# "skip" is planned too but meets bad labels: its inputs and reference come
-# from the file's @unchanged entry (the state as it was) with random labels
-# up to 1000, the interpreter must refuse them, and the GPU run must report
-# the same label in a "labels out of range" status error, skip the
-# optimizer's update (outputs equal to the inputs) and exit 1. One built by
+# "skip" is planned too but meets bad data (labels, gather indices): its
+# inputs and reference come from the file's @<entry>_unchanged (the state
+# as it was) with random integers up to 1000, the interpreter must refuse
+# them, and the GPU run must report the same label or index in an "out of
+# range" status error, skip the optimizer's update (outputs equal to the
+# inputs) and exit 1. One built by
 # "guarded" is planned with --guard-bands=256: every buffer fenced by
 # poisoned bytes that nova-run checks after the run; "pack-det" is "pack"
 # with convert-tile-to-gpu=deterministic=true. Tools come from PATH or
@@ -83,6 +84,7 @@ in_place_row   in-place.mlir          row             1e-4  norm  no   planned
 matmul_f32     matmul.mlir            mm_f32          2e-6  norm  no   pack
 attn_fwd_f32_exact attention.mlir    fwd_f32_exact   1e-5  norm  no   pack
 attn_bwd_f32_exact attention.mlir    bwd_f32_exact   1e-5  norm  no   pack
+status_gather  status.mlir            embed_step      0     0     yes  skip
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read
@@ -129,7 +131,7 @@ prepare)
     save=()
     [ "$carry" = yes ] && save=(--save-inputs "$dir/$name.in.safetensors")
     refEntry=$entry bound=() expect=
-    [ "$build" = skip ] && refEntry=unchanged bound=(--random-int-bound 1000)
+    [ "$build" = skip ] && refEntry=${entry}_unchanged bound=(--random-int-bound 1000)
     if ! "$(bin nova-run)" "$src" --backend=ref --entry "$refEntry" \
         --random-inputs "$seed" "${bound[@]}" "${save[@]}" \
         -o "$dir/$name.ref.safetensors"; then
@@ -137,12 +139,13 @@ prepare)
     fi
     if [ "$build" = skip ]; then
       # The interpreter's verdict on the same inputs: the GPU must name
-      # the same label.
+      # the same label or index.
       expect=$("$(bin nova-run)" "$src" --backend=ref --entry "$entry" \
           --inputs "$dir/$name.in.safetensors" 2>&1 |
-        grep -o 'label .* is not the ignore_index -\?[0-9]*' | head -1)
+        grep -oE 'label .* is not the ignore_index -?[0-9]+|index -?[0-9]+ at position [0-9]+ is out of range for axis 0 of size [0-9]+' |
+        head -1)
       if [ -z "$expect" ]; then
-        echo "FAILED: the interpreter accepts the labels of $name"; status=1
+        echo "FAILED: the interpreter accepts the data of $name"; status=1
         continue
       fi
       echo "$expect" > "$dir/$name.expect"
@@ -162,8 +165,8 @@ run)
     tolerance=(--rtol "$rtol" --atol "$atol")
     [ "$atol" = norm ] && tolerance=(--norm-rtol "$rtol")
     if [ "$expect" = skip ]; then
-      # Exit 1 with the interpreter's label in a status error, the update
-      # skipped, and every output equal to the reference (its input).
+      # Exit 1 with the interpreter's label or index in a status error, the
+      # update skipped, and every output equal to the reference (its input).
       "$run" "$dir/$name.nvx" --entry "$entry" --poison "${given[@]}" \
           --compare "$dir/$name.ref.safetensors" --rtol "$rtol" \
           --atol "$atol" > "$dir/$name.out" 2> "$dir/$name.err"
@@ -171,8 +174,8 @@ run)
       cat "$dir/$name.out" "$dir/$name.err"
       if [ $rc -ne 1 ] || grep -q MISMATCH "$dir/$name.out" ||
           ! grep -qF "$(cat "$dir/$name.expect")" "$dir/$name.err" ||
-          ! grep -q "labels out of range (check_labels in kernel @.*the optimizer skipped the update" "$dir/$name.err"; then
-        echo "FAILED: $name (expected a labels-out-of-range status error, the update skipped)"
+          ! grep -q "out of range ([a-z_]* in kernel @.*the optimizer skipped the update" "$dir/$name.err"; then
+        echo "FAILED: $name (expected an out-of-range status error, the update skipped)"
         status=1
       fi
       continue

@@ -253,42 +253,63 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
     return fail(error);
   return 0;
 }
-} // namespace
 
-int runCuda(const RunOptions &o) {
+/// The run's device memory against its plan: one line after the run, and a
+/// warning with the stages when the run took more than planned.
+void reportMemory(Instance &inst) {
   std::string error;
-  ExecutableDesc exe;
-  if (!readExecutableFile(o.input, exe, error))
-    return fail(error);
-  if (o.describe) {
-    std::fputs(describeExecutable(exe).c_str(), stdout);
-    return 0;
-  }
-  std::string entry = o.entry;
-  if (entry.empty()) {
-    if (exe.entries.size() != 1)
-      return fail(o.input + " has " + std::to_string(exe.entries.size()) +
-                  " entries; choose one with --entry");
-    entry = exe.entries.front().name;
-  }
-  if (!exe.findEntry(entry))
-    return fail("no entry '" + entry + "' in " + o.input);
-  if (o.checkGradients || o.f64 || o.noPoison)
-    return fail("--check-gradients, --f64 and --no-poison belong to the ref "
-                "backend");
-  auto device = Device::open(o.device, error);
-  if (!device)
-    return fail(error);
-  InstanceOptions options;
-  options.useGraphs = o.graphs;
-  options.poisonArena = o.poison;
-  auto inst = Instance::create(*device, exe, entry, options, error);
-  if (!inst)
-    return fail(error);
-  const EntryDesc &e = inst->entry();
-  if (o.train)
-    return train(*device, *inst, o);
+  if (!inst.sampleMemory(error))
+    std::fprintf(stderr, "nova-run: warning: %s\n", error.c_str());
+  const MemoryUse &m = inst.memoryUse();
+  std::printf("peak device memory: measured %llu bytes, planned %llu bytes\n",
+              (unsigned long long)m.measured, (unsigned long long)m.planned);
+  if (m.measured > m.planned)
+    std::fprintf(stderr,
+                 "nova-run: warning: the run took %llu bytes more device "
+                 "memory than planned (taken after the allocations: %llu, "
+                 "after the first run: %llu, at the peak: %llu)\n",
+                 (unsigned long long)(m.measured - m.planned),
+                 (unsigned long long)m.afterAllocation,
+                 (unsigned long long)m.afterFirstRun,
+                 (unsigned long long)m.measured);
+}
 
+std::string mebibytes(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", double(bytes) / (1 << 20));
+  return buf;
+}
+
+/// --list-devices: each device opened as a run would open it.
+int listDevices() {
+  std::string error;
+  const cuda::Driver *drv = cuda::Driver::get(error);
+  if (!drv)
+    return fail(error);
+  int count = 0;
+  if (drv->cuDeviceGetCount(&count) != cuda::CUDA_SUCCESS || count == 0)
+    return fail("no CUDA device");
+  for (int i = 0; i < count; ++i) {
+    auto device = Device::open(i, error);
+    size_t freeBytes = 0, total = 0;
+    if (!device || !device->check(drv->cuMemGetInfo(&freeBytes, &total),
+                                  "cuMemGetInfo", error))
+      return fail("CUDA device #" + std::to_string(i) + ": " + error);
+    std::printf("device %d: %s (%s, %d multiprocessors), %s of %s free\n", i,
+                device->name().c_str(), device->arch().c_str(),
+                device->multiprocessors(), mebibytes(freeBytes).c_str(),
+                mebibytes(total).c_str());
+  }
+  return 0;
+}
+
+/// One run of the entry on inputs by name or random: outputs printed, saved
+/// and compared, then --profile or --iterations.
+int runEntry(Device &device, Instance &inst, const ExecutableDesc &exe,
+             const RunOptions &o) {
+  std::string error;
+  const EntryDesc &e = inst.entry();
+  const std::string &entry = e.name;
   std::map<std::string, HostTensor> named;
   if (!loadNamed(o.inputs, named, error))
     return fail(error);
@@ -313,25 +334,25 @@ int runCuda(const RunOptions &o) {
       return fail("input '" + t.name + "' (input #" + std::to_string(i) +
                   ") is not finite: " + describeElement(args.back(), *k) +
                   " (--detect-anomaly)");
-    if (!inst->setInput(i, args.back(), error))
+    if (!inst.setInput(i, args.back(), error))
       return fail(error);
   }
   warnUnusedInputs(named, used, "entry '" + entry + "'");
   if (!o.saveInputs.empty() &&
       !writeNamed(o.saveInputs, namesOf(e.inputs), args, error))
     return fail(error);
-  if (!inst->run(error))
+  if (!inst.run(error))
     return fail(error);
   // A failed check is reported first; the outputs (what the kernels left:
   // the optimizer's inputs when it skipped its update) are still printed,
   // saved and compared, and the run exits 1.
   error.clear();
-  bool checksPassed = statusClear(*inst, "", error);
+  bool checksPassed = statusClear(inst, "", error);
   if (!error.empty())
     return fail(error);
   std::vector<HostTensor> results(e.outputs.size());
   for (size_t i = 0; i < results.size(); ++i)
-    if (!inst->getOutput(i, results[i], error))
+    if (!inst.getOutput(i, results[i], error))
       return fail(error);
   std::vector<std::string> names = namesOf(e.outputs);
   if (o.detectAnomaly)
@@ -349,7 +370,7 @@ int runCuda(const RunOptions &o) {
   const KernelTable &table = KernelTable::global();
   std::printf("device %s (%s): %zu launches, %zu kernels loaded (%llu "
               "loads, %llu cache hits), arena %llu bytes\n",
-              device->name().c_str(), device->arch().c_str(), e.launches.size(),
+              device.name().c_str(), device.arch().c_str(), e.launches.size(),
               table.size(), (unsigned long long)table.misses(),
               (unsigned long long)table.hits(),
               (unsigned long long)e.arenaSize);
@@ -361,10 +382,67 @@ int runCuda(const RunOptions &o) {
     return 1;
   // With --profile, --iterations counts the profiled runs.
   if (o.profile)
-    return profile(*device, *inst, exe, o);
+    return profile(device, inst, exe, o);
   if (o.iterations > 0)
-    return timeEntry(*device, *inst, o);
+    return timeEntry(device, inst, o);
   return 0;
+}
+} // namespace
+
+int runCuda(const RunOptions &o) {
+  if (o.listDevices)
+    return listDevices();
+  std::string error;
+  ExecutableDesc exe;
+  if (!readExecutableFile(o.input, exe, error))
+    return fail(error);
+  if (o.describe) {
+    std::fputs(describeExecutable(exe).c_str(), stdout);
+    return 0;
+  }
+  std::string entry = o.entry;
+  if (entry.empty()) {
+    if (exe.entries.size() != 1)
+      return fail(o.input + " has " + std::to_string(exe.entries.size()) +
+                  " entries; choose one with --entry");
+    entry = exe.entries.front().name;
+  }
+  if (!exe.findEntry(entry))
+    return fail("no entry '" + entry + "' in " + o.input);
+  if (o.checkGradients || o.f64 || o.noPoison)
+    return fail("--check-gradients, --f64 and --no-poison belong to the ref "
+                "backend");
+  InstanceOptions options;
+  options.useGraphs = o.graphs;
+  options.poisonArena = o.poison;
+  // Refused before the device is touched.
+  const EntryDesc &desc = *exe.findEntry(entry);
+  uint64_t planned = plannedInstanceBytes(exe, desc, options);
+  if (o.memoryLimit && planned > *o.memoryLimit) {
+    DeviceMemoryPlan plan = planDeviceMemory(exe, desc);
+    return fail("entry '" + entry + "' needs " + std::to_string(planned) +
+                " bytes (" + mebibytes(planned) +
+                ") of device memory by its plan (arena " +
+                std::to_string(plan.arena) + ", workspace " +
+                std::to_string(plan.workspace) + ", status record " +
+                std::to_string(plan.status) + ", CUDA graph " +
+                std::to_string(graphDeviceBytes(desc, options.useGraphs)) +
+                " bytes, each rounded up to 2 MiB pages), above "
+                "--memory-limit " +
+                std::to_string(*o.memoryLimit) + " bytes (" +
+                mebibytes(*o.memoryLimit) + ")");
+  }
+  auto device = Device::open(o.device, error);
+  if (!device)
+    return fail(error);
+  auto inst = Instance::create(*device, exe, entry, options, error);
+  if (!inst)
+    return fail(error);
+  int status =
+      o.train ? train(*device, *inst, o) : runEntry(*device, *inst, exe, o);
+  if (inst->hasRun())
+    reportMemory(*inst);
+  return status;
 }
 
 } // namespace nova::run

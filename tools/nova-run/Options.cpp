@@ -105,6 +105,15 @@ cuda backend:
   --poison                  fill the arena with 0xFF bytes (NaN, -1) before
                             the inputs, so an output element no kernel
                             writes fails --compare (default: zeros)
+  --memory-limit BYTES      refuse to run, before allocating anything, when
+                            the entry's planned device memory exceeds BYTES
+                            (a whole number, optionally with KiB, MiB or
+                            GiB; default: no limit). After every run
+                            nova-run prints 'peak device memory: measured
+                            N bytes, planned M bytes'
+  --list-devices            open each CUDA device and list it (name,
+                            architecture, memory), then stop; needs no
+                            MODEL; exit 1 when there is none (default off)
 )";
 }
 
@@ -219,6 +228,15 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
       {"warmup", integer(o.warmup, 0, INT_MAX)},
       {"device", integer(o.device, 0, INT_MAX)},
       {"timing-json", text(o.timingJson)},
+      {"memory-limit",
+       [&](const std::string &v) -> std::optional<std::string> {
+         uint64_t bytes = 0;
+         if (!parseByteSize(v, bytes))
+           return std::string("a byte count: a whole number, optionally "
+                              "followed by KiB, MiB or GiB (e.g. 12GiB)");
+         o.memoryLimit = bytes;
+         return std::nullopt;
+       }},
   };
   bool noGraphs = false;
   std::map<std::string, bool *> flags = {{"print", &o.print},
@@ -230,6 +248,7 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
                                          {"poison", &o.poison},
                                          {"describe", &o.describe},
                                          {"profile", &o.profile},
+                                         {"list-devices", &o.listDevices},
                                          {"detect-anomaly", &o.detectAnomaly}};
   auto fail = [&](std::string message) {
     error = std::move(message);
@@ -281,6 +300,12 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
                   "': expected " + *expected);
   }
   o.graphs = !noGraphs;
+  if (o.listDevices) {
+    if (!o.input.empty() || o.given.size() > 1)
+      return fail("--list-devices takes no model and no other option");
+    o.backend = "cuda";
+    return ParseOutcome::Run;
+  }
   if (o.input.empty())
     return fail("no model file given (see --help)");
   if (o.backend.empty())
@@ -326,7 +351,8 @@ ParseOutcome parseArgs(int argc, char **argv, RunOptions &o, std::string &error,
                  "--iterations or --profile");
   if (o.backend == "ref")
     for (const char *n : {"iterations", "warmup", "no-graphs", "device",
-                          "poison", "describe", "profile", "timing-json"})
+                          "poison", "describe", "profile", "timing-json",
+                          "memory-limit"})
       if (given(n))
         warnings.push_back("--" + std::string(n) +
                            " applies to the cuda backend; the ref backend "

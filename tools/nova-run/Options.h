@@ -50,6 +50,8 @@ struct RunOptions {
   std::string timingJson;         // cuda: --iterations / --profile as JSON
   int device = 0;                 // cuda
   bool detectAnomaly = false;     // stop at the first NaN / Inf
+  std::optional<uint64_t> memoryLimit; // cuda: refuse a larger plan
+  bool listDevices = false;            // cuda: open each device, list it
   /// Every option given on the command line, by its long name ("steps").
   std::set<std::string> given;
 };

@@ -1,6 +1,7 @@
 //===- ExecutableTest.cpp - format round trip, checks, fuzzing ------------===//
 
 #include "TestExecutables.h"
+#include "nova/Runtime/Runtime.h"
 
 #include "gtest/gtest.h"
 
@@ -138,6 +139,25 @@ TEST(Executable, WorkspaceParameterRoundTripsAndIsChecked) {
   EXPECT_EQ(workspaceBytes(out, out.entries[1]), 4096u);
   EXPECT_EQ(workspaceBytes(out, out.entries[0]), 0u);
   EXPECT_NE(describeExecutable(out).find("workspace 4096"), std::string::npos);
+
+  // The device memory plan: each allocation in whole 2 MiB pages, the
+  // graph's page with graphs on.
+  constexpr uint64_t page = 2 << 20;
+  out.entries[1].arenaSize = 3 * page + 1;
+  DeviceMemoryPlan plan = planDeviceMemory(out, out.entries[1]);
+  EXPECT_EQ(plan.arena, 3 * page + 1);
+  EXPECT_EQ(plan.workspace, 4096u);
+  EXPECT_EQ(plan.status, 0u);
+  EXPECT_EQ(plan.total, 4 * page + page);
+  InstanceOptions graphs, noGraphs;
+  noGraphs.useGraphs = false;
+  EXPECT_EQ(graphDeviceBytes(out.entries[1], true), page);
+  EXPECT_EQ(plannedInstanceBytes(out, out.entries[1], graphs), 6 * page);
+  EXPECT_EQ(plannedInstanceBytes(out, out.entries[1], noGraphs), 5 * page);
+  EntryDesc many = out.entries[1];
+  many.launches.resize(513, many.launches.front()); // 513 x 4 KiB > 1 page
+  EXPECT_EQ(graphDeviceBytes(many, true), 2 * page);
+  EXPECT_EQ(graphDeviceBytes(many, false), 0u);
 
   auto expectError = [&](ExecutableDesc bad, const std::string &text) {
     std::string b, err;

@@ -56,9 +56,9 @@ ExecutableDesc step() {
 
 TEST(Status, DecodesTheFirstBadLabel) {
   // Position 3, value -7 (two's complement in the low word), 96 classes.
-  uint64_t words[4] = {LabelsOutOfRange,
-                       ((0xFFFFFFFFull - 3) << 32) | uint32_t(int32_t(-7)), 96,
-                       uint64_t(int64_t(-100))};
+  uint64_t words[kStatusWords] = {
+      LabelsOutOfRange, ((0xFFFFFFFFull - 3) << 32) | uint32_t(int32_t(-7)), 96,
+      uint64_t(int64_t(-100))};
   StatusReport r = StatusReport::decode(words);
   EXPECT_EQ(r.flags, uint64_t(LabelsOutOfRange));
   ASSERT_TRUE(r.hasLabel);
@@ -68,15 +68,15 @@ TEST(Status, DecodesTheFirstBadLabel) {
   EXPECT_EQ(r.ignoreIndex, -100);
   // A lower position encodes to a larger word, so atomic max keeps it.
   EXPECT_GT((0xFFFFFFFFull - 2) << 32, (0xFFFFFFFFull - 3) << 32);
-  uint64_t clear[4] = {0, 0, 0, 0};
+  uint64_t clear[kStatusWords] = {};
   EXPECT_FALSE(StatusReport::decode(clear).hasLabel);
 }
 
 TEST(Status, NamesTheCheckTheKernelAndTheSkip) {
   ExecutableDesc exe = step();
-  uint64_t words[4] = {LabelsOutOfRange | NonFiniteGradients,
-                       ((0xFFFFFFFFull - 5) << 32) | 99u, 96,
-                       uint64_t(int64_t(-100))};
+  uint64_t words[kStatusWords] = {LabelsOutOfRange | NonFiniteGradients,
+                                  ((0xFFFFFFFFull - 5) << 32) | 99u, 96,
+                                  uint64_t(int64_t(-100))};
   std::vector<std::string> lines =
       describeStatus(exe, exe.entries[0], StatusReport::decode(words));
   ASSERT_EQ(lines.size(), 2u);
@@ -88,14 +88,41 @@ TEST(Status, NamesTheCheckTheKernelAndTheSkip) {
   EXPECT_EQ(lines[1], "non-finite gradients (grad_norm in kernel "
                       "@pointwise_norm); the optimizer ran before this check "
                       "and updated");
-  uint64_t loss[4] = {NonFiniteLoss, 0, 0, 0};
+  uint64_t loss[kStatusWords] = {NonFiniteLoss};
   lines = describeStatus(exe, exe.entries[0], StatusReport::decode(loss));
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0], "non-finite loss (loss in kernel @pointwise_loss); the "
                       "optimizer skipped the update");
-  uint64_t clear[4] = {0, 0, 0, 0};
+  uint64_t clear[kStatusWords] = {};
   EXPECT_TRUE(
       describeStatus(exe, exe.entries[0], StatusReport::decode(clear)).empty());
+}
+
+TEST(Status, NamesTheFirstGatherIndexOutsideItsTable) {
+  ExecutableDesc exe = step();
+  exe.kernels[0] =
+      kernel("gather_wte", {{ParamKind::Buffer, 8},
+                            {ParamKind::StatusWord, 8, IndicesOutOfRange}});
+  // Position 17, value -2, a table of 50257 rows; no label recorded.
+  uint64_t words[kStatusWords] = {IndicesOutOfRange,
+                                  0,
+                                  0,
+                                  0,
+                                  ((0xFFFFFFFFull - 17) << 32) |
+                                      uint32_t(int32_t(-2)),
+                                  50257};
+  StatusReport r = StatusReport::decode(words);
+  EXPECT_FALSE(r.hasLabel);
+  ASSERT_TRUE(r.hasIndex);
+  EXPECT_EQ(r.indexPosition, 17u);
+  EXPECT_EQ(r.indexValue, -2);
+  EXPECT_EQ(r.tableRows, 50257);
+  std::vector<std::string> lines = describeStatus(exe, exe.entries[0], r);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "gather indices out of range (gather in kernel "
+                      "@gather_wte): index -2 at position 17 is out of range "
+                      "for axis 0 of size 50257; the optimizer skipped the "
+                      "update");
 }
 
 TEST(Status, ParametersRoundTripAndAreChecked) {

@@ -70,19 +70,23 @@ struct ParamDesc {
 };
 
 /// The device status record of an instance (kStatusBytes, zeroed before
-/// every run), four 64-bit words: 0 holds the StatusBit of every check that
+/// every run), six 64-bit words: 0 holds the StatusBit of every check that
 /// failed; 1 the first label check_labels refused, as (0xFFFFFFFF -
 /// position) << 32 | uint32(value saturated to 32 bits), so the largest
 /// word is the lowest position (0: none); 2 and 3 the classes and
 /// ignore_index of the check that refused it (of the last one to write
-/// them when several check_labels kernels fail in one run).
+/// them when several check_labels kernels fail in one run); 4 the first
+/// index outside its table that a gather met, encoded as word 1, and 5 that
+/// table's rows (of the last gather to write them).
 enum StatusBit : uint32_t {
   LabelsOutOfRange = 1,   // check_labels: a label outside [0, classes)
   NonFiniteLoss = 2,      // the entry's 'loss' result is NaN or infinite
   NonFiniteGradients = 4, // 'grad_norm' (global norm of every gradient) too
+  IndicesOutOfRange = 8,  // gather: an index outside [0, table rows)
 };
-constexpr uint32_t kStatusBytes = 32;
-constexpr uint32_t kAllStatusBits = 7;
+constexpr uint32_t kStatusWords = 6;
+constexpr uint32_t kStatusBytes = kStatusWords * 8;
+constexpr uint32_t kAllStatusBits = 15;
 
 /// What a status record says, decoded on the host.
 struct StatusReport {
@@ -90,11 +94,16 @@ struct StatusReport {
   bool hasLabel = false;
   uint64_t labelPosition = 0;
   int64_t labelValue = 0, classes = 0, ignoreIndex = 0;
-  static StatusReport decode(const uint64_t words[4]);
+  bool hasIndex = false;
+  uint64_t indexPosition = 0;
+  int64_t indexValue = 0, tableRows = 0;
+  static StatusReport decode(const uint64_t words[kStatusWords]);
 };
-/// "labels out of range", "non-finite loss", "non-finite gradients".
+/// "labels out of range", "non-finite loss", "non-finite gradients",
+/// "gather indices out of range".
 const char *describeStatusBit(uint32_t bit);
-/// The check a bit belongs to: "check_labels", "loss", "grad_norm".
+/// The check a bit belongs to: "check_labels", "loss", "grad_norm",
+/// "gather".
 const char *statusCheckName(uint32_t bit);
 
 struct ExecutableDesc;
@@ -202,6 +211,28 @@ struct ExecutableDesc {
 /// The workspace an instance of `entry` allocates: the largest of its
 /// launched kernels' (checked executables only).
 uint64_t workspaceBytes(const ExecutableDesc &exe, const EntryDesc &entry);
+
+/// Whether an instance of `entry` allocates the status record (a launch
+/// takes the status word).
+bool usesStatusRecord(const ExecutableDesc &exe, const EntryDesc &entry);
+
+/// cuMemAlloc hands out device memory in pages of this size (2 MiB on the
+/// GPUs Nova targets), so an allocation of n bytes takes n rounded up to it
+/// (a small one may share a page with another, never take more).
+constexpr uint64_t kDeviceAllocationGranularity = uint64_t(2) << 20;
+
+/// The device memory an instance of `entry` takes by its plan: the arena
+/// (parameters, optimizer state, activations, inputs and outputs), the
+/// workspace and the status record, one allocation each, each rounded up to
+/// kDeviceAllocationGranularity. Excludes the CUDA context and the kernels'
+/// code (loaded once per process).
+struct DeviceMemoryPlan {
+  uint64_t arena = 0, workspace = 0, status = 0;
+  /// The sum of the three, each rounded up to the granularity.
+  uint64_t total = 0;
+};
+DeviceMemoryPlan planDeviceMemory(const ExecutableDesc &exe,
+                                  const EntryDesc &entry);
 
 /// Semantic checks: names present and unique, tensors inside the arena,
 /// aliases valid, kernels referenced exist, arguments match parameters,

@@ -8,11 +8,12 @@
 //   inst->run(error);                 // launch list, replayed as a CUDA graph
 //   inst->getOutput(0, y, error);
 //
-// One device allocation (the arena) per instance; inputs and outputs live at
-// their planned offsets and move between host and device only when asked, so
-// parameters and optimizer state stay resident between runs and aliased
-// outputs are updated in place. Every driver call is checked; errors name
-// the call and the kernel.
+// Device memory is allocated once per instance (the arena, and the
+// workspace and status record when the kernels take them); inputs and outputs
+// live at their planned offsets and move between host and device only when
+// asked, so parameters and optimizer state stay resident between runs and
+// aliased outputs are updated in place. Every driver call is checked; errors
+// name the call and the kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +41,9 @@ public:
   const std::string &arch() const { return archName; }
   const std::string &name() const { return deviceName; }
   int multiprocessors() const { return sms; }
+  /// Device memory in use now, by every process (cuMemGetInfo: total -
+  /// free).
+  bool usedMemory(uint64_t &bytes, std::string &error) const;
 
   /// Checks a driver result; on failure sets `error` to "<what>: <driver
   /// message>" and returns false.
@@ -80,6 +84,32 @@ struct InstanceOptions {
   bool poisonArena = false;
 };
 
+/// A CUDA graph keeps its launches (their arguments and launch records) in
+/// device memory of its own once it runs. The plan budgets 4 KiB a launch
+/// (CUDA's classic kernel parameter limit) in whole
+/// kDeviceAllocationGranularity pages: at least one page, which covered
+/// entries of 2 and of 196 launches on the H200. 0 without graphs.
+uint64_t graphDeviceBytes(const EntryDesc &entry, bool useGraphs);
+
+/// What an instance of `entry` takes by its plan: planDeviceMemory's total
+/// and, with graphs, graphDeviceBytes.
+uint64_t plannedInstanceBytes(const ExecutableDesc &exe, const EntryDesc &entry,
+                              const InstanceOptions &options);
+
+/// What an instance took on the device: `used` samples of the device's
+/// memory in use (cuMemGetInfo) relative to the moment before its first
+/// allocation (the context and the kernels' code already there), against
+/// its plan (plannedInstanceBytes).
+struct MemoryUse {
+  uint64_t planned = 0;
+  /// The highest sample: after the allocations, after each wait for a run
+  /// and whenever sampleMemory() is called.
+  uint64_t measured = 0;
+  /// Right after the allocations, and after the first run (graph
+  /// instantiation, local memory grown for the kernels' stacks).
+  uint64_t afterAllocation = 0, afterFirstRun = 0;
+};
+
 /// An entry of an executable, ready to run on a device. It refers to the
 /// ExecutableDesc it was created from, which must outlive it; kernels stay
 /// loaded in the process-wide KernelTable after it is destroyed.
@@ -94,6 +124,11 @@ public:
   uint64_t arenaBytes() const { return desc->arenaSize; }
   /// The zeroed scratch the entry's kernels share (0: none).
   uint64_t workspaceBytes() const { return workspaceSize; }
+  /// Samples the device's memory in use into memoryUse().
+  bool sampleMemory(std::string &error);
+  const MemoryUse &memoryUse() const { return memory; }
+  /// Whether the launch list was enqueued at least once.
+  bool hasRun() const { return enqueued; }
 
   /// Host -> device copy of input `i` (dtype and shape must match).
   bool setInput(size_t i, const HostTensor &value, std::string &error);
@@ -156,6 +191,10 @@ private:
   std::vector<PreparedLaunch> launches;
   cuda::CUgraph graph = nullptr;
   cuda::CUgraphExec graphExec = nullptr;
+  /// Device memory in use before the first allocation.
+  uint64_t baselineUsed = 0;
+  bool ranOnce = false, enqueued = false;
+  MemoryUse memory;
 };
 
 } // namespace nova

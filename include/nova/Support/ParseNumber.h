@@ -9,6 +9,7 @@
 #define NOVA_SUPPORT_PARSENUMBER_H
 
 #include <charconv>
+#include <cstdint>
 #include <string_view>
 #include <system_error>
 
@@ -20,6 +21,30 @@ template <typename T> bool parseWhole(std::string_view text, T &out) {
   const char *end = text.data() + text.size();
   auto [stop, ec] = std::from_chars(text.data(), end, out);
   return !text.empty() && ec == std::errc() && stop == end;
+}
+
+/// A byte count: a whole number, optionally followed by KiB, MiB or GiB
+/// (powers of 1024), e.g. "12GiB"; false on anything else or when the
+/// bytes overflow 64 bits.
+inline bool parseByteSize(std::string_view text, uint64_t &bytes) {
+  struct Suffix {
+    std::string_view name;
+    unsigned shift;
+  };
+  static constexpr Suffix suffixes[] = {{"KiB", 10}, {"MiB", 20}, {"GiB", 30}};
+  unsigned shift = 0;
+  for (const Suffix &s : suffixes)
+    if (text.size() > s.name.size() &&
+        text.substr(text.size() - s.name.size()) == s.name) {
+      shift = s.shift;
+      text.remove_suffix(s.name.size());
+      break;
+    }
+  uint64_t count = 0;
+  if (!parseWhole(text, count) || count > (UINT64_MAX >> shift))
+    return false;
+  bytes = count << shift;
+  return true;
 }
 
 } // namespace nova

@@ -169,34 +169,37 @@ FailureOr<Value> BodyEmitter::checkLabels(nv::CheckLabelsOp op,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifBad.thenBlock());
   raiseStatus(::nova::LabelsOutOfRange);
-  // The first bad label: the record's largest word is the lowest position
-  // (positions past 2^32 - 2 share the last code); the value saturates to
-  // 32 bits.
-  Type i64 = b.getI64Type();
+  recordFirstBad(1, linearize(idx, shapeOf(op.getResult())), *x);
   auto k64 = [&](int64_t v) {
-    return arith::ConstantOp::create(b, i64, b.getI64IntegerAttr(v));
+    return arith::ConstantOp::create(b, b.getI64Type(), b.getI64IntegerAttr(v));
   };
-  Value position = arith::MinUIOp::create(
-      b,
-      arith::IndexCastUIOp::create(b, i64,
-                                   linearize(idx, shapeOf(op.getResult()))),
-      k64(0xFFFFFFFEll));
-  Value code = arith::ShLIOp::create(
-      b, arith::SubIOp::create(b, k64(0xFFFFFFFFll), position), k64(32));
-  Value wide = t.getIntOrFloatBitWidth() < 64
-                   ? arith::ExtSIOp::create(b, i64, *x).getResult()
-                   : *x;
-  Value saturated = arith::MaxSIOp::create(
-      b, arith::MinSIOp::create(b, wide, k64(INT32_MAX)), k64(INT32_MIN));
-  Value low = arith::AndIOp::create(b, saturated, k64(0xFFFFFFFFll));
-  memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxu,
-                              arith::OrIOp::create(b, code, low), status,
-                              ValueRange{index(1)});
   memref::StoreOp::create(b, k64(op.getClasses()), status,
                           ValueRange{index(2)});
   memref::StoreOp::create(b, k64(op.getIgnoreIndex()), status,
                           ValueRange{index(3)});
   return *x;
+}
+
+void BodyEmitter::recordFirstBad(unsigned word, Value position, Value value) {
+  // The record's largest word is the lowest position (positions past
+  // 2^32 - 2 share the last code); the value saturates to 32 bits.
+  Type i64 = b.getI64Type();
+  auto k64 = [&](int64_t v) {
+    return arith::ConstantOp::create(b, i64, b.getI64IntegerAttr(v));
+  };
+  Value clamped = arith::MinUIOp::create(
+      b, arith::IndexCastUIOp::create(b, i64, position), k64(0xFFFFFFFEll));
+  Value code = arith::ShLIOp::create(
+      b, arith::SubIOp::create(b, k64(0xFFFFFFFFll), clamped), k64(32));
+  Value wide = value.getType().getIntOrFloatBitWidth() < 64
+                   ? arith::ExtSIOp::create(b, i64, value).getResult()
+                   : value;
+  Value saturated = arith::MaxSIOp::create(
+      b, arith::MinSIOp::create(b, wide, k64(INT32_MAX)), k64(INT32_MIN));
+  Value low = arith::AndIOp::create(b, saturated, k64(0xFFFFFFFFll));
+  memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxu,
+                              arith::OrIOp::create(b, code, low), status,
+                              ValueRange{index(word)});
 }
 
 FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {

@@ -143,6 +143,10 @@ public:
   void raiseStatus(uint32_t bits);
   /// Whether any check has failed so far (word 0 is non-zero).
   Value statusRaised();
+  /// Keeps in status word `word` the bad value (an integer) at the lowest
+  /// flat `position` (an index) of those recorded there (see
+  /// nova::StatusBit for the encoding).
+  void recordFirstBad(unsigned word, Value position, Value value);
 
 private:
   using Key = std::pair<Value, SmallVector<Value, 4>>;

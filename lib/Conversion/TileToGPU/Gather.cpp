@@ -10,10 +10,13 @@
 // shared-memory float atomics (parallel over the matches) or, with
 // `deterministic`, run in index order per element.
 //
-// Indices outside the table are undefined behaviour for nova.gather and
+// Indices outside the table are errors for nova.gather and
 // nova.scatter_add (the interpreter rejects them): the GPU never touches
-// memory outside a buffer for them; gather yields zeros and scatter_add
-// drops the update row.
+// memory outside a buffer for them; gather yields zeros and reports the
+// first such index in the status record (nova::IndicesOutOfRange, which
+// makes the optimizer skip its update and nova-run fail), and scatter_add
+// drops the update row (its indices are those a gather of the same step
+// has checked).
 //
 //===----------------------------------------------------------------------===//
 
@@ -109,8 +112,25 @@ FailureOr<Geometry> emitGather(KernelContext &k) {
         Value col = arith::MulIOp::create(
             b, arith::RemUIOp::create(b, chunk, body.index(chunksPerRow)),
             body.index(vec));
-        Value row = rowOf(b, memref::LoadOp::create(b, flatIndices, j));
+        Value indexElement = memref::LoadOp::create(b, flatIndices, j);
+        Value row = rowOf(b, indexElement);
         Value inTable = below(k, row, tableRows);
+        // Reported once per index, by the thread of its first chunk.
+        Value firstChunk = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                                 col, body.index(0));
+        Value outside = arith::XOrIOp::create(
+            b, inTable,
+            arith::ConstantOp::create(b, b.getI1Type(), b.getBoolAttr(true)));
+        (void)k.ifThen(arith::AndIOp::create(b, outside, firstChunk), [&] {
+          body.raiseStatus(::nova::IndicesOutOfRange);
+          body.recordFirstBad(4, j, indexElement);
+          memref::StoreOp::create(
+              b,
+              arith::ConstantOp::create(b, b.getI64Type(),
+                                        b.getI64IntegerAttr(tableRows)),
+              body.status, ValueRange{body.index(5)});
+          return success();
+        });
         Value safeRow = arith::SelectOp::create(b, inTable, row, body.index(0));
         Value at = arith::AddIOp::create(
             b, arith::MulIOp::create(b, safeRow, body.index(width)), col);

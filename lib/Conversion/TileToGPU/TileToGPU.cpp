@@ -82,6 +82,7 @@ statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
   for (auto [i, bit] : finite)
     bits |= bit;
   kernel.walk([&](nv::CheckLabelsOp) { bits |= ::nova::LabelsOutOfRange; });
+  kernel.walk([&](nv::GatherOp) { bits |= ::nova::IndicesOutOfRange; });
   if (bits || kernel.getFamily() == Family::optimizer)
     return bits;
   return std::nullopt;

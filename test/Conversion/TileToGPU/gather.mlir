@@ -1,21 +1,37 @@
 // convert-tile-to-gpu on the gather and scatter_add families.
 // RUN: nova-opt %s --convert-tile-to-gpu | FileCheck %s
-// RUN: nova-opt %s --convert-tile-to-gpu=deterministic=true | FileCheck %s --check-prefix=DET --implicit-check-not=atomic_rmw
+// RUN: nova-opt %s --convert-tile-to-gpu=deterministic=true | FileCheck %s --check-prefix=DET --implicit-check-not='atomic_rmw addf'
 
 // gather: 4 adjacent elements of a row per thread (16-byte loads of the
 // table row and stores of the output), the row from the index; an index
-// outside the table reads row 0 and yields zeros. The epilogue runs on the
-// gathered elements.
+// outside the table (either end: one unsigned compare) reads row 0, yields
+// zeros and is reported in the status record (the last parameter, bit 8),
+// once per index by the thread of its first chunk: the bit, the first bad
+// position and value in word 4 (as check_labels records labels in word 1)
+// and the table's rows in word 5. The epilogue runs on the gathered
+// elements.
 // CHECK-LABEL: gpu.func @embed
-// CHECK-SAME: (%[[TABLE:.*]]: memref<50257x96xf32>, %[[IDX:.*]]: memref<3x5xi32>, %[[POS:.*]]: memref<5x96xf32>, %[[OUT:.*]]: memref<3x5x96xf32>)
+// CHECK-SAME: (%[[TABLE:.*]]: memref<50257x96xf32>, %[[IDX:.*]]: memref<3x5xi32>, %[[POS:.*]]: memref<5x96xf32>, %[[OUT:.*]]: memref<3x5x96xf32>, %[[S:.*]]: memref<6xi64> {nova_gpu.status_bits = 8 : i32})
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 3, 1, 1>
 // CHECK: %[[FT:.*]] = memref.collapse_shape %[[TABLE]]
 // CHECK: %[[FI:.*]] = memref.collapse_shape %[[IDX]]
 // CHECK: %[[FO:.*]] = memref.collapse_shape %[[OUT]]
 // CHECK: scf.for
-// CHECK: %[[RAW:.*]] = memref.load %[[FI]]
+// CHECK: %[[J:.*]] = arith.divui
+// CHECK: %[[COL:.*]] = arith.muli
+// CHECK: %[[RAW:.*]] = memref.load %[[FI]][%[[J]]]
 // CHECK: %[[ROW:.*]] = arith.index_cast %[[RAW]] : i32 to index
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %c50257
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[COL]], %c0
+// CHECK: %[[OUTSIDE:.*]] = arith.xori %[[IN]], %true
+// CHECK: %[[REPORT:.*]] = arith.andi %[[OUTSIDE]], %[[FIRST]]
+// CHECK: scf.if %[[REPORT]] {
+// CHECK: memref.atomic_rmw ori %c8_i64, %[[S]][%c0]
+// CHECK: %[[POSITION:.*]] = arith.index_castui %[[J]] : index to i64
+// CHECK: %[[VALUE:.*]] = arith.extsi %[[RAW]] : i32 to i64
+// CHECK: memref.atomic_rmw maxu %{{.*}}, %[[S]][%c4]
+// CHECK: memref.store %c50257_i64, %[[S]][%c5]
+// CHECK-NEXT: }
 // CHECK: arith.select %[[IN]], %[[ROW]], %c0
 // CHECK: vector.load %[[FT]][%{{.*}}] {alignment = 16 : i64} : memref<4824672xf32>, vector<4xf32>
 // CHECK-COUNT-4: memref.load %[[POS]]
