@@ -18,6 +18,7 @@
 #       (default 1; more only for a quick check that every part runs, as
 #       the timings are then shared); $OUT/bench.json, bench.md,
 #       bench.png, logs.txt and round.log (OUT defaults to /tmp/nova-bench).
+#       BENCH_RUN_PARTS picks the parts run (bench/gpu/run.py's names).
 #       Exit 1 when any part or the report failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -51,7 +52,9 @@ prepare)
 run)
   out=${OUT:-/tmp/nova-bench}
   mkdir -p "$out" || exit 1
-  python3 "$root/bench/gpu/run.py" "$dir" --out "$out" \
+  parts=()
+  [ -n "${BENCH_RUN_PARTS:-}" ] && parts=(--parts "$BENCH_RUN_PARTS")
+  python3 "$root/bench/gpu/run.py" "$dir" --out "$out" "${parts[@]}" \
     --budget "${BENCH_BUDGET:-470}" --jobs "${BENCH_JOBS:-1}" 2>&1 |
     tee "$out/round.log"
   exit "${PIPESTATUS[0]}"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# A short GPU round for a whole tree (when device time is scarce), in two
+# halves because the GPU machine has no MLIR:
+#
+#   check-round.sh prepare DIR   (here) the runtime-only nova-run, the GPT-2
+#       steps (gpt2-round.sh prepare; MODELS, default "small 124m"), the
+#       kernel-test cases named in CASES (default: the newest ones) and the
+#       benchmark inputs of BENCH_PARTS (default gemm,attention,gpt2).
+#   check-round.sh run DIR       (there) GPT-2 parity against PyTorch (STEPS,
+#       default 5), the kernel tests, then the benchmark parts named in
+#       BENCH_RUN_PARTS (default bandwidth,gemm,attention,nova_train) within
+#       BENCH_BUDGET seconds. Logs and results under $OUT (gpt2.log,
+#       kernels.log, bench.log, bench.json, bench.md, bench.png). Exit 1 if any
+#       check failed.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mode=${1:?usage: check-round.sh prepare|run DIR}
+dir=${2:?usage: check-round.sh prepare|run DIR}
+cases=${CASES:-in_place_row matmul_f32 attn_fwd_f32_exact attn_bwd_f32_exact status_gather matmul_grouped mm_gpt_grouped}
+status=0
+case $mode in
+prepare)
+  mkdir -p "$dir"
+  BENCH_PARTS=${BENCH_PARTS:-gemm,attention,gpt2} \
+    "$root/scripts/gpu/bench-round.sh" prepare "$dir/bench" || status=1
+  mkdir -p "$dir/bin" && cp "$dir/bench/bin/nova-run" "$dir/bin/" || status=1
+  MODELS=${MODELS:-small 124m} NOVA_BIN=$root/build/bin \
+    "$root/scripts/gpu/gpt2-round.sh" prepare "$dir/gpt2" || status=1
+  # shellcheck disable=SC2086
+  NOVA_BIN=$root/build/bin "$root/scripts/gpu/kernel-tests.sh" prepare \
+    "$dir/kernels" now $cases || status=1
+  du -sh "$dir"
+  ;;
+run)
+  # At most a few files come back from the GPU machine: the three logs and
+  # the benchmark's JSON, table and chart land in $OUT, the rest in $work.
+  out=${OUT:-/tmp/nova-check}
+  work=$(mktemp -d)
+  mkdir -p "$out"
+  run=$PWD/$dir/bin/nova-run
+  [ "$dir" = "${dir#/}" ] || run=$dir/bin/nova-run
+  MODELS=${MODELS:-small 124m} STEPS=${STEPS:-5} SANITIZE=0 OUT=$work \
+    "$root/scripts/gpu/gpt2-round.sh" run "$dir/gpt2" "$run" \
+    > "$out/gpt2.log" 2>&1 || status=1
+  grep "PARITY\|worst rel" "$out/gpt2.log"
+  "$root/scripts/gpu/kernel-tests.sh" run "$dir/kernels" "$run" \
+    > "$out/kernels.log" 2>&1 || status=1
+  grep "^+ \|FAILED\|MISMATCH" "$out/kernels.log"
+  OUT=$work/bench BENCH_RUN_PARTS=${BENCH_RUN_PARTS:-bandwidth,gemm,attention,nova_train} \
+    BENCH_BUDGET=${BENCH_BUDGET:-200} \
+    "$root/scripts/gpu/bench-round.sh" run "$dir/bench" > "$out/bench.log" 2>&1 ||
+    status=1
+  cp "$work"/bench/bench.{json,md,png} "$out/" 2>/dev/null
+  tail -5 "$out/bench.log"
+  echo "check round status $status"
+  ;;
+*)
+  echo "usage: check-round.sh prepare|run DIR" >&2
+  exit 2
+  ;;
+esac
+exit $status
