@@ -76,6 +76,12 @@ scatter_hot_det   scatter.mlir        hot_rows        0     0     yes  pack-det
 ln_xent_grads  planned.mlir           ln_xent_grads   1e-5  2e-5  no   planned
 col_total      column-reduction.mlir  label_count     0     0     no   pack
 col_batch      column-reduction.mlir  batch_sum       1e-6  1e-7  no   pack
+wgmma_bf16_1024   matmul_wgmma.mlir   bf16_1024       8e-3  1e-3  no   pack
+wgmma_bf16_ragged matmul_wgmma.mlir   bf16_ragged     8e-3  1e-3  no   pack
+wgmma_fallback    matmul_wgmma.mlir   bf16_fallback   8e-3  1e-3  no   pack
+wgmma_bf16_gelu   matmul_wgmma.mlir   bf16_bias_gelu  8e-3  7e-2  no   pack
+wgmma_tf32_1000   matmul_wgmma.mlir   tf32_1000       2e-3  norm  no   pack
+wgmma_tf32_gelu   matmul_wgmma.mlir   tf32_bias_gelu  2e-3  norm  no   pack
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}

@@ -89,7 +89,7 @@ statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
 
 LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
                           const DenseMap<unsigned, uint32_t> &finite,
-                          bool deterministic) {
+                          bool deterministic, bool wgmma) {
   auto contract = computeContract(kernel);
   if (failed(contract))
     return failure();
@@ -146,7 +146,7 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
     body.bindInput(arg, entry.getArgument(arg.getArgNumber()));
 
   KernelContext k{kernel, *contract, schedule, func, b,
-                  body,   {},        finite,   deterministic};
+                  body,   {},        finite,   deterministic, wgmma};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
   if (statusBits)
@@ -217,7 +217,8 @@ struct ConvertTileToGPUPass
     FiniteChecks finite = findFiniteChecks(module);
     for (KernelOp kernel : kernels)
       failedAny |= failed(lowerKernel(
-          kernel, builder, finite[kernel.getSymName().str()], deterministic));
+          kernel, builder, finite[kernel.getSymName().str()], deterministic,
+          wgmma));
     if (failedAny)
       return signalPassFailure();
     if (!kernels.empty())
