@@ -49,7 +49,9 @@ prepare)
   ;;
 run)
   status=0
-  bash "$dir/kernel-tests.sh" run "$dir/kernel-tests" "$dir/bin/nova-run" || status=1
+  # A kernel that never finishes fails the round instead of hanging it.
+  timeout 90 bash "$dir/kernel-tests.sh" run "$dir/kernel-tests" \
+    "$dir/bin/nova-run" || status=1
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader || true
   python3 - "$dir" <<'PY' || status=1
 import re, subprocess, sys
@@ -79,7 +81,8 @@ for t in ("bf16", "tf32"):
         flops = 2.0 * m * n * k
         out = subprocess.run([f"{d}/bin/nova-run", f"{d}/bench/{t}_{name}.nvx",
                               "--random-inputs", "1", "--iterations", "50",
-                              "--warmup", "5"], capture_output=True, text=True)
+                              "--warmup", "5"], capture_output=True, text=True,
+                             timeout=60)
         got = re.search(r"median ([0-9.]+) ms", out.stdout)
         nova = float(got.group(1)) if got else float("nan")
         if not got:

@@ -16,7 +16,8 @@
 //    of K per instruction) on shared-memory descriptors it builds, with f32
 //    accumulators in registers, one wgmma group in flight;
 //  - the epilogue evaluates each output at each accumulator element through
-//    BodyEmitter (bias, GELU, residual, casts), guarded for ragged M and N.
+//    BodyEmitter (bias, GELU, residual, casts), guarded for ragged M and N,
+//    and stores neighbouring columns in pairs where N is even.
 //
 // Blocks walk the tiles in groups of tile rows (L2 reuse of B). TMA
 // descriptors are kernel parameters (`nova_gpu.tma` argument attributes
@@ -29,6 +30,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -332,11 +334,17 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
   int64_t m = out[out.size() - 2], n = out.back();
   int64_t rows = a.rows; // M times the folded batches
   Type resultElement = elementOf(mm.getResult());
-  for (int64_t i = 0; i < t.bn / 2; ++i) {
+  // Accumulators i and i + 1 are neighbours in a row: with N even, both
+  // or neither are inside, and each output (of the product's shape, no
+  // checks) takes them in one 2-element store.
+  bool pairs = n % 2 == 0 && n > 1 && k.finiteChecks.empty() &&
+               llvm::all_of(k.outputs(), [&](Value v) {
+                 return shapeOf(v) == out && vectorizable(elementOf(v));
+               });
+  for (int64_t i = 0; i < t.bn / 2; i += pairs ? 2 : 1) {
     Value row = add(rowBase, idx((i & 2) ? 8 : 0));
     Value col = add(colBase, idx((i / 4) * 8 + (i % 2)));
     Value inside = arith::AndIOp::create(b, lt(row, idx(rows)), lt(col, idx(n)));
-    Value x = LLVM::ExtractValueOp::create(b, acc, ArrayRef<int64_t>{i});
     LogicalResult ok = k.ifThen(inside, [&] {
       SmallVector<Value> at;
       if (!batchShape.empty())
@@ -346,10 +354,36 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
       // Dims of size 1 are indexed by the shared zero (as project() does).
       at.push_back(m == 1 ? idx(0) : r);
       at.push_back(n == 1 ? idx(0) : col);
-      body.bind(mm.getResult(), at, body.convert(x, resultElement));
-      for (unsigned o = 0; o < k.outputs().size(); ++o)
-        if (failed(k.store(o, at)))
-          return failure();
+      SmallVector<SmallVector<Value>> points{at};
+      if (pairs) {
+        points.push_back(at);
+        points.back().back() = add(col, idx(1));
+      }
+      for (auto [e, point] : llvm::enumerate(points)) {
+        Value x = LLVM::ExtractValueOp::create(b, acc,
+                                               ArrayRef<int64_t>{i + int64_t(e)});
+        body.bind(mm.getResult(), point, body.convert(x, resultElement));
+      }
+      for (unsigned o = 0; o < k.outputs().size(); ++o) {
+        if (!pairs) {
+          if (failed(k.store(o, at)))
+            return failure();
+          continue;
+        }
+        SmallVector<Value> values;
+        for (ArrayRef<Value> point : points) {
+          FailureOr<Value> v = body.eval(k.outputs()[o], point);
+          if (failed(v))
+            return k.unsupported();
+          values.push_back(*v);
+        }
+        Type element = elementOf(k.outputs()[o]);
+        Value pair = vector::FromElementsOp::create(
+            b, VectorType::get({2}, element), values);
+        vector::StoreOp::create(
+            b, pair, k.outputBuffers[o], at, /*nontemporal=*/false,
+            llvm::MaybeAlign(2 * element.getIntOrFloatBitWidth() / 8));
+      }
       return success();
     });
     if (failed(ok))
