@@ -19,7 +19,9 @@
 //    BodyEmitter (bias, GELU, residual, casts), guarded for ragged M and N,
 //    and stores neighbouring columns in pairs where N is even.
 //
-// Blocks walk the tiles in groups of tile rows (L2 reuse of B). TMA
+// The grid is persistent (a block per SM, each walking the tiles in groups
+// of tile rows for L2 reuse of B): the producer fills the stages of a
+// block's next tile while the consumers run the epilogue of this one. TMA
 // descriptors are kernel parameters (`nova_gpu.tma` argument attributes
 // say which buffer they map and how; the runtime encodes them at load
 // time) passed by value as __grid_constant__ (MarkKernelParams.cpp).
@@ -181,8 +183,16 @@ private:
   void waitParity(Value barrier, Value phase) {
     NVVM::MBarrierTryWaitParityOp::create(b, barrier, phase, i32(0x989680));
   }
-  void producer(Value tm, Value tn, Value tiles);
-  FailureOr<Value> consumer(Value consumerIndex, Value tiles);
+  /// The output tile `tile` as (tile row, tile column), in groups of 8
+  /// tile rows that sweep the tile columns together (L2 reuse of B).
+  std::pair<Value, Value> tileCoordinates(Value tile);
+  /// for (tile = block; tile < tiles; tile += grid) fn(tile, first
+  /// pipeline step of the tile): the block's share of the persistent grid.
+  template <typename Fn> LogicalResult forEachTile(Fn fn);
+  void producer();
+  /// The accumulators of the tile whose K tiles are pipeline steps
+  /// [first, first + kTiles).
+  Value consumer(Value consumerIndex, Value first);
   LogicalResult epilogue(Value acc, Value consumerIndex, Value tm, Value tn);
 
   KernelContext &k;
@@ -191,7 +201,8 @@ private:
   nv::MatmulOp mm;
   KMajor a, bo;
   WgmmaTiling t{};
-  Value smem, descA, descB, tid;
+  Value smem, descA, descB, tid, block;
+  int64_t tilesM = 0, tilesN = 0, kTiles = 0, grid = 0;
   bool tf32 = false;
 };
 
@@ -219,34 +230,61 @@ Value WgmmaEmitter::addDescriptor(const KMajor &op, int64_t boxRows) {
   return k.func.getArgument(index);
 }
 
-void WgmmaEmitter::producer(Value tm, Value tn, Value tiles) {
+std::pair<Value, Value> WgmmaEmitter::tileCoordinates(Value tile) {
+  int64_t group = 8;
+  Value perGroup = idx(group * tilesN);
+  Value firstRow =
+      mul(arith::DivUIOp::create(b, tile, perGroup), idx(group));
+  Value groupRows = arith::MinUIOp::create(
+      b, arith::SubIOp::create(b, idx(tilesM), firstRow), idx(group));
+  Value inGroup = arith::RemUIOp::create(b, tile, perGroup);
+  return {add(firstRow, arith::RemUIOp::create(b, inGroup, groupRows)),
+          arith::DivUIOp::create(b, inGroup, groupRows)};
+}
+
+template <typename Fn> LogicalResult WgmmaEmitter::forEachTile(Fn fn) {
+  return k.loop(block, idx(tilesM * tilesN), idx(grid), [&](Value tile) {
+    // Every tile has kTiles steps; stages and phases run on across tiles.
+    Value first = mul(arith::DivUIOp::create(
+                          b, arith::SubIOp::create(b, tile, block), idx(grid)),
+                      idx(kTiles));
+    return fn(tile, first);
+  });
+}
+
+void WgmmaEmitter::producer() {
   // One thread issues every load; the others of the warpgroup are done.
-  Value first = eq(arith::RemUIOp::create(b, tid, idx(128)), idx(0));
-  (void)k.ifThen(first, [&] {
-    Value rowA = toI32(mul(tm, idx(t.bm()))), rowB = toI32(mul(tn, idx(t.bn)));
-    return k.loop(idx(0), tiles, idx(1), [&](Value kt) {
-      Value stage = toI64(arith::RemUIOp::create(b, kt, idx(t.stages)));
-      Value round = arith::DivUIOp::create(b, kt, idx(t.stages));
-      Value phase = toI32(arith::AndIOp::create(b, round, idx(1)));
-      // Stage free: the consumers released its previous round (a fresh
-      // barrier passes the wait on parity 1).
-      waitParity(emptyBarrier(stage),
-                 arith::XOrIOp::create(b, phase, i32(1)));
-      Value full = fullBarrier(stage);
-      NVVM::MBarrierArriveExpectTxOp::create(
-          b, Type(), full, i32(t.stageBytes()), NVVM::MemScopeKind::CTA,
-          false, Value());
-      Value base = mul(stage, i64(t.stageBytes()));
-      Value kCoord = toI32(mul(kt, idx(t.bk())));
-      for (auto [desc, offset, row] :
-           {std::tuple{descA, int64_t(0), rowA},
-            std::tuple{descB, t.aBytes(), rowB}})
-        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, toCluster(shared(add(base, i64(offset)))), desc,
-            ValueRange{kCoord, row},
-            full, ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
-            false, NVVM::CTAGroupKindAttr(), Value());
-      return success();
+  Value lead = eq(arith::RemUIOp::create(b, tid, idx(128)), idx(0));
+  (void)k.ifThen(lead, [&] {
+    return forEachTile([&](Value tile, Value first) {
+      auto [tm, tn] = tileCoordinates(tile);
+      Value rowA = toI32(mul(tm, idx(t.bm()))),
+            rowB = toI32(mul(tn, idx(t.bn)));
+      return k.loop(idx(0), idx(kTiles), idx(1), [&](Value kt) {
+        Value step = add(first, kt);
+        Value stage = toI64(arith::RemUIOp::create(b, step, idx(t.stages)));
+        Value round = arith::DivUIOp::create(b, step, idx(t.stages));
+        Value phase = toI32(arith::AndIOp::create(b, round, idx(1)));
+        // Stage free: the consumers released its previous round (a fresh
+        // barrier passes the wait on parity 1).
+        waitParity(emptyBarrier(stage),
+                   arith::XOrIOp::create(b, phase, i32(1)));
+        Value full = fullBarrier(stage);
+        NVVM::MBarrierArriveExpectTxOp::create(
+            b, Type(), full, i32(t.stageBytes()), NVVM::MemScopeKind::CTA,
+            false, Value());
+        Value base = mul(stage, i64(t.stageBytes()));
+        Value kCoord = toI32(mul(kt, idx(t.bk())));
+        for (auto [desc, offset, row] :
+             {std::tuple{descA, int64_t(0), rowA},
+              std::tuple{descB, t.aBytes(), rowB}})
+          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+              b, toCluster(shared(add(base, i64(offset)))), desc,
+              ValueRange{kCoord, row}, full, ValueRange{}, Value(), Value(),
+              NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(),
+              Value());
+        return success();
+      });
     });
   });
 }
@@ -256,10 +294,12 @@ void WgmmaEmitter::producer(Value tm, Value tn, Value tiles) {
 /// byte offset 16 (unused by swizzled K-major layouts), stride byte offset
 /// 1024 between groups of 8 rows (bits 32-45), 128-byte swizzle (bits
 /// 62-63).
+static constexpr int64_t kSMs = 132;
+
 static constexpr int64_t kDescriptorBits =
     (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
 
-FailureOr<Value> WgmmaEmitter::consumer(Value consumerIndex, Value tiles) {
+Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   MLIRContext *ctx = b.getContext();
   auto accType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(t.bn / 2, b.getF32Type()));
@@ -271,13 +311,13 @@ FailureOr<Value> WgmmaEmitter::consumer(Value consumerIndex, Value tiles) {
   NVVM::WGMMATypes type =
       tf32 ? NVVM::WGMMATypes::tf32 : NVVM::WGMMATypes::bf16;
 
-  // One K tile: wait for its stage, then BK / kStep wgmmas into `acc` as
-  // one group. The first tile's first wgmma ignores the accumulators
+  // One pipeline step: wait for its stage, then BK / kStep wgmmas into
+  // `acc` as one group. The tile's first wgmma ignores the accumulators
   // (scale-d 0): no zeroing instructions inside the pipeline.
-  auto kTile = [&](Value kt, Value acc, bool first) {
-    Value stage = toI64(arith::RemUIOp::create(b, kt, idx(t.stages)));
+  auto kTile = [&](Value step, Value acc, bool firstStep) {
+    Value stage = toI64(arith::RemUIOp::create(b, step, idx(t.stages)));
     Value phase = toI32(arith::AndIOp::create(
-        b, arith::DivUIOp::create(b, kt, idx(t.stages)), idx(1)));
+        b, arith::DivUIOp::create(b, step, idx(t.stages)), idx(1)));
     waitParity(fullBarrier(stage), phase);
     Value stageDesc = add(baseDesc, mul(stage, i64(t.stageBytes() >> 4)));
     Value aDesc = add(stageDesc, aRows);
@@ -285,12 +325,12 @@ FailureOr<Value> WgmmaEmitter::consumer(Value consumerIndex, Value tiles) {
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t s = 0; s < t.bk() / t.kStep(); ++s) {
       // 32 bytes of K further along the (swizzled) 128-byte rows.
-      Value step = i64(s * 32 >> 4);
+      Value along = i64(s * 32 >> 4);
       acc = NVVM::WgmmaMmaAsyncOp::create(
-          b, accType, acc, add(aDesc, step), add(bDesc, step),
+          b, accType, acc, add(aDesc, along), add(bDesc, along),
           NVVM::MMAShapeAttr::get(ctx, 64, t.bn, t.kStep()), type, type,
           NVVM::WGMMATypes::f32,
-          first && s == 0 ? NVVM::WGMMAScaleOut::zero
+          firstStep && s == 0 ? NVVM::WGMMAScaleOut::zero
                           : NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
           NVVM::MMALayout::row, NVVM::MMALayout::col,
@@ -299,21 +339,27 @@ FailureOr<Value> WgmmaEmitter::consumer(Value consumerIndex, Value tiles) {
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
     return acc;
   };
-  Value acc = kTile(idx(0), LLVM::UndefOp::create(b, accType), true);
-  auto forOp = scf::ForOp::create(b, idx(1), tiles, idx(1), ValueRange{acc});
+  auto release = [&](Value step) {
+    Value stage = toI64(arith::RemUIOp::create(b, step, idx(t.stages)));
+    NVVM::MBarrierArriveOp::create(b, Type(), emptyBarrier(stage), Value());
+  };
+  Value acc = kTile(first, LLVM::UndefOp::create(b, accType), true);
+  auto forOp =
+      scf::ForOp::create(b, idx(1), idx(kTiles), idx(1), ValueRange{acc});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(forOp.getBody());
-    Value kt = forOp.getInductionVar();
-    Value c = kTile(kt, forOp.getRegionIterArg(0), false);
-    // The previous tile's group is done: release its stage.
+    Value step = add(first, forOp.getInductionVar());
+    Value c = kTile(step, forOp.getRegionIterArg(0), false);
+    // The previous step's group is done: release its stage.
     NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
-    Value previous = toI64(arith::RemUIOp::create(
-        b, add(kt, idx(t.stages - 1)), idx(t.stages)));
-    NVVM::MBarrierArriveOp::create(b, Type(), emptyBarrier(previous), Value());
+    release(arith::SubIOp::create(b, step, idx(1)));
     scf::YieldOp::create(b, c);
   }
+  // The last stage goes back too: the producer fills it for the next tile
+  // while this one's epilogue runs.
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+  release(add(first, idx(kTiles - 1)));
   return forOp.getResult(0);
 }
 
@@ -420,20 +466,13 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   descB = addDescriptor(bo, t.bn);
 
   tid = k.threadId();
-  Value block = k.blockId();
-  int64_t tilesM = llvm::divideCeil(a.rows, t.bm());
-  int64_t tilesN = llvm::divideCeil(n, t.bn);
-  // Grouped order: 8 tile rows sweep the tile columns together.
-  int64_t group = 8;
-  Value perGroup = idx(group * tilesN);
-  Value groupIndex = arith::DivUIOp::create(b, block, perGroup);
-  Value firstRow = mul(groupIndex, idx(group));
-  Value groupRows = arith::MinUIOp::create(
-      b, arith::SubIOp::create(b, idx(tilesM), firstRow), idx(group));
-  Value inGroup = arith::RemUIOp::create(b, block, perGroup);
-  Value tm = add(firstRow, arith::RemUIOp::create(b, inGroup, groupRows));
-  Value tn = arith::DivUIOp::create(b, inGroup, groupRows);
-  Value tiles = idx(llvm::divideCeil(a.k, t.bk()));
+  block = k.blockId();
+  tilesM = llvm::divideCeil(a.rows, t.bm());
+  tilesN = llvm::divideCeil(n, t.bn);
+  kTiles = llvm::divideCeil(a.k, t.bk());
+  // A persistent grid: one block per SM of the H200 (the configured
+  // target), each walking tiles grid apart.
+  grid = std::min<int64_t>(tilesM * tilesN, kSMs);
 
   // Barriers: full ones wait for the producer's arrival and the bytes,
   // empty ones for every consumer thread.
@@ -455,7 +494,7 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
     b.setInsertionPointToStart(ifOp.thenBlock());
     NVVM::SetMaxRegisterOp::create(b, 40, NVVM::SetMaxRegisterAction::decrease);
     body.pushScope();
-    producer(tm, tn, tiles);
+    producer();
     body.popScope();
   }
   OpBuilder::InsertionGuard guard(b);
@@ -463,11 +502,15 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   NVVM::SetMaxRegisterOp::create(b, 232, NVVM::SetMaxRegisterAction::increase);
   body.pushScope();
   Value consumerIndex = arith::SubIOp::create(b, warpgroup, idx(1));
-  FailureOr<Value> acc = consumer(consumerIndex, tiles);
-  if (failed(acc) || failed(epilogue(*acc, consumerIndex, tm, tn)))
+  LogicalResult ok = forEachTile([&](Value tile, Value first) {
+    Value acc = consumer(consumerIndex, first);
+    auto [tm, tn] = tileCoordinates(tile);
+    return epilogue(acc, consumerIndex, tm, tn);
+  });
+  if (failed(ok))
     return failure();
   body.popScope();
-  return Geometry{tilesM * tilesN, t.threads()};
+  return Geometry{grid, t.threads()};
 }
 
 } // namespace
