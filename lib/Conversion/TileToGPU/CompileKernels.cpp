@@ -526,11 +526,11 @@ mlir::nova::compileGPUKernels(ModuleOp module,
                << ": malformed TMA descriptor attribute";
       TmaParam &p = k.tma.emplace_back();
       p.param = a;
-      p.buffer = unsigned(llvm::count_if(
-          ArrayRef(k.desc.params).take_front(buffer.getInt()),
-          [](const ::nova::ParamDesc &d) {
-            return d.kind == ::nova::ParamKind::Buffer;
-          }));
+      p.buffer = unsigned(
+          llvm::count_if(ArrayRef(k.desc.params).take_front(buffer.getInt()),
+                         [](const ::nova::ParamDesc &d) {
+                           return d.kind == ::nova::ParamKind::Buffer;
+                         }));
       p.tma.offset = uint64_t(offset.getInt());
       p.tma.dtype = *dtype;
       p.tma.dims.assign(dims.asArrayRef().begin(), dims.asArrayRef().end());
@@ -704,9 +704,8 @@ mlir::nova::bindArguments(const CompiledKernel &kernel,
     if (p.kind == ::nova::ParamKind::Buffer) {
       a.offset = bufferOffsets[next++];
     } else if (p.kind == ::nova::ParamKind::TmaDescriptor) {
-      auto tma = llvm::find_if(kernel.tma, [&](const TmaParam &t) {
-        return t.param == index;
-      });
+      auto tma = llvm::find_if(
+          kernel.tma, [&](const TmaParam &t) { return t.param == index; });
       if (tma == kernel.tma.end() || tma->buffer >= bufferOffsets.size())
         return failure();
       a.tma = tma->tma;

@@ -22,7 +22,8 @@ using namespace mlir;
 namespace {
 
 struct MarkKernelParamsPass
-    : public PassWrapper<MarkKernelParamsPass, OperationPass<gpu::GPUModuleOp>> {
+    : public PassWrapper<MarkKernelParamsPass,
+                         OperationPass<gpu::GPUModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MarkKernelParamsPass)
   StringRef getArgument() const override { return "nova-mark-kernel-params"; }
   StringRef getDescription() const override {
@@ -43,9 +44,9 @@ struct MarkKernelParamsPass
               << i << " that is not a pointer argument";
           return signalPassFailure();
         }
-        fn.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
-                      TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(),
-                                                             128)));
+        fn.setArgAttr(
+            i, LLVM::LLVMDialect::getByValAttrName(),
+            TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(), 128)));
         fn.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                       b.getI64IntegerAttr(64));
         fn.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),

@@ -1,9 +1,8 @@
-//===- MatmulWgmma.cpp - matmul family on Hopper's wgmma and TMA
-//---------===//
+//===- MatmulWgmma.cpp - matmul family on Hopper's wgmma and TMA ---------===//
 //
 // A single GEMM whose operands are both K-major in memory (A = [M, K] rows,
 // B stored [N, K]: the X W^T form), in bf16 or f32 (TF32), without a
-// prologue: the Hopper path. One block computes a BM x BN tile:
+// prologue: the Hopper path. A block computes BM x BN tiles:
 //
 //  - warpgroup 0 is the producer: it lowers its register budget
 //    (setmaxnreg) and one thread issues TMA loads of BM x BK and BN x BK
@@ -176,7 +175,8 @@ private:
     return shared(add(i64(t.barrierOffset()), mul(stage, i64(8))));
   }
   Value emptyBarrier(Value stage) {
-    return shared(add(i64(t.barrierOffset() + 8 * t.stages), mul(stage, i64(8))));
+    return shared(
+        add(i64(t.barrierOffset() + 8 * t.stages), mul(stage, i64(8))));
   }
   /// A TMA descriptor parameter for `op`, boxes of `boxRows` rows.
   Value addDescriptor(const KMajor &op, int64_t boxRows);
@@ -214,11 +214,10 @@ Value WgmmaEmitter::addDescriptor(const KMajor &op, int64_t boxRows) {
   // dims and box innermost first (K, then rows); strides in bytes.
   SmallVector<NamedAttribute> map{
       b.getNamedAttr("buffer", b.getI32IntegerAttr(op.input.getArgNumber())),
-      b.getNamedAttr("offset",
-                     b.getI64IntegerAttr(op.offset * t.elementBytes)),
+      b.getNamedAttr("offset", b.getI64IntegerAttr(op.offset * t.elementBytes)),
       b.getNamedAttr("dims", b.getDenseI64ArrayAttr({op.k, op.rows})),
-      b.getNamedAttr("strides", b.getDenseI64ArrayAttr(
-                                    {op.rowStride * t.elementBytes})),
+      b.getNamedAttr("strides",
+                     b.getDenseI64ArrayAttr({op.rowStride * t.elementBytes})),
       b.getNamedAttr("box", b.getDenseI64ArrayAttr({t.bk(), boxRows})),
       b.getNamedAttr("swizzle", b.getI32IntegerAttr(128))};
   k.func.setArgAttr(index, kTmaAttr, DictionaryAttr::get(ctx, map));
@@ -233,8 +232,7 @@ Value WgmmaEmitter::addDescriptor(const KMajor &op, int64_t boxRows) {
 std::pair<Value, Value> WgmmaEmitter::tileCoordinates(Value tile) {
   int64_t group = 8;
   Value perGroup = idx(group * tilesN);
-  Value firstRow =
-      mul(arith::DivUIOp::create(b, tile, perGroup), idx(group));
+  Value firstRow = mul(arith::DivUIOp::create(b, tile, perGroup), idx(group));
   Value groupRows = arith::MinUIOp::create(
       b, arith::SubIOp::create(b, idx(tilesM), firstRow), idx(group));
   Value inGroup = arith::RemUIOp::create(b, tile, perGroup);
@@ -275,9 +273,8 @@ void WgmmaEmitter::producer() {
             false, Value());
         Value base = mul(stage, i64(t.stageBytes()));
         Value kCoord = toI32(mul(kt, idx(t.bk())));
-        for (auto [desc, offset, row] :
-             {std::tuple{descA, int64_t(0), rowA},
-              std::tuple{descB, t.aBytes(), rowB}})
+        for (auto [desc, offset, row] : {std::tuple{descA, int64_t(0), rowA},
+                                         std::tuple{descB, t.aBytes(), rowB}})
           NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
               b, toCluster(shared(add(base, i64(offset)))), desc,
               ValueRange{kCoord, row}, full, ValueRange{}, Value(), Value(),
@@ -331,7 +328,7 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
           NVVM::MMAShapeAttr::get(ctx, 64, t.bn, t.kStep()), type, type,
           NVVM::WGMMATypes::f32,
           firstStep && s == 0 ? NVVM::WGMMAScaleOut::zero
-                          : NVVM::WGMMAScaleOut::one,
+                              : NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
           NVVM::MMALayout::row, NVVM::MMALayout::col,
           NVVM::MMAIntOverflowAttr());
@@ -390,13 +387,15 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
   for (int64_t i = 0; i < t.bn / 2; i += pairs ? 2 : 1) {
     Value row = add(rowBase, idx((i & 2) ? 8 : 0));
     Value col = add(colBase, idx((i / 4) * 8 + (i % 2)));
-    Value inside = arith::AndIOp::create(b, lt(row, idx(rows)), lt(col, idx(n)));
+    Value inside =
+        arith::AndIOp::create(b, lt(row, idx(rows)), lt(col, idx(n)));
     LogicalResult ok = k.ifThen(inside, [&] {
       SmallVector<Value> at;
       if (!batchShape.empty())
         at = body.delinearize(arith::DivUIOp::create(b, row, idx(m)),
                               batchShape);
-      Value r = batchShape.empty() ? row : arith::RemUIOp::create(b, row, idx(m));
+      Value r =
+          batchShape.empty() ? row : arith::RemUIOp::create(b, row, idx(m));
       // Dims of size 1 are indexed by the shared zero (as project() does).
       at.push_back(m == 1 ? idx(0) : r);
       at.push_back(n == 1 ? idx(0) : col);
@@ -406,8 +405,8 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
         points.back().back() = add(col, idx(1));
       }
       for (auto [e, point] : llvm::enumerate(points)) {
-        Value x = LLVM::ExtractValueOp::create(b, acc,
-                                               ArrayRef<int64_t>{i + int64_t(e)});
+        Value x = LLVM::ExtractValueOp::create(
+            b, acc, ArrayRef<int64_t>{i + int64_t(e)});
         body.bind(mm.getResult(), point, body.convert(x, resultElement));
       }
       for (unsigned o = 0; o < k.outputs().size(); ++o) {

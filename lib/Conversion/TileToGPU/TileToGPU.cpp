@@ -145,7 +145,7 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   for (BlockArgument arg : kernelBlock.getArguments())
     body.bindInput(arg, entry.getArgument(arg.getArgNumber()));
 
-  KernelContext k{kernel, *contract, schedule, func, b,
+  KernelContext k{kernel, *contract, schedule, func,          b,
                   body,   {},        finite,   deterministic, wgmma};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
@@ -216,9 +216,9 @@ struct ConvertTileToGPUPass
     builder.setInsertionPointToEnd(module.getBody());
     FiniteChecks finite = findFiniteChecks(module);
     for (KernelOp kernel : kernels)
-      failedAny |= failed(lowerKernel(
-          kernel, builder, finite[kernel.getSymName().str()], deterministic,
-          wgmma));
+      failedAny |=
+          failed(lowerKernel(kernel, builder, finite[kernel.getSymName().str()],
+                             deterministic, wgmma));
     if (failedAny)
       return signalPassFailure();
     if (!kernels.empty())
