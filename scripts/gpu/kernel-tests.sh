@@ -82,6 +82,7 @@ wgmma_fallback    matmul_wgmma.mlir   bf16_fallback   8e-3  1e-3  no   pack
 wgmma_bf16_gelu   matmul_wgmma.mlir   bf16_bias_gelu  1.6e-2 7e-2  no   pack
 wgmma_tf32_1000   matmul_wgmma.mlir   tf32_1000       2e-3  norm  no   pack
 wgmma_tf32_gelu   matmul_wgmma.mlir   tf32_bias_gelu  2e-3  norm  no   pack
+wgmma_planned     matmul_wgmma_planned.mlir linears 3e-3  norm  no   planned
 "
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
