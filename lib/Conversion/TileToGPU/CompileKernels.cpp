@@ -504,8 +504,18 @@ mlir::nova::compileGPUKernels(ModuleOp module,
                             uint32_t(bits.getInt())};
     if (auto bytes = fn->getAttrOfType<IntegerAttr>(kDynamicSharedBytesAttr))
       k.desc.sharedMemory = uint32_t(bytes.getInt());
+    // The descriptors: kTmaAttr arguments, each listed in kTmaParamsAttr
+    // (which the lowering marks as by-value parameters).
+    auto listed = fn->getAttrOfType<DenseI32ArrayAttr>(kTmaParamsAttr);
     for (unsigned a = 0; a < fn.getNumArguments(); ++a) {
       auto map = fn.getArgAttrOfType<DictionaryAttr>(a, kTmaAttr);
+      bool isListed = listed && llvm::is_contained(listed.asArrayRef(), a);
+      if (bool(map) != isListed)
+        return fn.emitError("gpu.func @")
+               << fn.getName() << " argument #" << a << ": "
+               << (map ? "a TMA descriptor missing from " : "listed in ")
+               << kTmaParamsAttr
+               << (map ? "" : " without a TMA descriptor attribute");
       if (!map)
         continue;
       auto buffer = map.getAs<IntegerAttr>("buffer");

@@ -33,6 +33,10 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "nova-wgmma"
+
 using namespace mlir;
 
 namespace mlir::nova::tile_to_gpu {
@@ -85,8 +89,10 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
   int64_t batch = p.space[0], m = p.space[1], n = p.space[2],
           kExtent = p.space[3];
-  if (m == 0 || n == 0 || kExtent == 0)
-    return std::string("an empty product");
+  // Products smaller than a consumer's 64 rows gain nothing from the
+  // 128-row tiles (and vectors keep their own layouts).
+  if (m * batch < 64 || n < 64 || kExtent == 0)
+    return std::string("a product under 64 x 64 or with K = 0");
   auto operandOf = [&](Value v, const Access &access, bool rhs,
                        KMajor &out) -> std::optional<std::string> {
     auto arg = dyn_cast<BlockArgument>(v);
@@ -114,13 +120,13 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
     }
     if (!rhs)
       rows *= batch;
-    if (rows > 1 && (rowStride * bytes) % 16 != 0)
+    if ((rowStride * bytes) % 16 != 0)
       return std::string("a row stride that is not a multiple of 16 bytes");
     if ((access.offset * bytes) % 16 != 0)
       return std::string("an operand that does not start 16-byte aligned");
     if (rows >= (int64_t(1) << 31) || kExtent >= (int64_t(1) << 31))
       return std::string("an operand too large for 32-bit TMA coordinates");
-    out = {arg, access.offset, rows, kExtent, rows > 1 ? rowStride : kExtent};
+    out = {arg, access.offset, rows, kExtent, rowStride};
     return std::nullopt;
   };
   if (auto why = operandOf(mm.getLhs(), p.operands[0].second, false, a))
@@ -517,8 +523,11 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
 std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k) {
   nv::MatmulOp mm;
   KMajor a, bOp;
-  if (analyze(k, mm, a, bOp))
+  if (auto why = analyze(k, mm, a, bOp)) {
+    LLVM_DEBUG(llvm::dbgs() << "kernel @" << k.kernel.getSymName()
+                            << " stays on mma.sync: " << *why << "\n");
     return std::nullopt;
+  }
   return WgmmaEmitter(k, mm, a, bOp).emit();
 }
 

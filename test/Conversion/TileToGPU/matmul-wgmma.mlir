@@ -1,7 +1,7 @@
 // convert-tile-to-gpu takes the wgmma path for a single GEMM whose operands
 // TMA loads K-major (y = x W^T, rows in 16-byte multiples, batch folded
 // into the rows) and keeps mma.sync otherwise: the rhs stored K x N, rows
-// of 258 bytes, a prologue cast, or wgmma=false.
+// of 258 bytes, a prologue cast, N under 64, or wgmma=false.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false | FileCheck %s --check-prefix=OFF --implicit-check-not=wgmma --implicit-check-not=nova_gpu.tma
 
@@ -28,7 +28,10 @@
 // CHECK-LABEL: gpu.module
 // CHECK-NOT: wgmma
 // CHECK: mma.sync
-// OFF-COUNT-4: nvvm.mma.sync
+// CHECK-LABEL: gpu.module
+// CHECK-NOT: wgmma
+// CHECK: mma.sync
+// OFF-COUNT-5: nvvm.mma.sync
 func.func @kmajor(%a: tensor<2x100x64xbf16>, %b: tensor<120x64xbf16>) -> tensor<2x100x120xf32> {
   %r = nova_tile.fusion matmul (%a, %b) : (tensor<2x100x64xbf16>, tensor<120x64xbf16>) -> tensor<2x100x120xf32> {
   ^bb0(%x: tensor<2x100x64xbf16>, %y: tensor<120x64xbf16>):
@@ -65,4 +68,13 @@ func.func @cast(%a: tensor<100x64xbf16>, %b: tensor<120x64xf32>) -> tensor<100x1
     nova_tile.yield %p : tensor<100x120xbf16>
   }
   return %r : tensor<100x120xbf16>
+}
+
+func.func @narrow(%a: tensor<100x64xbf16>, %b: tensor<32x64xbf16>) -> tensor<100x32xbf16> {
+  %r = nova_tile.fusion matmul (%a, %b) : (tensor<100x64xbf16>, tensor<32x64xbf16>) -> tensor<100x32xbf16> {
+  ^bb0(%x: tensor<100x64xbf16>, %y: tensor<32x64xbf16>):
+    %p = nova.matmul %x, %y transpose_rhs : tensor<100x64xbf16>, tensor<32x64xbf16> -> tensor<100x32xbf16>
+    nova_tile.yield %p : tensor<100x32xbf16>
+  }
+  return %r : tensor<100x32xbf16>
 }
