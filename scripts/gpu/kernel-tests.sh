@@ -85,6 +85,13 @@ matmul_f32     matmul.mlir            mm_f32          2e-6  norm  no   pack
 attn_fwd_f32_exact attention.mlir    fwd_f32_exact   1e-5  norm  no   pack
 attn_bwd_f32_exact attention.mlir    bwd_f32_exact   1e-5  norm  no   pack
 status_gather  status.mlir            embed_step      0     0     yes  skip
+wgmma_bf16_1024   matmul_wgmma.mlir   bf16_1024       8e-3  1e-3  no   pack
+wgmma_bf16_ragged matmul_wgmma.mlir   bf16_ragged     8e-3  1e-3  no   pack
+wgmma_fallback    matmul_wgmma.mlir   bf16_fallback   8e-3  1e-3  no   pack
+wgmma_bf16_gelu   matmul_wgmma.mlir   bf16_bias_gelu  1.6e-2 7e-2  no   pack
+wgmma_tf32_1000   matmul_wgmma.mlir   tf32_1000       2e-3  norm  no   pack
+wgmma_tf32_gelu   matmul_wgmma.mlir   tf32_bias_gelu  2e-3  norm  no   pack
+wgmma_planned     matmul_wgmma_planned.mlir linears 3e-3  norm  no   planned
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

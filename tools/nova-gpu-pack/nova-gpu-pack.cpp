@@ -188,7 +188,8 @@ int main(int argc, char **argv) {
         offsets.push_back(slot.lookup(v));
       for (Value v : launch.getResults())
         offsets.push_back(place(v));
-      auto args = mlir::nova::bindArguments(exe.kernels[l.kernel], offsets);
+      auto args = mlir::nova::bindArguments(
+          compiled->at(launch.getKernel().str()), offsets);
       if (failed(args)) {
         launch.emitError("nova-gpu-pack: kernel @")
             << launch.getKernel() << " takes "

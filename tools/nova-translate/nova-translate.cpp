@@ -255,7 +255,7 @@ LogicalResult translateEntry(
     for (Value buffer :
          llvm::concat<Value>(launch.getInputs(), launch.getOutputs()))
       offsets.push_back(offsetOf(buffer));
-    auto args = mlir::nova::bindArguments(k.desc, offsets);
+    auto args = mlir::nova::bindArguments(k, offsets);
     if (failed(args))
       return launch.emitError("nova-to-executable: kernel @")
              << name << " takes " << mlir::nova::bufferParams(k.desc)

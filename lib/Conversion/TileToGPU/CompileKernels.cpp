@@ -1,6 +1,7 @@
 //===- CompileKernels.cpp - gpu.modules to .nvx kernel records ------------===//
 
 #include "nova/Conversion/TileToGPU/CompileKernels.h"
+#include "nova/Dialect/Nova/IR/DType.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -140,6 +141,10 @@ void buildLowering(PassManager &pm, const mlir::nova::GPUCompileOptions &o) {
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   perModule.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  perModule.addPass(mlir::nova::createMarkKernelParamsPass());
+  // NVVM ops without an LLVM intrinsic (the mbarrier parity wait loop)
+  // become inline PTX.
+  perModule.addPass(createConvertNVVMToLLVMPass());
   perModule.addPass(createCanonicalizerPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuNVVMAttachTargetOptions target;
@@ -497,6 +502,57 @@ mlir::nova::compileGPUKernels(ModuleOp module,
       if (auto bits = fn.getArgAttrOfType<IntegerAttr>(a, kStatusBitsAttr))
         k.desc.params[a] = {::nova::ParamKind::StatusWord, 8,
                             uint32_t(bits.getInt())};
+    if (auto bytes = fn->getAttrOfType<IntegerAttr>(kDynamicSharedBytesAttr))
+      k.desc.sharedMemory = uint32_t(bytes.getInt());
+    // The descriptors: kTmaAttr arguments, each listed in kTmaParamsAttr
+    // (which the lowering marks as by-value parameters).
+    auto listed = fn->getAttrOfType<DenseI32ArrayAttr>(kTmaParamsAttr);
+    for (unsigned a = 0; a < fn.getNumArguments(); ++a) {
+      auto map = fn.getArgAttrOfType<DictionaryAttr>(a, kTmaAttr);
+      bool isListed = listed && llvm::is_contained(listed.asArrayRef(), a);
+      if (bool(map) != isListed)
+        return fn.emitError("gpu.func @")
+               << fn.getName() << " argument #" << a << ": "
+               << (map ? "a TMA descriptor missing from " : "listed in ")
+               << kTmaParamsAttr
+               << (map ? "" : " without a TMA descriptor attribute");
+      if (!map)
+        continue;
+      auto buffer = map.getAs<IntegerAttr>("buffer");
+      auto offset = map.getAs<IntegerAttr>("offset");
+      auto dims = map.getAs<DenseI64ArrayAttr>("dims");
+      auto strides = map.getAs<DenseI64ArrayAttr>("strides");
+      auto box = map.getAs<DenseI64ArrayAttr>("box");
+      auto swizzle = map.getAs<IntegerAttr>("swizzle");
+      auto memref =
+          buffer && buffer.getInt() >= 0 && buffer.getInt() < a
+              ? dyn_cast<MemRefType>(fn.getArgumentTypes()[buffer.getInt()])
+              : MemRefType();
+      auto dtype = memref ? dtypeOf(memref.getElementType()) : std::nullopt;
+      if (!offset || !dims || !strides || !box || !swizzle || !dtype ||
+          dims.size() != box.size() || strides.size() + 1 != dims.size())
+        return fn.emitError("gpu.func @")
+               << fn.getName() << " argument #" << a
+               << ": malformed TMA descriptor attribute";
+      TmaParam &p = k.tma.emplace_back();
+      p.param = a;
+      p.buffer = unsigned(
+          llvm::count_if(ArrayRef(k.desc.params).take_front(buffer.getInt()),
+                         [](const ::nova::ParamDesc &d) {
+                           return d.kind == ::nova::ParamKind::Buffer;
+                         }));
+      p.tma.offset = uint64_t(offset.getInt());
+      p.tma.dtype = *dtype;
+      p.tma.dims.assign(dims.asArrayRef().begin(), dims.asArrayRef().end());
+      p.tma.strides.assign(strides.asArrayRef().begin(),
+                           strides.asArrayRef().end());
+      p.tma.box.assign(box.asArrayRef().begin(), box.asArrayRef().end());
+      p.tma.elementStrides.assign(dims.size(), 1);
+      // CUtensorMapSwizzle: none, 32, 64, 128 bytes.
+      int64_t bytes = swizzle.getInt();
+      p.tma.swizzle = bytes == 128 ? 3 : bytes == 64 ? 2 : bytes == 32 ? 1 : 0;
+      k.desc.params[a] = {::nova::ParamKind::TmaDescriptor, 128};
+    }
     // A workspace is the last argument, its size on the function.
     if (auto bytes = fn->getAttrOfType<IntegerAttr>(kWorkspaceBytesAttr)) {
       if (bytes.getInt() <= 0 || fn.getNumArguments() == 0 ||
@@ -646,20 +702,28 @@ size_t mlir::nova::bufferParams(const ::nova::KernelDesc &kernel) {
 }
 
 FailureOr<std::vector<::nova::ArgDesc>>
-mlir::nova::bindArguments(const ::nova::KernelDesc &kernel,
+mlir::nova::bindArguments(const CompiledKernel &kernel,
                           ArrayRef<uint64_t> bufferOffsets) {
-  if (bufferParams(kernel) != bufferOffsets.size())
+  if (bufferParams(kernel.desc) != bufferOffsets.size())
     return failure();
   std::vector<::nova::ArgDesc> args;
   size_t next = 0;
-  for (const ::nova::ParamDesc &p : kernel.params) {
+  for (auto [index, p] : llvm::enumerate(kernel.desc.params)) {
     ::nova::ArgDesc a;
     a.kind = p.kind;
-    if (p.kind == ::nova::ParamKind::Buffer)
+    if (p.kind == ::nova::ParamKind::Buffer) {
       a.offset = bufferOffsets[next++];
-    else if (p.kind != ::nova::ParamKind::StatusWord &&
-             p.kind != ::nova::ParamKind::Workspace)
-      return failure(); // scalars and TMA descriptors are not planned here
+    } else if (p.kind == ::nova::ParamKind::TmaDescriptor) {
+      auto tma = llvm::find_if(
+          kernel.tma, [&](const TmaParam &t) { return t.param == index; });
+      if (tma == kernel.tma.end() || tma->buffer >= bufferOffsets.size())
+        return failure();
+      a.tma = tma->tma;
+      a.tma.offset += bufferOffsets[tma->buffer];
+    } else if (p.kind != ::nova::ParamKind::StatusWord &&
+               p.kind != ::nova::ParamKind::Workspace) {
+      return failure(); // scalars are not planned here
+    }
     args.push_back(std::move(a));
   }
   return args;

@@ -195,6 +195,8 @@ struct KernelContext {
   DenseMap<unsigned, uint32_t> finiteChecks;
   /// No float atomics: every float sum in a fixed order.
   bool deterministic = false;
+  /// GEMMs on wgmma and TMA where they apply (MatmulWgmma.cpp).
+  bool wgmma = true;
 
   Block &block() { return kernel.getBody().front(); }
   ValueRange outputs() { return block().getTerminator()->getOperands(); }
@@ -294,6 +296,8 @@ FailureOr<Geometry> emitRowReduction(KernelContext &k);
 FailureOr<Geometry> emitColumnReduction(KernelContext &k);
 FailureOr<Geometry> emitOptimizer(KernelContext &k);
 FailureOr<Geometry> emitMatmul(KernelContext &k);
+/// The Hopper GEMM (MatmulWgmma.cpp) when it takes the kernel, else none.
+std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k);
 FailureOr<Geometry> emitAttentionForward(KernelContext &k);
 FailureOr<Geometry> emitAttentionBackward(KernelContext &k);
 FailureOr<Geometry> emitGather(KernelContext &k);

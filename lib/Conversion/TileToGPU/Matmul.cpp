@@ -590,6 +590,9 @@ FailureOr<Geometry> MatmulEmitter::emit() {
 } // namespace
 
 FailureOr<Geometry> emitMatmul(KernelContext &k) {
+  if (k.wgmma)
+    if (auto geometry = emitMatmulWgmma(k))
+      return *geometry;
   return MatmulEmitter(k).emit();
 }
 

@@ -90,7 +90,7 @@ statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
 
 LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
                           const DenseMap<unsigned, uint32_t> &finite,
-                          bool deterministic) {
+                          bool deterministic, bool wgmma) {
   auto contract = computeContract(kernel);
   if (failed(contract))
     return failure();
@@ -146,8 +146,8 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   for (BlockArgument arg : kernelBlock.getArguments())
     body.bindInput(arg, entry.getArgument(arg.getArgNumber()));
 
-  KernelContext k{kernel, *contract, schedule, func, b,
-                  body,   {},        finite,   deterministic};
+  KernelContext k{kernel, *contract, schedule, func,          b,
+                  body,   {},        finite,   deterministic, wgmma};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
   if (statusBits)
@@ -217,8 +217,9 @@ struct ConvertTileToGPUPass
     builder.setInsertionPointToEnd(module.getBody());
     FiniteChecks finite = findFiniteChecks(module);
     for (KernelOp kernel : kernels)
-      failedAny |= failed(lowerKernel(
-          kernel, builder, finite[kernel.getSymName().str()], deterministic));
+      failedAny |=
+          failed(lowerKernel(kernel, builder, finite[kernel.getSymName().str()],
+                             deterministic, wgmma));
     if (failedAny)
       return signalPassFailure();
     if (!kernels.empty())

@@ -21,6 +21,7 @@
 #include "nova/Runtime/Executable.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 
 #include <array>
 #include <map>
@@ -34,13 +35,13 @@ namespace mlir::nova {
 /// StatusWord parameter of the kernel.
 inline constexpr llvm::StringLiteral kStatusBitsAttr = "nova_gpu.status_bits";
 
+struct CompiledKernel;
 /// The launch arguments of `kernel` given the arena offsets of its buffers
 /// (inputs then outputs): the status word and the workspace go where their
-/// parameters are.
+/// parameters are, TMA descriptors map their buffers.
 /// Fails when the counts differ.
 FailureOr<std::vector<::nova::ArgDesc>>
-bindArguments(const ::nova::KernelDesc &kernel,
-              ArrayRef<uint64_t> bufferOffsets);
+bindArguments(const CompiledKernel &kernel, ArrayRef<uint64_t> bufferOffsets);
 /// The number of buffer parameters of `kernel`.
 size_t bufferParams(const ::nova::KernelDesc &kernel);
 
@@ -83,9 +84,35 @@ Toolchain currentToolchain(const GPUCompileOptions &options);
 inline constexpr llvm::StringLiteral kWorkspaceBytesAttr =
     "nova_gpu.workspace_bytes";
 
+/// On a gpu.func argument (an !llvm.ptr): the argument is a TMA descriptor
+/// (a 128-byte CUtensorMap passed by value) of buffer argument `buffer`
+/// (i32), from byte `offset` (i64) of it, with `dims`, `box` (innermost
+/// first) and byte `strides` (of the outer dims) as dense i64 arrays and
+/// `swizzle` (i32: 0, 32, 64 or 128 bytes).
+inline constexpr llvm::StringLiteral kTmaAttr = "nova_gpu.tma";
+/// On a gpu.func (a dense i32 array): the indices of its kTmaAttr
+/// arguments (convert-gpu-to-nvvm keeps function attributes, not argument
+/// ones).
+inline constexpr llvm::StringLiteral kTmaParamsAttr = "nova_gpu.tma_params";
+/// On a gpu.func: the bytes of dynamic shared memory its launch needs.
+inline constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
+    "nova_gpu.dynamic_shared_bytes";
+
+/// After convert-gpu-to-nvvm: the kTmaParamsAttr arguments of every llvm.func
+/// become by-value, 64-byte aligned grid constants of 128 bytes.
+std::unique_ptr<Pass> createMarkKernelParamsPass();
+
+/// A TMA descriptor parameter: the map of buffer parameter `buffer` (its
+/// index among the buffer parameters), `tma.offset` bytes into it.
+struct TmaParam {
+  unsigned param = 0, buffer = 0;
+  ::nova::TmaDesc tma;
+};
+
 struct CompiledKernel {
   ::nova::KernelDesc desc;        // code, block, parameters
   std::array<uint32_t, 3> grid{}; // every launch of the kernel uses it
+  std::vector<TmaParam> tma;      // its TMA descriptor parameters
 };
 
 /// Compiles every gpu.module of `module` (each holds one gpu.func; `module`
