@@ -475,6 +475,13 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       fold(a, once, *x);
     }
 
+    // A thread's column sums read columns lane, lane + group, ... while
+    // the chunked stores below write other threads' columns: with an
+    // output planned in place over a summed input, every read must land
+    // before any store (the block handles one row at a time here).
+    if (columnSums && chunks.width > 1)
+      gpu::BarrierOp::create(b);
+
     // Outputs: per-row ones from lane 0, then full rows by every lane in
     // one pass (each column's outputs all computed before any is stored:
     // an output may be planned in place over an input); sums across the

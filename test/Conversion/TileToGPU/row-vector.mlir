@@ -73,3 +73,28 @@ func.func @ragged(%x: tensor<5x1003xbf16>) -> tensor<5x1003xbf16> {
   }
   return %r : tensor<5x1003xbf16>
 }
+
+// @colsum: a LayerNorm-backward-like row kernel with a column sum of its
+// input: a thread's column sums read columns lane + 256 j, the chunked
+// stores write 4 adjacent columns per thread, so a barrier separates the
+// sums' reads from the stores (the output may be planned over the input).
+// CHECK-LABEL: gpu.func @row_reduction_
+// CHECK-SAME: (%[[CX:.*]]: memref<64x768xf32>, %{{.*}}: memref<64x768xf32>, %[[CY:.*]]: memref<64x768xf32>, %[[CS:.*]]: memref<768xf32>
+// CHECK: scf.for
+// CHECK: vector.load
+// CHECK: arith.select
+// CHECK: arith.select
+// CHECK: arith.select
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.if
+// CHECK: vector.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : memref<49152xf32>, vector<4xf32>
+func.func @colsum(%x: tensor<64x768xf32>, %z: tensor<64x768xf32>) -> (tensor<64x768xf32>, tensor<768xf32>) {
+  %r:2 = nova_tile.fusion row_reduction (%x, %z) : (tensor<64x768xf32>, tensor<64x768xf32>) -> (tensor<64x768xf32>, tensor<768xf32>) {
+  ^bb0(%xa: tensor<64x768xf32>, %za: tensor<64x768xf32>):
+    %m = nova.reduce sum %xa dims [1] keep_dims : tensor<64x768xf32> -> tensor<64x1xf32>
+    %d = nova.sub %za, %m : tensor<64x768xf32>, tensor<64x1xf32>
+    %s = nova.reduce sum %xa dims [0] : tensor<64x768xf32> -> tensor<768xf32>
+    nova_tile.yield %d, %s : tensor<64x768xf32>, tensor<768xf32>
+  }
+  return %r#0, %r#1 : tensor<64x768xf32>, tensor<768xf32>
+}
