@@ -55,6 +55,17 @@ std::vector<std::pair<std::string, DeviceDescriptor>> table() {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Calibration from nova-run --profile of a GPT-2 124M step on the H200
+// (2026-11-30, bench/RESULTS.md), launch by launch with CUDA events:
+// - the smallest kernels (a few bytes to 128 KB) take 3.0 to 4.4 us: a
+//   launch costs ~3 us whatever it does;
+// - a device-to-device copy moves 4.21 TB/s, 0.88 of the 4.8 TB/s
+//   datasheet figure, and the best streaming kernels (AdamW over all
+//   parameters: 83 % of the copy, the embedding gather: 79 %) reach 0.8 of
+//   the copy: 0.7 of the datasheet bandwidth.
+constexpr double kLaunchSeconds = 3e-6;
+constexpr double kStreamingEfficiency = 0.7;
+
 std::string fmt(const char *f, double a, double b = 0, double c = 0) {
   char buf[256];
   std::snprintf(buf, sizeof buf, f, a, b, c);
@@ -309,6 +320,7 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
         best.bound = tc >= tm_ ? "compute" : "memory";
       }
     }
+  best.predictedSeconds += kLaunchSeconds;
   best.vectorWidth = int(16 / elem);
   best.instruction = tensorInstruction(dev, p.dtype, best.tileN);
   for (auto &r : rejected)
@@ -386,6 +398,7 @@ Schedule Configurator::attention(const Problem &p, bool why) const {
       best.waveEfficiency = wave;
       best.bound = tc >= bytes / dev.bandwidth ? "compute" : "memory";
     }
+  best.predictedSeconds += kLaunchSeconds;
   best.vectorWidth = int(16 / elem);
   best.instruction = tensorInstruction(dev, p.dtype, best.tileN);
   return best;
@@ -409,7 +422,8 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     s.waveEfficiency = double(blocks) / double(ceilDiv(blocks, slots) * slots);
     // A grid smaller than the machine cannot use all of its bandwidth.
     double used = std::min(1.0, double(blocks) / double(dev.sms));
-    s.predictedSeconds = bytes / (dev.bandwidth * 0.9 * used);
+    s.predictedSeconds =
+        kLaunchSeconds + bytes / (dev.bandwidth * kStreamingEfficiency * used);
   };
   switch (p.family) {
   case KernelFamily::Pointwise: {
@@ -457,7 +471,8 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
                 "row, warp partials through shared memory",
                 double(rowBytes) / 1024, s.threads));
     }
-    finish(2.0 * p.m * p.n * elem, s.grid[0]);
+    finish(p.streamedBytes ? double(p.streamedBytes) : 2.0 * p.m * p.n * elem,
+           s.grid[0]);
     break;
   }
   case KernelFamily::ColumnReduction: {
@@ -474,7 +489,10 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     s.tileM = ceilDiv(p.m, split);
     s.sharedMemory = uint32_t(8 * s.tileN * 4);
     s.grid = {colBlocks, split, 1};
-    finish(double(p.m) * p.n * elem + 4.0 * p.n * split * 2, colBlocks * split);
+    finish(
+        (p.streamedBytes ? double(p.streamedBytes) : double(p.m) * p.n * elem) +
+            4.0 * p.n * split * 2,
+        colBlocks * split);
     if (why)
       s.explanation.push_back(fmt("%g column blocks x %g row splits (fills %g "
                                   "SMs twice)",

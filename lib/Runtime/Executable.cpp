@@ -218,8 +218,11 @@ bool checkExecutable(const ExecutableDesc &exe, std::string &error) {
         return c.fail(lw, "grid outside CUDA's limits");
       // The profile's counts divide and are printed: finite, not negative.
       if (!(ld.profile.flops >= 0 && ld.profile.flops < HUGE_VAL &&
-            ld.profile.bytes >= 0 && ld.profile.bytes < HUGE_VAL))
-        return c.fail(lw, "profile FLOPs or bytes negative or not finite");
+            ld.profile.bytes >= 0 && ld.profile.bytes < HUGE_VAL &&
+            ld.profile.predictedSeconds >= 0 &&
+            ld.profile.predictedSeconds < HUGE_VAL))
+        return c.fail(lw, "profile FLOPs, bytes or predicted time negative "
+                          "or not finite");
       if (ld.args.size() != kd.params.size())
         return c.fail(lw, "passes " + std::to_string(ld.args.size()) +
                               " arguments to '" + kd.name + "', which takes " +
@@ -306,10 +309,11 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
       std::vector<uint32_t> grid(l.grid.begin(), l.grid.end());
       flatbuffers::Offset<fb::Profile> profile = 0;
       const LaunchProfile &p = l.profile;
-      if (p.flops != 0 || p.bytes != 0 || !p.sources.empty())
+      if (p.flops != 0 || p.bytes != 0 || !p.sources.empty() ||
+          p.predictedSeconds != 0)
         profile = fb::CreateProfile(b, p.flops, p.bytes,
                                     b.CreateVectorOfStrings(p.sources),
-                                    fb::DType(p.dtype));
+                                    fb::DType(p.dtype), p.predictedSeconds);
       launches.push_back(
           fb::CreateLaunchDirect(b, l.kernel, &grid, &args, profile));
     }
@@ -471,6 +475,7 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
             ld.profile.dtype = DType(p->dtype());
             ld.profile.flops = p->flops();
             ld.profile.bytes = p->bytes();
+            ld.profile.predictedSeconds = p->predicted_seconds();
             if (p->sources())
               for (const flatbuffers::String *source : *p->sources())
                 ld.profile.sources.push_back(source->str());
@@ -571,6 +576,8 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
       const LaunchProfile &p = l.profile;
       if (p.flops != 0 || p.bytes != 0)
         os << " flops " << p.flops << " bytes " << p.bytes;
+      if (p.predictedSeconds > 0)
+        os << " predicted " << p.predictedSeconds * 1e6 << " us";
       for (size_t i = 0; i < p.sources.size(); ++i)
         os << (i ? "," : " from ") << p.sources[i];
       os << "\n";

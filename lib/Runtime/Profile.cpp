@@ -42,6 +42,7 @@ profileKernels(const ExecutableDesc &exe, const EntryDesc &entry,
     row.milliseconds += milliseconds[i];
     row.flops += l.profile.flops;
     row.bytes += l.profile.bytes;
+    row.predictedMilliseconds += l.profile.predictedSeconds * 1e3;
     row.dtype = l.profile.dtype;
     sources[l.kernel].insert(l.profile.sources.begin(),
                              l.profile.sources.end());
@@ -58,6 +59,13 @@ profileKernels(const ExecutableDesc &exe, const EntryDesc &entry,
                      return a.kernel < b.kernel;
                    });
   return rows;
+}
+
+bool mispredicted(const KernelProfile &row) {
+  if (row.predictedMilliseconds <= 0 || row.milliseconds <= 0)
+    return false;
+  double ratio = row.milliseconds / row.predictedMilliseconds;
+  return ratio > 1 + kPredictionTolerance || ratio < 1 - kPredictionTolerance;
 }
 
 namespace {
@@ -82,11 +90,14 @@ std::string formatProfile(const std::vector<KernelProfile> &rows,
                           const std::string &entry,
                           const std::string &deviceName,
                           const DeviceDescriptor *ceilings, int runs) {
-  double total = 0;
-  int launches = 0;
+  double total = 0, predicted = 0;
+  int launches = 0, flagged = 0, withPrediction = 0;
   for (const KernelProfile &r : rows) {
     total += r.milliseconds;
     launches += r.launches;
+    predicted += r.predictedMilliseconds;
+    withPrediction += r.predictedMilliseconds > 0;
+    flagged += mispredicted(r);
   }
   std::string out = "profile of entry '" + entry + "' on " + deviceName + ": " +
                     std::to_string(launches) + " launches of " +
@@ -103,9 +114,10 @@ std::string formatProfile(const std::vector<KernelProfile> &rows,
   else
     out += "ceilings: unknown (the executable names no known target)\n";
   char line[512];
-  std::snprintf(line, sizeof line, "%10s %7s %8s  %-13s %-13s %-7s  %s\n",
-                "time (us)", "share", "launches", "GB/s (peak)", "TFLOP/s (pk)",
-                "bound", "kernel: source lines");
+  std::snprintf(line, sizeof line,
+                "%10s %10s %7s %7s %8s  %-13s %-13s %-7s  %s\n", "time (us)",
+                "pred (us)", "meas/pr", "share", "launches", "GB/s (peak)",
+                "TFLOP/s (pk)", "bound", "kernel: source lines");
   out += line;
   for (const KernelProfile &r : rows) {
     double seconds = r.milliseconds / 1e3;
@@ -121,13 +133,28 @@ std::string formatProfile(const std::vector<KernelProfile> &rows,
     std::string sources;
     for (size_t i = 0; i < r.sources.size(); ++i)
       sources += (i ? ", " : "") + r.sources[i];
-    std::snprintf(line, sizeof line, "%10.1f %6.1f%% %8d  %-13s %-13s %-7s  ",
-                  r.milliseconds * 1e3,
+    std::string predictedText = "-", ratio = "-";
+    if (r.predictedMilliseconds > 0) {
+      predictedText = format("%.1f", r.predictedMilliseconds * 1e3);
+      ratio = format("%.2f", r.milliseconds / r.predictedMilliseconds) +
+              (mispredicted(r) ? "!" : " ");
+    }
+    std::snprintf(line, sizeof line,
+                  "%10.1f %10s %7s %6.1f%% %8d  %-13s %-13s %-7s  ",
+                  r.milliseconds * 1e3, predictedText.c_str(), ratio.c_str(),
                   total > 0 ? 100.0 * r.milliseconds / total : 0.0, r.launches,
                   rate(bytesPerSecond, 1e9, bandwidth).c_str(),
                   rate(flopsPerSecond, 1e12, peak).c_str(), bound.c_str());
     out += line + r.kernel + (sources.empty() ? "" : ": " + sources) + "\n";
   }
+  if (withPrediction)
+    out += "predicted " + format("%.3f", predicted) + " ms for the " +
+           std::to_string(withPrediction) + " kernels with a prediction; " +
+           std::to_string(flagged) +
+           " differ from their measured time by more than " +
+           format("%.0f", kPredictionTolerance * 100) + " % (marked !)\n";
+  else
+    out += "no predicted times (the executable carries none)\n";
   return out;
 }
 

@@ -48,6 +48,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ManagedStatic.h"
 
+#include <cmath>
 #include <set>
 
 using namespace mlir;
@@ -96,6 +97,8 @@ std::vector<std::string> sourceLines(Operation *kernel, Location launch) {
   p.dtype = problem.dtype;
   p.flops = s.flops;
   p.bytes = s.bytes > 0 ? s.bytes : double(contract->streamedBytes);
+  if (std::isfinite(s.predictedSeconds) && s.predictedSeconds > 0)
+    p.predictedSeconds = s.predictedSeconds;
   return p;
 }
 

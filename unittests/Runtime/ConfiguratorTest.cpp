@@ -181,6 +181,34 @@ TEST(Configurator, FasterMachinesPredictShorterTimes) {
   EXPECT_GE(h200, 2.0 * 8192 * 8192 * 8192 / 989.4e12);
 }
 
+// The streaming model as calibrated on the H200 (bench/RESULTS.md,
+// 2026-11-30): 3 us per launch, bytes at 0.7 of the datasheet bandwidth;
+// reductions count the contract's bytes when it gives them.
+TEST(Configurator, StreamingKernelsPayALaunchAndMoveBytesAtTheMeasuredRate) {
+  Configurator conf(*DeviceDescriptor::lookup("h200"));
+  Problem tiny;
+  tiny.family = KernelFamily::Pointwise;
+  tiny.m = 1;
+  tiny.bytesPerElement = 8;
+  EXPECT_NEAR(conf.choose(tiny).predictedSeconds, 3e-6, 1e-8);
+
+  Problem adamw = tiny; // GPT-2 124M's AdamW: 4 reads, 3 writes of f32
+  adamw.m = 124'000'000;
+  adamw.bytesPerElement = 28;
+  EXPECT_NEAR(conf.choose(adamw).predictedSeconds,
+              3e-6 + 124e6 * 28 / (4.8e12 * 0.7), 1e-9);
+
+  Problem rows;
+  rows.family = KernelFamily::RowReduction;
+  rows.m = 16384;
+  rows.n = 768;
+  EXPECT_DOUBLE_EQ(conf.choose(rows).bytes, 2.0 * 16384 * 768 * 4);
+  rows.streamedBytes = 5 * 16384 * 768 * 4;
+  Schedule s = conf.choose(rows);
+  EXPECT_DOUBLE_EQ(s.bytes, 5.0 * 16384 * 768 * 4);
+  EXPECT_NEAR(s.predictedSeconds, 3e-6 + s.bytes / (4.8e12 * 0.7), 1e-9);
+}
+
 TEST(Configurator, OverridesReplaceDatasheetValues) {
   DeviceDescriptor d = *DeviceDescriptor::lookup("h200");
   std::string error;

@@ -79,6 +79,9 @@ struct Problem {
   bool causal = false;
   /// Bytes each element of a pointwise kernel moves (reads + writes).
   int64_t bytesPerElement = 0;
+  /// Bytes a reduction kernel moves, each input read once and each output
+  /// written once (0: one read and one write of m x n elements).
+  int64_t streamedBytes = 0;
 };
 
 struct Schedule {

@@ -148,6 +148,7 @@ struct LaunchProfile {
   double flops = 0, bytes = 0;
   std::vector<std::string> sources; // "file:line" of the ops it fused
   DType dtype = DType::F32;         // of the main computation
+  double predictedSeconds = 0;      // the configurator's time (0: none)
 };
 
 struct LaunchDesc {

@@ -4,6 +4,7 @@
 #include "Emitter.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -88,6 +89,30 @@ private:
     return SmallVector<int64_t>(shapeOf(out.front().getInput()));
   }
 
+  /// The full-shape tensors of a row kernel read and written in 16-byte
+  /// chunks: `width` columns per chunk, chunks aligned in the flattened
+  /// tensor (a row of a ragged width starts mid-chunk).
+  struct Chunking {
+    int64_t width = 1;
+    SmallVector<std::pair<BlockArgument, Value>> inputs; // with flat buffer
+    SmallVector<Value> outputs; // flat buffer per output, null: scalar
+  };
+  Chunking chunking(ArrayRef<int64_t> full);
+  /// What a thread does with some of its row's columns: `cols` (one, or
+  /// one chunk's), `first` the flat index of a chunk's first element (null
+  /// for a single column); it may update `carried`.
+  using ColumnsFn = function_ref<LogicalResult(
+      ArrayRef<Value> cols, Value first, SmallVector<Value> &carried)>;
+  /// The columns of row `row` (its flat index over the leading dims) that
+  /// lane `lane` of the row's `group` threads takes: the columns before the
+  /// row's first chunk boundary one by one, then whole chunks (one vector
+  /// load of each chunked input, bound per column, in a scope of their own),
+  /// then the ragged rest one by one; `carried` values thread through.
+  LogicalResult overColumns(const Chunking &chunks, int64_t cols, Value row,
+                            ArrayRef<Value> lead, ArrayRef<int64_t> full,
+                            Value lane, int64_t group,
+                            SmallVector<Value> &carried, ColumnsFn fn);
+
   /// A reduction across the rows of a row kernel: a column sum (over every
   /// dim but the last) or a total (over every dim).
   struct Across {
@@ -117,6 +142,115 @@ private:
   ImplicitLocOpBuilder &b;
   BodyEmitter &body;
 };
+
+ReductionEmitter::Chunking ReductionEmitter::chunking(ArrayRef<int64_t> full) {
+  Chunking c;
+  unsigned widest = 0;
+  for (BlockArgument arg : k.block().getArguments())
+    if (!arg.use_empty() && shapeOf(arg) == full &&
+        vectorizable(elementOf(arg))) {
+      c.inputs.push_back({arg, Value()});
+      widest = std::max(widest, elementOf(arg).getIntOrFloatBitWidth());
+    }
+  for (Value v : k.outputs()) {
+    bool chunked =
+        shapeOf(v) == full && vectorizable(elementOf(v)) &&
+        k.contract.results[c.outputs.size()].kind == AccessKind::Elementwise;
+    c.outputs.push_back(chunked ? Value(v) : Value());
+    if (chunked)
+      widest = std::max(widest, elementOf(v).getIntOrFloatBitWidth());
+  }
+  if (widest == 0 || full.back() < 2)
+    return Chunking{};
+  c.width = std::max<int64_t>(1, 128 / widest);
+  for (auto &[arg, flat] : c.inputs)
+    flat = flatten(b, body.input(arg));
+  for (auto [i, v] : llvm::enumerate(c.outputs))
+    if (v)
+      v = flatten(b, k.outputBuffers[i]);
+  return c;
+}
+
+LogicalResult
+ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
+                              ArrayRef<Value> lead, ArrayRef<int64_t> full,
+                              Value lane, int64_t group,
+                              SmallVector<Value> &carried, ColumnsFn fn) {
+  int64_t w = chunks.width;
+  // for (i = lb; i < ub; i += step) body(i) threading `carried`.
+  auto loop = [&](Value lb, Value ub, Value step,
+                  function_ref<LogicalResult(Value, SmallVector<Value> &)> item)
+      -> LogicalResult {
+    auto forOp = scf::ForOp::create(b, lb, ub, step, carried);
+    OpBuilder::InsertionGuard guard(b);
+    if (carried.empty())
+      b.setInsertionPoint(forOp.getBody()->getTerminator());
+    else
+      b.setInsertionPointToStart(forOp.getBody());
+    body.pushScope();
+    SmallVector<Value> inner(forOp.getRegionIterArgs());
+    LogicalResult r = item(forOp.getInductionVar(), inner);
+    body.popScope();
+    if (failed(r))
+      return failure();
+    if (!carried.empty())
+      scf::YieldOp::create(b, inner);
+    carried.assign(forOp.getResults().begin(), forOp.getResults().end());
+    return success();
+  };
+  auto single = [&](Value col, SmallVector<Value> &inner) {
+    return fn(col, Value(), inner);
+  };
+  Value step = body.index(group);
+  if (w == 1)
+    return loop(lane, body.index(cols), step, single);
+  // Columns [0, head) precede the row's first chunk boundary; the chunks
+  // end at `tail`.
+  Value rowStart = arith::MulIOp::create(b, row, body.index(cols));
+  Value head = body.index(0), count = body.index(cols / w);
+  if (cols % w) {
+    Value misaligned = arith::RemUIOp::create(b, rowStart, body.index(w));
+    head = arith::MinUIOp::create(
+        b,
+        arith::RemUIOp::create(
+            b, arith::SubIOp::create(b, body.index(w), misaligned),
+            body.index(w)),
+        body.index(cols));
+    count = arith::DivUIOp::create(
+        b, arith::SubIOp::create(b, body.index(cols), head), body.index(w));
+    if (failed(loop(lane, head, step, single)))
+      return failure();
+  }
+  LogicalResult ok = loop(
+      lane, count, step,
+      [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
+        Value firstCol = arith::AddIOp::create(
+            b, head, arith::MulIOp::create(b, chunk, body.index(w)));
+        Value first = arith::AddIOp::create(b, rowStart, firstCol);
+        SmallVector<Value> colsOfChunk;
+        for (int64_t l = 0; l < w; ++l)
+          colsOfChunk.push_back(
+              l ? arith::AddIOp::create(b, firstCol, body.index(l)).getResult()
+                : firstCol);
+        for (auto [arg, flat] : chunks.inputs) {
+          Type element = elementOf(arg);
+          Value vec = vector::LoadOp::create(
+              b, VectorType::get({w}, element), flat, ValueRange{first},
+              /*nontemporal=*/false,
+              llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
+          for (auto [l, col] : llvm::enumerate(colsOfChunk))
+            body.bind(arg, pointIndex(arg, full, lead, col),
+                      vector::ExtractOp::create(b, vec, int64_t(l)));
+        }
+        return fn(colsOfChunk, first, inner);
+      });
+  if (failed(ok) || cols % w == 0)
+    return ok;
+  Value tail = arith::AddIOp::create(
+      b, head, arith::MulIOp::create(b, count, body.index(w)));
+  return loop(arith::AddIOp::create(b, tail, lane), body.index(cols), step,
+              single);
+}
 
 /// The grid of a row kernel with sums across its rows, and its workspace:
 /// the ticket counter at 0, each sum's partials from kPartialsOffset on.
@@ -212,6 +346,31 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                                  body.index(bound));
   };
 
+  // Full rows in 16-byte chunks where the shapes allow.
+  Chunking chunks = chunking(full);
+  // This thread's share of `comb` over `input` along row `row`.
+  auto foldRow = [&](const Combiner &comb, Value input, Value row,
+                     ArrayRef<Value> leadIdx) -> FailureOr<Value> {
+    SmallVector<Value> acc{comb.identity(b, b.getLoc())};
+    LogicalResult ok = overColumns(
+        chunks, cols, row, leadIdx, full, lane, group, acc,
+        [&](ArrayRef<Value> colsOf, Value,
+            SmallVector<Value> &carried) -> LogicalResult {
+          for (Value col : colsOf) {
+            auto x = body.eval(input, pointIndex(input, full, leadIdx, col));
+            if (failed(x))
+              return k.unsupported();
+            carried[0] =
+                comb.combine(b, b.getLoc(), carried[0],
+                             body.convert(body.widen(*x), comb.accType));
+          }
+          return success();
+        });
+    if (failed(ok))
+      return failure();
+    return acc[0];
+  };
+
   // One batch of rows (rowsPerBlock of them, one per group); folds the
   // batch's share of the sums across the rows into `acc`.
   auto batch = [&](Value index, SmallVector<Value> &acc) -> LogicalResult {
@@ -228,12 +387,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     for (nv::ReduceOp reduce : reduces) {
       Combiner comb = Combiner::of(reduce);
       Value input = reduce.getInput();
-      auto partial = accumulate(
-          k, comb, lane, body.index(cols), body.index(group), [&](Value col) {
-            return body.eval(input, pointIndex(input, full, leadIdx, col));
-          });
+      auto partial = foldRow(comb, input, clamped, leadIdx);
       if (failed(partial))
-        return k.unsupported();
+        return failure();
       Value total =
           shuffleReduce(b, comb, *partial, std::min<int64_t>(group, 32));
       if (warpsPerRow > 1) {
@@ -286,13 +442,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       if (a.perColumn || shape == ArrayRef<int64_t>(full)) {
         if (!a.perColumn) {
           // A total of an element-wise value: the thread's columns first.
-          auto part = accumulate(
-              k, a.comb, lane, body.index(cols), body.index(group),
-              [&](Value col) {
-                return body.eval(input, pointIndex(input, full, leadIdx, col));
-              });
+          auto part = foldRow(a.comb, input, clamped, leadIdx);
           if (failed(part))
-            return k.unsupported();
+            return failure();
           fold(a, valid, *part);
           continue;
         }
@@ -323,19 +475,26 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       fold(a, once, *x);
     }
 
-    // Outputs: per-row ones from lane 0, full rows by every lane; sums
-    // across the rows after the last batch. An output may be planned in
-    // place over an input that another output reads, so every value at an
-    // index is evaluated before any store there: the per-row values first
-    // (stored once every lane has read the row), then the full rows column
-    // by column, all outputs of a column together.
-    SmallVector<unsigned> fullRows;
+    // A thread's column sums read columns lane, lane + group, ... while
+    // the chunked stores below write other threads' columns: with an
+    // output planned in place over a summed input, every read must land
+    // before any store (the block handles one row at a time here).
+    if (columnSums && chunks.width > 1)
+      gpu::BarrierOp::create(b);
+
+    // Outputs: full rows by every lane in one pass, then per-row ones from
+    // lane 0; sums across the rows after the last batch. An output may be
+    // planned in place over an input that another output reads, so every
+    // value at a point is evaluated before any store there: the per-row
+    // values first (stored once every lane has read the row), each
+    // column's outputs all together.
+    SmallVector<unsigned> elementwise;
     SmallVector<std::pair<unsigned, Value>> perRow;
     for (auto [i, v] : llvm::enumerate(k.outputs())) {
       if (llvm::any_of(across, [&](const Across &a) { return a.output == i; }))
         continue;
       if (k.contract.results[i].kind == AccessKind::Elementwise) {
-        fullRows.push_back(i);
+        elementwise.push_back(i);
         continue;
       }
       auto x = body.eval(v, pointIndex(v, full, leadIdx, body.index(0)));
@@ -343,20 +502,51 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         return k.unsupported();
       perRow.push_back({unsigned(i), *x});
     }
-    if (!fullRows.empty()) {
-      LogicalResult ok = k.ifThen(valid, [&] {
-        return k.loop(lane, body.index(cols), body.index(group),
-                      [&](Value col) {
-                        return k.storeAll(fullRows, [&](unsigned i) {
-                          return pointIndex(k.outputs()[i], full, leadIdx, col);
-                        });
-                      });
+    if (!elementwise.empty()) {
+      LogicalResult ok = k.ifThen(valid, [&]() -> LogicalResult {
+        SmallVector<Value> none;
+        return overColumns(
+            chunks, cols, clamped, leadIdx, full, lane, group, none,
+            [&](ArrayRef<Value> colsOf, Value first,
+                SmallVector<Value> &) -> LogicalResult {
+              SmallVector<SmallVector<Value>> values(elementwise.size());
+              for (auto [j, i] : llvm::enumerate(elementwise))
+                for (Value col : colsOf) {
+                  Value v = k.outputs()[i];
+                  auto x = body.eval(v, pointIndex(v, full, leadIdx, col));
+                  if (failed(x))
+                    return k.unsupported();
+                  if (auto check = k.finiteChecks.find(i);
+                      check != k.finiteChecks.end())
+                    k.raiseUnlessFinite(*x, check->second);
+                  values[j].push_back(*x);
+                }
+              for (auto [j, i] : llvm::enumerate(elementwise)) {
+                Value v = k.outputs()[i];
+                if (first && chunks.outputs[i]) {
+                  Type element = elementOf(v);
+                  int64_t w = int64_t(colsOf.size());
+                  Value vec = vector::FromElementsOp::create(
+                      b, VectorType::get({w}, element), values[j]);
+                  vector::StoreOp::create(
+                      b, vec, chunks.outputs[i], ValueRange{first},
+                      /*nontemporal=*/false,
+                      llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() /
+                                       8));
+                  continue;
+                }
+                for (auto [col, x] : llvm::zip(colsOf, values[j]))
+                  memref::StoreOp::create(b, x, k.outputBuffers[i],
+                                          pointIndex(v, full, leadIdx, col));
+              }
+              return success();
+            });
       });
       if (failed(ok))
         return failure();
+      if (!perRow.empty())
+        gpu::BarrierOp::create(b);
     }
-    if (!perRow.empty() && !fullRows.empty())
-      gpu::BarrierOp::create(b);
     for (auto [i, x] : perRow) {
       // Per-row outputs from each row's lane 0; a scalar output (which the
       // contract keeps independent of the rows) from the first row's.
@@ -377,7 +567,6 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         return success();
       });
     }
-
     return success();
   };
 

@@ -14,17 +14,21 @@
 
 // CHECK-LABEL: gpu.func @row_reduction_
 // CHECK-SAME: (%[[IN:.*]]: memref<64x96xf32>, %[[YB:.*]]: memref<64x96xf32>, %[[ZB:.*]]: memref<64x96xbf16>)
-// The row sum, then the outputs' loop: one load of t per column, both
-// values, then both stores.
+// CHECK: %[[INF:.*]] = memref.collapse_shape %[[IN]]
+// CHECK: %[[YF:.*]] = memref.collapse_shape %[[YB]]
+// CHECK: %[[ZF:.*]] = memref.collapse_shape %[[ZB]]
+// The row sum, then the outputs' loop over 16-byte chunks: one load of t,
+// both outputs' values, then both stores.
 // CHECK: scf.for
-// CHECK: memref.load %[[IN]]
-// CHECK: scf.for %[[C:.*]] =
-// CHECK-NEXT: %[[TV:.*]] = memref.load %[[IN]][%[[R:.*]], %[[C]]]
-// CHECK-NEXT: %[[YV:.*]] = arith.subf %[[TV]]
-// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[YV]], %[[TV]]
-// CHECK-NEXT: %[[ZV:.*]] = arith.truncf %[[P]] : f32 to bf16
-// CHECK-NEXT: memref.store %[[YV]], %[[YB]][%[[R]], %[[C]]]
-// CHECK-NEXT: memref.store %[[ZV]], %[[ZB]][%[[R]], %[[C]]]
+// CHECK: vector.load %[[INF]]
+// CHECK: scf.for %{{.*}} =
+// CHECK: %[[TV:.*]] = vector.load %[[INF]][%[[AT:.*]]]
+// CHECK-NOT: vector.store
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK-NOT: vector.load
+// CHECK: vector.store %{{.*}}, %[[YF]][%[[AT]]]
+// CHECK-NOT: vector.load
+// CHECK: vector.store %{{.*}}, %[[ZF]][%[[AT]]]
 // CHECK: gpu.return
 
 func.func @row(%a: tensor<64x32xf32>, %b: tensor<32x96xf32>) -> (tensor<64x96xf32>, tensor<64x96xbf16>) {

@@ -1451,6 +1451,7 @@ mlir::nova_tile::computeContract(FusionGroupOpInterface group,
                    : ::nova::KernelFamily::ColumnReduction;
     p.m = at(0);
     p.n = at(1);
+    p.streamedBytes = c.streamedBytes;
     break;
   case Family::matmul:
   case Family::attention_forward:

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Row kernels, AdamW and the configurator's predictions on the GPU machine:
+# the copy bandwidth (PyTorch), the kernel tests of the bandwidth-bound
+# families, then for GPT-2 124M bf16 and tf32 the old and new step on the
+# same inputs, each with nova-run --profile, and the two steps' outputs
+# compared. Its folder (built here) holds this script and the Python
+# helpers beside it, bin/nova-run (runtime-only build), old/ and new/
+# with {bf16,tf32}.nvx (scripts/gpu/gpt2-round.sh prepare with each
+# compiler, MODELS=124m), kernel-tests.sh and kernel-tests/ (its prepare).
+set -uo pipefail
+C=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-/tmp/rowbw-out}
+mkdir -p "$OUT"
+W=$(mktemp -d)
+exec > >(tee "$OUT/round.log") 2>&1
+R=$C/bin/nova-run
+status=0
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
+timeout 40 python3 "$C/copy_bandwidth.py" || status=1
+timeout 50 bash "$C/kernel-tests.sh" run "$C/kernel-tests" "$R" > "$OUT/kernel-tests.log" 2>&1 || status=1
+grep -E "^\+|FAILED|MISMATCH|max" "$OUT/kernel-tests.log" | head -80
+for c in bf16 tf32; do
+  timeout 40 python3 "$C/step_inputs.py" "$R" "$C/new/$c.nvx" "$W/in.safetensors" || status=1
+  for v in old new; do
+    echo "== $v $c"
+    timeout 40 "$R" "$C/$v/$c.nvx" --entry train_step --inputs "$W/in.safetensors" \
+      -o "$W/$v.safetensors" --profile --iterations 5 --warmup 1 \
+      > "$OUT/profile-$v-$c.txt" 2>&1 || status=1
+    head -4 "$OUT/profile-$v-$c.txt"; tail -1 "$OUT/profile-$v-$c.txt"
+  done
+  bound=$([ "$c" = bf16 ] && echo 1e-2 || echo 1e-3)
+  timeout 40 python3 "$C/compare_steps.py" "$W/old.safetensors" "$W/new.safetensors" "$bound" || status=1
+  rm -f "$W"/*.safetensors
+done
+echo "round status $status"
+exit $status
