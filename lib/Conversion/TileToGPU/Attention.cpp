@@ -125,7 +125,6 @@ private:
   Value leadOffset(const View &view, Value bh);
   /// An operand value as a tile element (TF32-rounded f32 or bf16).
   Value toTile(Value x);
-  Value roundTF32(Value x);
 
   Value allocShared(int64_t rows, int64_t cols, Type element);
   int64_t paddedCols(int64_t cols) { return cols + 16 / tileBytes(); }
@@ -372,32 +371,11 @@ Value AttentionEmitter::load(unsigned i, Value leadBase, Value row, Value col,
   return select(valid, x, zero);
 }
 
-Value AttentionEmitter::roundTF32(Value x) {
-  // Round to nearest even at the 13th mantissa bit; Inf and NaN unchanged
-  // (roundToTF32 in HostTensor.cpp).
-  Type i32 = b.getI32Type();
-  auto k32 = [&](uint32_t v) {
-    return arith::ConstantOp::create(b, i32, b.getI32IntegerAttr(int32_t(v)));
-  };
-  Value bits = arith::BitcastOp::create(b, i32, x);
-  Value lsb = arith::AndIOp::create(b, arith::ShRUIOp::create(b, bits, k32(13)),
-                                    k32(1));
-  Value rounded = arith::AndIOp::create(
-      b,
-      arith::AddIOp::create(b, bits, arith::AddIOp::create(b, lsb, k32(0xfff))),
-      k32(~uint32_t(0x1fff)));
-  Value special = arith::CmpIOp::create(
-      b, arith::CmpIPredicate::eq,
-      arith::AndIOp::create(b, bits, k32(0x7f800000)), k32(0x7f800000));
-  return arith::BitcastOp::create(b, b.getF32Type(),
-                                  select(special, bits, rounded));
-}
-
 Value AttentionEmitter::toTile(Value x) {
   if (tf32 && splitF32)
     return body.convert(x, b.getF32Type());
   if (tf32)
-    return roundTF32(body.convert(x, b.getF32Type()));
+    return roundToTF32(b, body.convert(x, b.getF32Type()));
   return body.convert(x, tileType);
 }
 
@@ -540,15 +518,13 @@ AttentionEmitter::Acc AttentionEmitter::mma(ArrayRef<Value> acc,
     return product(acc, a, bFrag);
   // 3xTF32: each f32 register splits into its TF32-rounded high part and
   // the TF32-rounded remainder; lo*hi and hi*lo first, then hi*hi.
-  Type i32 = b.getI32Type(), f32 = b.getF32Type();
   auto split = [&](ArrayRef<Value> regs, SmallVector<Value> &hi,
                    SmallVector<Value> &lo) {
     for (Value r : regs) {
-      Value x = arith::BitcastOp::create(b, f32, r);
-      Value h = roundTF32(x);
-      hi.push_back(arith::BitcastOp::create(b, i32, h));
-      lo.push_back(arith::BitcastOp::create(
-          b, i32, roundTF32(arith::SubFOp::create(b, x, h))));
+      auto [h, l] =
+          splitTF32(b, arith::BitcastOp::create(b, b.getF32Type(), r));
+      hi.push_back(h);
+      lo.push_back(l);
     }
   };
   SmallVector<Value> aHi, aLo, bHi, bLo;

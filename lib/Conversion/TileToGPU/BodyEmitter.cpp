@@ -430,6 +430,38 @@ void KernelContext::raiseUnlessFinite(Value x, uint32_t bit) {
 }
 
 /// `buffer` as a 1-D memref (its static shape is contiguous).
+Value roundToTF32(ImplicitLocOpBuilder &b, Value x) {
+  Type i32 = b.getI32Type();
+  if (auto vt = dyn_cast<VectorType>(x.getType()))
+    i32 = VectorType::get(vt.getShape(), i32);
+  auto c = [&](uint32_t v) -> Value {
+    auto attr = b.getI32IntegerAttr(v);
+    if (auto vt = dyn_cast<VectorType>(i32))
+      return arith::ConstantOp::create(b, vt, SplatElementsAttr::get(vt, attr));
+    return arith::ConstantOp::create(b, i32, attr);
+  };
+  Value bits = arith::BitcastOp::create(b, i32, x);
+  Value odd =
+      arith::AndIOp::create(b, arith::ShRUIOp::create(b, bits, c(13)), c(1));
+  Value rounded = arith::AndIOp::create(
+      b,
+      arith::AddIOp::create(b, bits, arith::AddIOp::create(b, c(0xfff), odd)),
+      c(~0x1fffu));
+  Value special = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(b, bits, c(0x7f800000)), c(0x7f800000));
+  return arith::BitcastOp::create(
+      b, x.getType(), arith::SelectOp::create(b, special, bits, rounded));
+}
+
+std::pair<Value, Value> splitTF32(ImplicitLocOpBuilder &b, Value x) {
+  Type i32 = b.getI32Type();
+  Value hi = roundToTF32(b, x);
+  Value lo = roundToTF32(b, arith::SubFOp::create(b, x, hi));
+  return {arith::BitcastOp::create(b, i32, hi),
+          arith::BitcastOp::create(b, i32, lo)};
+}
+
 Value flatten(ImplicitLocOpBuilder &b, Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
   if (type.getRank() == 1)

@@ -385,6 +385,16 @@ FailureOr<Value> accumulate(KernelContext &k, const Combiner &comb, Value first,
 Value shuffleReduce(ImplicitLocOpBuilder &b, const Combiner &comb, Value x,
                     int64_t width);
 
+/// `x` (f32, scalar or vector) rounded to TF32: the 13 low mantissa bits
+/// dropped to nearest even, Inf and NaN kept (as roundToTF32 in
+/// HostTensor.cpp and the interpreter round a "tf32" product's operands).
+Value roundToTF32(ImplicitLocOpBuilder &b, Value x);
+
+/// An f32 `x` as the i32 bits of its TF32 high part and of the TF32-rounded
+/// remainder: the operands of a 3xTF32 product (lo*hi + hi*lo + hi*hi),
+/// which keeps f32 accuracy on TF32 tensor cores.
+std::pair<Value, Value> splitTF32(ImplicitLocOpBuilder &b, Value x);
+
 /// Booleans are bytes in memory but bits in an LLVM vector: they are read
 /// and written element by element.
 inline bool vectorizable(Type element) { return !element.isInteger(1); }

@@ -92,7 +92,6 @@ private:
   /// `inBounds` is false), converted as the prologue does, then rounded to
   /// TF32 when the product runs in TF32.
   Value load(const Operand &op, Value linear, Value inBounds, int64_t width);
-  Value roundToTF32(Value x);
   /// `scalar` in every element of `type` (a scalar or vector type).
   Value splat(Type type, TypedAttr scalar);
   /// Elements per global access when staging the operand: 16 bytes where
@@ -176,26 +175,6 @@ Value MatmulEmitter::splat(Type type, TypedAttr scalar) {
   return arith::ConstantOp::create(b, type, scalar);
 }
 
-Value MatmulEmitter::roundToTF32(Value x) {
-  // Drop the 13 low mantissa bits, to nearest even (Inf and NaN kept).
-  Type i32 = b.getI32Type();
-  if (auto vt = dyn_cast<VectorType>(x.getType()))
-    i32 = VectorType::get(vt.getShape(), i32);
-  auto c = [&](uint32_t v) { return splat(i32, b.getI32IntegerAttr(v)); };
-  Value bits = arith::BitcastOp::create(b, i32, x);
-  Value odd =
-      arith::AndIOp::create(b, arith::ShRUIOp::create(b, bits, c(13)), c(1));
-  Value rounded = arith::AndIOp::create(
-      b,
-      arith::AddIOp::create(b, bits, arith::AddIOp::create(b, c(0xfff), odd)),
-      c(~0x1fffu));
-  Value special = arith::CmpIOp::create(
-      b, arith::CmpIPredicate::eq,
-      arith::AndIOp::create(b, bits, c(0x7f800000)), c(0x7f800000));
-  return arith::BitcastOp::create(
-      b, x.getType(), arith::SelectOp::create(b, special, bits, rounded));
-}
-
 Value MatmulEmitter::load(const Operand &op, Value linear, Value inBounds,
                           int64_t width) {
   // Out-of-bounds lanes read element 0 (always there) and keep zero.
@@ -222,7 +201,7 @@ Value MatmulEmitter::load(const Operand &op, Value linear, Value inBounds,
   }
   x = arith::SelectOp::create(b, inBounds, x,
                               splat(x.getType(), b.getZeroAttr(element)));
-  return tf32 && !splitF32 ? roundToTF32(x) : x;
+  return tf32 && !splitF32 ? roundToTF32(b, x) : x;
 }
 
 int64_t MatmulEmitter::vectorWidth(const Operand &op, int64_t rows,
@@ -353,11 +332,9 @@ LogicalResult MatmulEmitter::gemm(nv::MatmulOp mm, const MainProblem &p,
     // first is then its TF32-rounded high part).
     auto reg = [&](Value tile, Value row, Value col) -> std::array<Value, 2> {
       if (splitF32) {
-        Value x = memref::LoadOp::create(b, tile, ValueRange{row, col});
-        Value hi = roundToTF32(x);
-        Value lo = roundToTF32(arith::SubFOp::create(b, x, hi));
-        return {arith::BitcastOp::create(b, i32, hi),
-                arith::BitcastOp::create(b, i32, lo)};
+        auto [hi, lo] = splitTF32(
+            b, memref::LoadOp::create(b, tile, ValueRange{row, col}));
+        return {hi, lo};
       }
       auto vt = VectorType::get({perReg}, element);
       Value v = vector::LoadOp::create(b, vt, tile, ValueRange{row, col});
