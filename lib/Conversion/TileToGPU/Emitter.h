@@ -238,9 +238,13 @@ struct KernelContext {
   }
   /// Stores `x`, output `i`'s value evaluated earlier, at `idx`.
   void storeValue(unsigned i, Value x, ValueRange idx) {
+    checkFinite(i, x);
+    memref::StoreOp::create(b, x, outputBuffers[i], idx);
+  }
+  /// Raises output `i`'s non-finite check on `x`, its value, if it has one.
+  void checkFinite(unsigned i, Value x) {
     if (auto check = finiteChecks.find(i); check != finiteChecks.end())
       raiseUnlessFinite(x, check->second);
-    memref::StoreOp::create(b, x, outputBuffers[i], idx);
   }
   /// Stores the outputs `which` at `indexOf(i)` each, every value evaluated
   /// before the first store: the planner may place an output in place over

@@ -255,8 +255,7 @@ FailureOr<Geometry> emitOptimizer(KernelContext &k) {
         auto x = body.eval(k.outputs()[i], idx);
         if (failed(x))
           return failure();
-        if (auto check = k.finiteChecks.find(i); check != k.finiteChecks.end())
-          k.raiseUnlessFinite(*x, check->second);
+        k.checkFinite(i, *x);
         out.push_back(*x);
       }
       return out;

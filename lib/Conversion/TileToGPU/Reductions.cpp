@@ -134,6 +134,31 @@ private:
     return gpu::AddressSpaceAttr::get(b.getContext(),
                                       gpu::AddressSpace::Workgroup);
   }
+  /// Stores `values` (outputs evaluated earlier) from one thread each:
+  /// the one whose `leader` is 0 where `valid`, and for a scalar output
+  /// (which the contract keeps independent of the rows or columns) the one
+  /// at `position` 0.
+  void storeFromLeaders(ArrayRef<std::pair<unsigned, Value>> values,
+                        Value position, Value valid, Value leader,
+                        function_ref<SmallVector<Value>(Value)> pointOf) {
+    auto isZero = [&](Value x) {
+      return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, x,
+                                   body.index(0));
+    };
+    for (const auto &[i, x] : values) {
+      Value first = arith::AndIOp::create(
+          b,
+          k.contract.results[i].kind == AccessKind::Scalar ? isZero(position)
+                                                           : valid,
+          isZero(leader));
+      unsigned out = i;
+      Value value = x;
+      (void)k.ifThen(first, [&] {
+        k.storeValue(out, value, pointOf(k.outputs()[out]));
+        return success();
+      });
+    }
+  }
   /// Orders this thread's global writes before its later ones for the
   /// whole device (membar.gl).
   void fenceDevice() { NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU); }
@@ -516,9 +541,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                   auto x = body.eval(v, pointIndex(v, full, leadIdx, col));
                   if (failed(x))
                     return k.unsupported();
-                  if (auto check = k.finiteChecks.find(i);
-                      check != k.finiteChecks.end())
-                    k.raiseUnlessFinite(*x, check->second);
+                  k.checkFinite(i, *x);
                   values[j].push_back(*x);
                 }
               for (auto [j, i] : llvm::enumerate(elementwise)) {
@@ -547,26 +570,10 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       if (!perRow.empty())
         gpu::BarrierOp::create(b);
     }
-    for (auto [i, x] : perRow) {
-      // Per-row outputs from each row's lane 0; a scalar output (which the
-      // contract keeps independent of the rows) from the first row's.
-      Value first = arith::AndIOp::create(
-          b,
-          k.contract.results[i].kind == AccessKind::Scalar
-              ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, row,
-                                      body.index(0))
-              : valid,
-          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
-                                body.index(0)));
-      Value value = x;
-      unsigned out = i;
-      (void)k.ifThen(first, [&] {
-        k.storeValue(
-            out, value,
-            pointIndex(k.outputs()[out], full, leadIdx, body.index(0)));
-        return success();
-      });
-    }
+    // Per-row outputs from each row's lane 0.
+    storeFromLeaders(perRow, row, valid, lane, [&](Value v) {
+      return pointIndex(v, full, leadIdx, body.index(0));
+    });
     return success();
   };
 
@@ -841,24 +848,9 @@ FailureOr<Geometry> ReductionEmitter::column(gpu::GPUFuncOp func) {
     if (!perColumn.empty())
       gpu::BarrierOp::create(b);
   }
-  for (auto [i, x] : perColumn) {
-    // Per-column outputs from each column's first row group; a scalar
-    // output (independent of the columns) from the first column's.
-    Value first = arith::AndIOp::create(
-        b,
-        k.contract.results[i].kind == AccessKind::Scalar
-            ? arith::CmpIOp::create(b, arith::CmpIPredicate::eq, col,
-                                    body.index(0))
-            : valid,
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rowGroup,
-                              body.index(0)));
-    unsigned out = i;
-    Value value = x;
-    (void)k.ifThen(first, [&] {
-      k.storeValue(out, value, pointAt(k.outputs()[out], body.index(0)));
-      return success();
-    });
-  }
+  // Per-column outputs from each column's first row group.
+  storeFromLeaders(perColumn, col, valid, rowGroup,
+                   [&](Value v) { return pointAt(v, body.index(0)); });
   return Geometry{(cols + colsPerBlock - 1) / colsPerBlock, threads};
 }
 
