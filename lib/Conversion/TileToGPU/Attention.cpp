@@ -94,6 +94,16 @@ private:
   FailureOr<Geometry> backwardKernel();
   LogicalResult emitDKDV(Value block);
   LogicalResult emitDQ(Value block);
+  /// What a backward block of `kBlockRows` rows along a sequence of
+  /// `length` starts from: its (batch, head), first row, this warp's first
+  /// row within the block and in the sequence, every operand's offset for that head, and a zero of the operand
+  /// type.
+  struct BackwardBlock {
+    Value bh, base, warpRow, rowBase;
+    Value lead[6];
+    Value zero;
+  };
+  BackwardBlock backwardBlock(Value block, int64_t length);
   void fillConstants(int64_t grid);
 
   // Index arithmetic.
@@ -814,17 +824,26 @@ AttentionEmitter::maskTile(Value needsMask, const Acc &values,
   return Acc(branch.getResults().begin(), branch.getResults().end());
 }
 
+AttentionEmitter::BackwardBlock
+AttentionEmitter::backwardBlock(Value block, int64_t length) {
+  int64_t blocks = llvm::divideCeil(length, kBlockRows);
+  BackwardBlock blk;
+  blk.bh = div(block, blocks);
+  blk.base = mul(rem(block, blocks), kBlockRows);
+  blk.warpRow = mul(warp, kWarpRows);
+  blk.rowBase = add(blk.base, blk.warpRow);
+  for (unsigned i = 0; i < 6; ++i)
+    blk.lead[i] = leadOffset(operands[i], blk.bh);
+  blk.zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
+  return blk;
+}
+
 /// K/V-stationary: 64 keys per block, dK and dV over the query tiles.
 LogicalResult AttentionEmitter::emitDKDV(Value block) {
-  int64_t keyBlocks = llvm::divideCeil(tk, kBlockRows);
-  Value bh = div(block, keyBlocks);
-  Value keyBase = mul(rem(block, keyBlocks), kBlockRows);
-  Value warpRow = mul(warp, kWarpRows);
-  Value rowBase = add(keyBase, warpRow);
-  Value lead[6];
-  for (unsigned i = 0; i < 6; ++i)
-    lead[i] = leadOffset(operands[i], bh);
-  Value zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
+  BackwardBlock blk = backwardBlock(block, tk);
+  Value bh = blk.bh, keyBase = blk.base, warpRow = blk.warpRow,
+        rowBase = blk.rowBase, zero = blk.zero;
+  Value *lead = blk.lead;
   SmallVector<SmallVector<Value>> kFrags =
       rowFragments(1, lead[1], rowBase, d, tk, zero);
   SmallVector<SmallVector<Value>> vFrags =
@@ -924,15 +943,10 @@ LogicalResult AttentionEmitter::emitDKDV(Value block) {
 
 /// Q-stationary: 64 queries per block, dQ over the key tiles.
 LogicalResult AttentionEmitter::emitDQ(Value block) {
-  int64_t queryBlocks = llvm::divideCeil(tq, kBlockRows);
-  Value bh = div(block, queryBlocks);
-  Value queryBase = mul(rem(block, queryBlocks), kBlockRows);
-  Value warpRow = mul(warp, kWarpRows);
-  Value rowBase = add(queryBase, warpRow);
-  Value lead[6];
-  for (unsigned i = 0; i < 6; ++i)
-    lead[i] = leadOffset(operands[i], bh);
-  Value zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
+  BackwardBlock blk = backwardBlock(block, tq);
+  Value bh = blk.bh, queryBase = blk.base, warpRow = blk.warpRow,
+        rowBase = blk.rowBase, zero = blk.zero;
+  Value *lead = blk.lead;
   SmallVector<SmallVector<Value>> qFrags =
       rowFragments(0, lead[0], rowBase, d, tq, zero);
   SmallVector<SmallVector<Value>> doFrags =
