@@ -31,6 +31,8 @@ Environment:
                 attention, gpt2, deepest (default: all)
   BENCH_GEMM    GEMM shapes MxKxN, comma-separated (default: the size's)
   BENCH_GEMM_DTYPES  bf16,tf32 (default both)
+  BENCH_GEMM_LAYOUT  nt (default: C = A B^T, B stored [N, K] as nn.Linear's
+                weight) or nn (B stored [K, N]); cuBLAS gets the same
 
 Exit status 1 when anything failed to compile (the manifest is still
 written, the failed items marked, so the GPU half reports them as failed).
@@ -61,6 +63,10 @@ SMOKE_GEMM = [(1024, 1024, 1024), (2048, 768, 2304), (1000, 1000, 1000),
 GPT2_SHAPES = {(16384, 768, 2304), (16384, 768, 3072), (16384, 3072, 768),
                (16384, 768, 50304)}
 SQUARE_BARS = {(4096, 4096, 4096), (8192, 8192, 8192)}
+GEMM_LAYOUT = os.environ.get("BENCH_GEMM_LAYOUT", "nt")
+if GEMM_LAYOUT not in ("nt", "nn"):
+    sys.exit("prepare: error: BENCH_GEMM_LAYOUT must be nt or nn, got '%s'"
+             % GEMM_LAYOUT)
 
 SIZES = {
     "full": {
@@ -149,13 +155,17 @@ class Prepare:
                 group = ("gpt2" if (m, k, n) in GPT2_SHAPES else
                          "square" if m == k == n and not m & (m - 1) else
                          "ragged")
+                nt = GEMM_LAYOUT == "nt"
                 nvx = self.forward(
                     "gemm " + name, "gemm.mlir.in",
                     {"M": m, "K": k, "N": n,
-                     "T": "bf16" if dtype == "bf16" else "f32"},
+                     "T": "bf16" if dtype == "bf16" else "f32",
+                     "BSHAPE": "%dx%d" % ((n, k) if nt else (k, n)),
+                     "LAYOUT": "transpose_rhs " if nt else ""},
                     os.path.join(self.out, "gemm", name), dtype)
                 cases.append({"name": name, "dtype": dtype, "m": m, "k": k,
-                              "n": n, "group": group, "nvx": nvx,
+                              "n": n, "layout": GEMM_LAYOUT, "group": group,
+                              "nvx": nvx,
                               "bar": bar_of(group, (m, k, n))})
                 log("gemm %s: %s" % (name, "ok" if nvx else "FAILED"))
         return cases

@@ -84,14 +84,17 @@ class Report:
                                             fmt(r.get("cublas_tflops")))
                     if r.get("cublas_ms") else "failed: " +
                     r.get("cublas_error", "?"))
-            rows.append([shape, r["dtype"], r["group"], nova, peer,
+            rows.append([shape, r.get("layout", "nn"), r["dtype"],
+                         r["group"], nova, peer,
                          ratio_cell(r.get("ratio"), r.get("bar"))])
             self.note("GEMM %s %s" % (r["dtype"], shape), r.get("ratio"),
                       r.get("bar"))
         out += ("M x K x N; median of CUDA-event-timed runs, each replaying "
                 "one CUDA graph (nova-run's, and one captured around "
-                "torch.matmul); ratio = cuBLAS time / Nova time.\n\n")
-        out += table(["M x K x N", "dtype", "kind", "Nova", "cuBLAS",
+                "torch.matmul); B: nt = A times the transpose of B stored "
+                "[N, K] (nn.Linear's weight), nn = B stored [K, N], the same "
+                "for both; ratio = cuBLAS time / Nova time.\n\n")
+        out += table(["M x K x N", "B", "dtype", "kind", "Nova", "cuBLAS",
                       "Nova / cuBLAS"], rows)
         return out
 

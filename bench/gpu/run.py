@@ -254,7 +254,12 @@ def part_gemm(ctx):
             torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
             tt = torch.bfloat16 if dtype == "bf16" else torch.float32
             a = torch.randn(m, k, device="cuda", dtype=tt)
-            b = torch.randn(k, n, device="cuda", dtype=tt)
+            # The layout Nova was given (prepare.py's BENCH_GEMM_LAYOUT):
+            # "nt" multiplies by the transpose of a [N, K] matrix.
+            if c.get("layout", "nn") == "nt":
+                b = torch.randn(n, k, device="cuda", dtype=tt).t()
+            else:
+                b = torch.randn(k, n, device="cuda", dtype=tt)
             out = torch.empty(m, n, device="cuda", dtype=tt)
             mm = lambda: torch.matmul(a, b, out=out)  # noqa: E731
             replay = graphed(mm)
