@@ -33,9 +33,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
-#include "llvm/Support/Debug.h"
-
-#define DEBUG_TYPE "nova-wgmma"
+#include "mlir/IR/Remarks.h"
 
 using namespace mlir;
 
@@ -61,17 +59,20 @@ struct WgmmaTiling {
   int64_t kStep() const { return 32 / elementBytes; }
 };
 
-/// A K-major operand as TMA sees it: `rows` rows of `k` elements,
-/// `rowStride` elements apart, from element `offset` of the input.
-struct KMajor {
+/// An operand as TMA loads it: `rows` M (or N) indices by `k`, stored
+/// K-major (a row of K elements per M/N index) or MN-major (a row of M/N
+/// elements per K index), rows `rowStride` elements apart, from element
+/// `offset` of the input.
+struct TmaOperand {
   BlockArgument input;
   int64_t offset, rows, k, rowStride;
+  bool mnMajor = false;
 };
 
 /// Why the wgmma path does not take `k`'s kernel, or nothing when it does;
 /// fills the operands when it does.
 std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
-                                   KMajor &a, KMajor &b) {
+                                   TmaOperand &a, TmaOperand &b) {
   const auto &problems = k.contract.problems;
   if (problems.size() != 1 || problems[0].columnSum)
     return std::string("not a single GEMM");
@@ -99,24 +100,29 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
   if (m * batch < 64 || n < 64 || kExtent == 0)
     return std::string("a product under 64 x 64 or with K = 0");
   auto operandOf = [&](Value v, const Access &access, bool rhs,
-                       KMajor &out) -> std::optional<std::string> {
+                       TmaOperand &out) -> std::optional<std::string> {
     auto arg = dyn_cast<BlockArgument>(v);
     if (!arg || elementOf(arg) != element)
       return std::string("a prologue on an operand");
-    // K-major: the lhs as stored, the rhs stored transposed.
-    if (access.transposed != rhs)
-      return std::string("an operand that is not K-major");
+    // The oriented view: lhs [.., M, K], rhs [.., K, N].
     size_t r = access.strides.size();
-    int64_t kStride = rhs ? access.strides[r - 2] : access.strides[r - 1];
-    int64_t rowStride = rhs ? access.strides[r - 1] : access.strides[r - 2];
+    int64_t mnStride = access.strides[rhs ? r - 1 : r - 2];
+    int64_t kStride = access.strides[rhs ? r - 2 : r - 1];
+    // K contiguous (K-major), else M or N contiguous (MN-major: wgmma's
+    // transpose, which exists for 16-bit types only).
+    bool mnMajor = kStride != 1 && kExtent > 1;
+    if (mnMajor && mnStride != 1)
+      return std::string("an operand with neither K nor M/N contiguous");
+    if (mnMajor && element.isF32())
+      return std::string("a TF32 operand that is not K-major (wgmma reads "
+                         "only 16-bit operands M/N-major)");
+    int64_t rowStride = mnMajor ? kStride : mnStride;
     int64_t rows = rhs ? n : m;
-    if (kStride != 1 && kExtent > 1)
-      return std::string("an operand whose K is not contiguous");
     // The batch folds into the rows when the lhs's batches follow one
-    // another row after row and the rhs is the same for every batch.
+    // another along M and the rhs is the same for every batch.
     ArrayRef<int64_t> batchStrides = ArrayRef(access.strides).drop_back(2);
     ArrayRef<int64_t> batchShape = shapeOf(mm.getResult()).drop_back(2);
-    int64_t expected = m * rowStride;
+    int64_t expected = m * mnStride;
     for (int64_t d = int64_t(batchShape.size()) - 1; d >= 0; --d) {
       int64_t want = rhs ? 0 : expected;
       if (batchShape[d] != 1 && batchStrides[d] != want)
@@ -125,13 +131,15 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
     }
     if (!rhs)
       rows *= batch;
+    // TMA's global strides are multiples of 16 bytes: an odd row length
+    // (a vocabulary of 50257) cannot be loaded by TMA.
     if ((rowStride * bytes) % 16 != 0)
       return std::string("a row stride that is not a multiple of 16 bytes");
     if ((access.offset * bytes) % 16 != 0)
       return std::string("an operand that does not start 16-byte aligned");
     if (rows >= (int64_t(1) << 31) || kExtent >= (int64_t(1) << 31))
       return std::string("an operand too large for 32-bit TMA coordinates");
-    out = {arg, access.offset, rows, kExtent, rowStride};
+    out = {arg, access.offset, rows, kExtent, rowStride, mnMajor};
     return std::nullopt;
   };
   if (auto why = operandOf(mm.getLhs(), p.operands[0].second, false, a))
@@ -143,7 +151,7 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
 
 class WgmmaEmitter {
 public:
-  WgmmaEmitter(KernelContext &k, nv::MatmulOp mm, KMajor a, KMajor bOp)
+  WgmmaEmitter(KernelContext &k, nv::MatmulOp mm, TmaOperand a, TmaOperand bOp)
       : k(k), b(k.b), body(k.body), mm(mm), a(a), bo(bOp) {}
   FailureOr<Geometry> emit();
 
@@ -189,8 +197,15 @@ private:
     return shared(
         add(i64(t.barrierOffset() + 8 * t.stages), mul(stage, i64(8))));
   }
-  /// A TMA descriptor parameter for `op`, boxes of `boxRows` rows.
-  Value addDescriptor(const KMajor &op, int64_t boxRows);
+  /// A TMA descriptor parameter for `op` in tiles of `tileRows` M (N)
+  /// indices: one box of the whole tile when K-major, boxes of 128 bytes of
+  /// M (N) by the K tile when MN-major.
+  Value addDescriptor(const TmaOperand &op, int64_t tileRows);
+  /// The producer's loads of `op`'s tile of `tileRows` from M (N) index
+  /// `firstRow` (i32) and K index `kCoord` (i32) into the stage at shared
+  /// byte `destination`, counted on barrier `full`.
+  void load(const TmaOperand &op, Value desc, Value destination,
+            int64_t tileRows, Value firstRow, Value kCoord, Value full);
   void waitParity(Value barrier, Value phase) {
     NVVM::MBarrierTryWaitParityOp::create(b, barrier, phase, i32(0x989680));
   }
@@ -210,26 +225,32 @@ private:
   ImplicitLocOpBuilder &b;
   BodyEmitter &body;
   nv::MatmulOp mm;
-  KMajor a, bo;
+  TmaOperand a, bo;
   WgmmaTiling t{};
   Value smem, descA, descB, tid, block;
   int64_t tilesM = 0, tilesN = 0, kTiles = 0, grid = 0;
   bool tf32 = false;
 };
 
-Value WgmmaEmitter::addDescriptor(const KMajor &op, int64_t boxRows) {
+Value WgmmaEmitter::addDescriptor(const TmaOperand &op, int64_t tileRows) {
   MLIRContext *ctx = b.getContext();
   unsigned index = k.func.getNumArguments();
   (void)k.func.insertArgument(index, LLVM::LLVMPointerType::get(ctx),
                               DictionaryAttr(), b.getLoc());
-  // dims and box innermost first (K, then rows); strides in bytes.
+  // dims and box innermost first (K then M/N, or M/N then K when
+  // MN-major); strides in bytes. A box row is 128 bytes either way.
+  SmallVector<int64_t> dims{op.k, op.rows}, box{t.bk(), tileRows};
+  if (op.mnMajor) {
+    dims = {op.rows, op.k};
+    box = {t.bk(), t.bk()};
+  }
   SmallVector<NamedAttribute> map{
       b.getNamedAttr("buffer", b.getI32IntegerAttr(op.input.getArgNumber())),
       b.getNamedAttr("offset", b.getI64IntegerAttr(op.offset * t.elementBytes)),
-      b.getNamedAttr("dims", b.getDenseI64ArrayAttr({op.k, op.rows})),
+      b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
       b.getNamedAttr("strides",
                      b.getDenseI64ArrayAttr({op.rowStride * t.elementBytes})),
-      b.getNamedAttr("box", b.getDenseI64ArrayAttr({t.bk(), boxRows})),
+      b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
       b.getNamedAttr("swizzle", b.getI32IntegerAttr(128))};
   k.func.setArgAttr(index, kTmaAttr, DictionaryAttr::get(ctx, map));
   SmallVector<int32_t> params;
@@ -261,6 +282,24 @@ template <typename Fn> LogicalResult WgmmaEmitter::forEachTile(Fn fn) {
   });
 }
 
+void WgmmaEmitter::load(const TmaOperand &op, Value desc, Value destination,
+                        int64_t tileRows, Value firstRow, Value kCoord,
+                        Value full) {
+  auto copy = [&](Value to, Value inner, Value outer) {
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, toCluster(shared(to)), desc, ValueRange{inner, outer}, full,
+        ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE, false,
+        NVVM::CTAGroupKindAttr(), Value());
+  };
+  if (!op.mnMajor)
+    return copy(destination, kCoord, firstRow);
+  // MN-major: 128-byte-wide column blocks of the tile, each the K tile's
+  // rows, one after the other (the descriptor's leading byte offset).
+  for (int64_t j = 0; j < tileRows / t.bk(); ++j)
+    copy(add(destination, i64(j * 128 * t.bk())),
+         arith::AddIOp::create(b, firstRow, i32(j * t.bk())), kCoord);
+}
+
 void WgmmaEmitter::producer() {
   // One thread issues every load; the others of the warpgroup are done.
   Value lead = eq(arith::RemUIOp::create(b, tid, idx(128)), idx(0));
@@ -284,38 +323,49 @@ void WgmmaEmitter::producer() {
             false, Value());
         Value base = mul(stage, i64(t.stageBytes()));
         Value kCoord = toI32(mul(kt, idx(t.bk())));
-        for (auto [desc, offset, row] : {std::tuple{descA, int64_t(0), rowA},
-                                         std::tuple{descB, t.aBytes(), rowB}})
-          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-              b, toCluster(shared(add(base, i64(offset)))), desc,
-              ValueRange{kCoord, row}, full, ValueRange{}, Value(), Value(),
-              NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(),
-              Value());
+        load(a, descA, base, t.bm(), rowA, kCoord, full);
+        load(bo, descB, add(base, i64(t.aBytes())), t.bn, rowB, kCoord, full);
         return success();
       });
     });
   });
 }
 
-/// The wgmma shared-memory descriptor of a K-major, 128-byte-swizzled tile
-/// at shared address `address`: start address >> 4 (bits 0-13), leading
-/// byte offset 16 (unused by swizzled K-major layouts), stride byte offset
-/// 1024 between groups of 8 rows (bits 32-45), 128-byte swizzle (bits
-/// 62-63).
 static constexpr int64_t kSMs = 132;
 
-static constexpr int64_t kDescriptorBits =
-    (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
+/// The constant bits of the wgmma shared-memory descriptor of a
+/// 128-byte-swizzled tile whose K tile is `bk` elements (the start address
+/// >> 4 goes in bits 0-13): 128-byte swizzle (bits 62-63), the stride byte
+/// offset (bits 32-45) between groups of 8 rows of 128 bytes (1024), and
+/// the leading byte offset (bits 16-29): unused by K-major layouts (16),
+/// between the 128-byte-wide column blocks of an MN-major one (a block
+/// holds the K tile's rows: 128 x bk bytes).
+static int64_t descriptorBits(bool mnMajor, int64_t bk) {
+  int64_t leading = mnMajor ? 128 * bk : 16;
+  return ((leading >> 4) << 16) | (int64_t(1024 >> 4) << 32) |
+         (int64_t(1) << 62);
+}
 
 Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   MLIRContext *ctx = b.getContext();
   auto accType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(t.bn / 2, b.getF32Type()));
   Value smemAddress = LLVM::PtrToIntOp::create(b, b.getI64Type(), smem);
-  Value baseDesc = arith::OrIOp::create(
-      b, arith::ShRUIOp::create(b, smemAddress, i64(4)), i64(kDescriptorBits));
-  // This consumer's 64 rows of A.
-  Value aRows = mul(toI64(consumerIndex), i64(64 * 128 >> 4));
+  Value start = arith::ShRUIOp::create(b, smemAddress, i64(4));
+  Value aBase =
+      arith::OrIOp::create(b, start, i64(descriptorBits(a.mnMajor, t.bk())));
+  Value bBase =
+      arith::OrIOp::create(b, start, i64(descriptorBits(bo.mnMajor, t.bk())));
+  // This consumer's 64 rows of A: 64 rows of 128 bytes (K-major), or one
+  // column block of 64 M indices by the K tile (MN-major).
+  int64_t consumerBytes = a.mnMajor ? 128 * t.bk() : 64 * 128;
+  Value aRows = mul(toI64(consumerIndex), i64(consumerBytes >> 4));
+  // The descriptors' start addresses advance by a wgmma's K (32 bytes)
+  // along the swizzled 128-byte rows when K-major, by as many rows of 128
+  // bytes when MN-major.
+  auto kStepBytes = [&](const TmaOperand &op) {
+    return op.mnMajor ? 128 * t.kStep() : 32;
+  };
   NVVM::WGMMATypes type =
       tf32 ? NVVM::WGMMATypes::tf32 : NVVM::WGMMATypes::bf16;
 
@@ -327,21 +377,22 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
     Value phase = toI32(arith::AndIOp::create(
         b, arith::DivUIOp::create(b, step, idx(t.stages)), idx(1)));
     waitParity(fullBarrier(stage), phase);
-    Value stageDesc = add(baseDesc, mul(stage, i64(t.stageBytes() >> 4)));
-    Value aDesc = add(stageDesc, aRows);
-    Value bDesc = add(stageDesc, i64(t.aBytes() >> 4));
+    Value stageOffset = mul(stage, i64(t.stageBytes() >> 4));
+    Value aDesc = add(add(aBase, stageOffset), aRows);
+    Value bDesc = add(add(bBase, stageOffset), i64(t.aBytes() >> 4));
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t s = 0; s < t.bk() / t.kStep(); ++s) {
-      // 32 bytes of K further along the (swizzled) 128-byte rows.
-      Value along = i64(s * 32 >> 4);
       acc = NVVM::WgmmaMmaAsyncOp::create(
-          b, accType, acc, add(aDesc, along), add(bDesc, along),
+          b, accType, acc, add(aDesc, i64(s * kStepBytes(a) >> 4)),
+          add(bDesc, i64(s * kStepBytes(bo) >> 4)),
           NVVM::MMAShapeAttr::get(ctx, 64, t.bn, t.kStep()), type, type,
           NVVM::WGMMATypes::f32,
           firstStep && s == 0 ? NVVM::WGMMAScaleOut::zero
                               : NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-          NVVM::MMALayout::row, NVVM::MMALayout::col,
+          // K-major is A row-major and B column-major.
+          a.mnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          bo.mnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
           NVVM::MMAIntOverflowAttr());
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
@@ -527,12 +578,22 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
 
 std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k) {
   nv::MatmulOp mm;
-  KMajor a, bOp;
+  TmaOperand a, bOp;
+  // Which path a GEMM takes, and why not wgmma: optimization remarks
+  // (nova-opt --remarks-filter=nova-wgmma --remark-format=emitRemark).
+  auto opts = remark::RemarkOpts::name("wgmma")
+                  .category("nova-wgmma")
+                  .function(k.kernel.getSymName());
   if (auto why = analyze(k, mm, a, bOp)) {
-    LLVM_DEBUG(llvm::dbgs() << "kernel @" << k.kernel.getSymName()
-                            << " stays on mma.sync: " << *why << "\n");
+    remark::missed(k.kernel.getLoc(), opts)
+        << remark::reason("stays on mma.sync: {0}", *why);
     return std::nullopt;
   }
+  auto major = [](const TmaOperand &op, StringRef mn) {
+    return (op.mnMajor ? mn + "-major" : Twine("K-major")).str();
+  };
+  remark::passed(k.kernel.getLoc(), opts)
+      << remark::add("wgmma, A {0}, B {1}", major(a, "M"), major(bOp, "N"));
   return WgmmaEmitter(k, mm, a, bOp).emit();
 }
 
