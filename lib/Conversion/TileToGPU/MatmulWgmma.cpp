@@ -212,13 +212,18 @@ private:
   /// The output tile `tile` as (tile row, tile column), in groups of 8
   /// tile rows that sweep the tile columns together (L2 reuse of B).
   std::pair<Value, Value> tileCoordinates(Value tile);
-  /// for (tile = block; tile < tiles; tile += grid) fn(tile, first
-  /// pipeline step of the tile): the block's share of the persistent grid.
-  template <typename Fn> LogicalResult forEachTile(Fn fn);
+  /// for (unit = block; unit < tiles x splits; unit += grid) fn(tile,
+  /// split, first pipeline step of the unit): the block's share of the
+  /// persistent grid; a unit is one split of one tile's K tiles.
+  template <typename Fn> LogicalResult forEachUnit(Fn fn);
   void producer();
-  /// The accumulators of the tile whose K tiles are pipeline steps
-  /// [first, first + kTiles).
+  /// The accumulators of the unit whose K tiles are pipeline steps
+  /// [first, first + kPerUnit).
   Value consumer(Value consumerIndex, Value first);
+  /// Split K: the tile's sum over its splits, then the epilogue, by the
+  /// last of them to finish.
+  LogicalResult combineSplits(Value acc, Value consumerIndex, Value tile,
+                              Value split, Value tm, Value tn);
   LogicalResult epilogue(Value acc, Value consumerIndex, Value tm, Value tn);
 
   KernelContext &k;
@@ -227,8 +232,10 @@ private:
   nv::MatmulOp mm;
   TmaOperand a, bo;
   WgmmaTiling t{};
-  Value smem, descA, descB, tid, block;
+  Value smem, descA, descB, tid, block, workspace;
   int64_t tilesM = 0, tilesN = 0, kTiles = 0, grid = 0;
+  /// K tiles split over `splits` blocks of kPerUnit each.
+  int64_t splits = 1, kPerUnit = 0;
   bool tf32 = false;
 };
 
@@ -272,13 +279,17 @@ std::pair<Value, Value> WgmmaEmitter::tileCoordinates(Value tile) {
           arith::DivUIOp::create(b, inGroup, groupRows)};
 }
 
-template <typename Fn> LogicalResult WgmmaEmitter::forEachTile(Fn fn) {
-  return k.loop(block, idx(tilesM * tilesN), idx(grid), [&](Value tile) {
-    // Every tile has kTiles steps; stages and phases run on across tiles.
+template <typename Fn> LogicalResult WgmmaEmitter::forEachUnit(Fn fn) {
+  int64_t units = tilesM * tilesN * splits;
+  return k.loop(block, idx(units), idx(grid), [&](Value unit) {
+    // Every unit has kPerUnit steps; stages and phases run on across units.
     Value first = mul(arith::DivUIOp::create(
-                          b, arith::SubIOp::create(b, tile, block), idx(grid)),
-                      idx(kTiles));
-    return fn(tile, first);
+                          b, arith::SubIOp::create(b, unit, block), idx(grid)),
+                      idx(kPerUnit));
+    if (splits == 1)
+      return fn(unit, idx(0), first);
+    return fn(arith::DivUIOp::create(b, unit, idx(splits)),
+              arith::RemUIOp::create(b, unit, idx(splits)), first);
   });
 }
 
@@ -304,11 +315,12 @@ void WgmmaEmitter::producer() {
   // One thread issues every load; the others of the warpgroup are done.
   Value lead = eq(arith::RemUIOp::create(b, tid, idx(128)), idx(0));
   (void)k.ifThen(lead, [&] {
-    return forEachTile([&](Value tile, Value first) {
+    return forEachUnit([&](Value tile, Value split, Value first) {
       auto [tm, tn] = tileCoordinates(tile);
       Value rowA = toI32(mul(tm, idx(t.bm()))),
             rowB = toI32(mul(tn, idx(t.bn)));
-      return k.loop(idx(0), idx(kTiles), idx(1), [&](Value kt) {
+      Value firstK = mul(split, idx(kPerUnit));
+      return k.loop(idx(0), idx(kPerUnit), idx(1), [&](Value kt) {
         Value step = add(first, kt);
         Value stage = toI64(arith::RemUIOp::create(b, step, idx(t.stages)));
         Value round = arith::DivUIOp::create(b, step, idx(t.stages));
@@ -322,7 +334,7 @@ void WgmmaEmitter::producer() {
             b, Type(), full, i32(t.stageBytes()), NVVM::MemScopeKind::CTA,
             false, Value());
         Value base = mul(stage, i64(t.stageBytes()));
-        Value kCoord = toI32(mul(kt, idx(t.bk())));
+        Value kCoord = toI32(mul(add(firstK, kt), idx(t.bk())));
         load(a, descA, base, t.bm(), rowA, kCoord, full);
         load(bo, descB, add(base, i64(t.aBytes())), t.bn, rowB, kCoord, full);
         return success();
@@ -404,7 +416,7 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   };
   Value acc = kTile(first, LLVM::UndefOp::create(b, accType), true);
   auto forOp =
-      scf::ForOp::create(b, idx(1), idx(kTiles), idx(1), ValueRange{acc});
+      scf::ForOp::create(b, idx(1), idx(kPerUnit), idx(1), ValueRange{acc});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(forOp.getBody());
@@ -418,8 +430,105 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   // The last stage goes back too: the producer fills it for the next tile
   // while this one's epilogue runs.
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-  release(add(first, idx(kTiles - 1)));
+  release(add(first, idx(kPerUnit - 1)));
   return forOp.getResult(0);
+}
+
+/// Split K over blocks when the tiles alone leave SMs idle (few output
+/// tiles, long K: the weight gradients): the number of splits (a divisor
+/// of the K tiles, each split at least 8 of them, at most 8 splits) that
+/// minimises waves x K tiles per split plus the partial sums' traffic
+/// (a 128 x 256 f32 tile written, then read back by the last split: about
+/// 2.5 K tiles' time per split), when that saves more than 10 %.
+static int64_t chooseSplits(int64_t tiles, int64_t kTiles) {
+  auto cost = [&](int64_t s) {
+    int64_t waves = llvm::divideCeil(tiles * s, kSMs);
+    return double(waves * (kTiles / s)) + (s > 1 ? 2.5 * double(s) : 0.0);
+  };
+  int64_t best = 1;
+  for (int64_t s = 2; s <= 8; ++s)
+    if (kTiles % s == 0 && kTiles / s >= 8 && cost(s) < cost(best) &&
+        cost(s) < 0.9 * cost(1))
+      best = s;
+  return best;
+}
+
+LogicalResult WgmmaEmitter::combineSplits(Value acc, Value consumerIndex,
+                                          Value tile, Value split, Value tm,
+                                          Value tn) {
+  // Per warp of the tile (8: no barrier wider than a warp), a slot of its
+  // accumulators per split, [accumulator][lane] (coalesced), and a ticket;
+  // the tickets after every slot. The last warp to draw its ticket adds
+  // the slots in split order (the same sum whichever finishes last), zeroes
+  // them and its ticket (the workspace is left as it was found: zero).
+  int64_t perThread = t.bn / 2, warps = 4 * t.consumers,
+          tiles = tilesM * tilesN;
+  Type f32 = b.getF32Type();
+  Value thread = arith::RemUIOp::create(b, tid, idx(128));
+  Value lane = arith::RemUIOp::create(b, tid, idx(32));
+  Value warp = add(mul(consumerIndex, idx(4)),
+                   arith::DivUIOp::create(b, thread, idx(32)));
+  Value slots = k.workspaceView(workspace, 0,
+                                {tiles * splits * warps, perThread, 32}, f32);
+  Value tickets =
+      k.workspaceView(workspace, tiles * splits * warps * perThread * 32 * 4,
+                      {tiles * warps}, b.getI32Type());
+  auto slot = [&](Value s) {
+    return add(mul(add(mul(tile, idx(splits)), s), idx(warps)), warp);
+  };
+  Value mine = slot(split);
+  for (int64_t i = 0; i < perThread; ++i)
+    memref::StoreOp::create(
+        b, LLVM::ExtractValueOp::create(b, acc, ArrayRef<int64_t>{i}), slots,
+        ValueRange{mine, idx(i), lane});
+  NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+  NVVM::SyncWarpOp::create(b, i32(-1));
+  Value ticketIndex = add(mul(tile, idx(warps)), warp);
+  auto draw = scf::IfOp::create(b, TypeRange{b.getI32Type()}, eq(lane, idx(0)),
+                                /*else=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(draw.thenBlock());
+    scf::YieldOp::create(b, ValueRange{memref::AtomicRMWOp::create(
+                                b, arith::AtomicRMWKind::addi, i32(1), tickets,
+                                ValueRange{ticketIndex})});
+    b.setInsertionPointToStart(draw.elseBlock());
+    scf::YieldOp::create(b, ValueRange{i32(0)});
+  }
+  Value ticket = gpu::ShuffleOp::create(b, draw.getResult(0), int32_t(0),
+                                        int32_t(32), gpu::ShuffleMode::IDX)
+                     .getShuffleResult();
+  Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, ticket,
+                                     i32(splits - 1));
+  return k.ifThen(last, [&]() -> LogicalResult {
+    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+    Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0));
+    auto sum =
+        scf::ForOp::create(b, idx(0), idx(splits), idx(1),
+                           ValueRange{LLVM::ZeroOp::create(b, acc.getType())});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(sum.getBody());
+      Value from = slot(sum.getInductionVar());
+      Value total = sum.getRegionIterArg(0);
+      for (int64_t i = 0; i < perThread; ++i) {
+        ValueRange at{from, idx(i), lane};
+        Value x = memref::LoadOp::create(b, slots, at);
+        memref::StoreOp::create(b, zero, slots, at);
+        Value partial =
+            LLVM::ExtractValueOp::create(b, total, ArrayRef<int64_t>{i});
+        total = LLVM::InsertValueOp::create(
+            b, total, arith::AddFOp::create(b, partial, x),
+            ArrayRef<int64_t>{i});
+      }
+      scf::YieldOp::create(b, total);
+    }
+    (void)k.ifThen(eq(lane, idx(0)), [&] {
+      memref::StoreOp::create(b, i32(0), tickets, ValueRange{ticketIndex});
+      return success();
+    });
+    return epilogue(sum.getResult(0), consumerIndex, tm, tn);
+  });
 }
 
 LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
@@ -531,9 +640,14 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   tilesM = llvm::divideCeil(a.rows, t.bm());
   tilesN = llvm::divideCeil(n, t.bn);
   kTiles = llvm::divideCeil(a.k, t.bk());
+  splits = chooseSplits(tilesM * tilesN, kTiles);
+  kPerUnit = kTiles / splits;
+  if (splits > 1)
+    workspace = k.addWorkspace(tilesM * tilesN * 4 * t.consumers *
+                               (splits * t.bn / 2 * 32 + 1) * 4);
   // A persistent grid: one block per SM of the H200 (the configured
-  // target), each walking tiles grid apart.
-  grid = std::min<int64_t>(tilesM * tilesN, kSMs);
+  // target), each walking units grid apart.
+  grid = std::min<int64_t>(tilesM * tilesN * splits, kSMs);
 
   // Barriers: full ones wait for the producer's arrival and the bytes,
   // empty ones for every consumer thread.
@@ -563,9 +677,11 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   NVVM::SetMaxRegisterOp::create(b, 232, NVVM::SetMaxRegisterAction::increase);
   body.pushScope();
   Value consumerIndex = arith::SubIOp::create(b, warpgroup, idx(1));
-  LogicalResult ok = forEachTile([&](Value tile, Value first) {
+  LogicalResult ok = forEachUnit([&](Value tile, Value split, Value first) {
     Value acc = consumer(consumerIndex, first);
     auto [tm, tn] = tileCoordinates(tile);
+    if (splits > 1)
+      return combineSplits(acc, consumerIndex, tile, split, tm, tn);
     return epilogue(acc, consumerIndex, tm, tn);
   });
   if (failed(ok))

@@ -72,7 +72,31 @@
 // CHECK-LABEL: gpu.module
 // CHECK-NOT: wgmma
 // CHECK: mma.sync
-// OFF-COUNT-10: nvvm.mma.sync
+
+// dW = x^T dy, 200 x 8192 x 512: 4 tiles but 128 K tiles, split over K in
+// 8 units of 16 K tiles each (32 blocks); every warp stores its partial
+// accumulators to the workspace (4 x 8 x 8 slots of 128 x 32 f32, then 32
+// tickets), fences, and its lane 0 draws a ticket; the warp that draws the
+// last one (7) adds the 8 slots in split order and runs the epilogue.
+// CHECK-LABEL: gpu.module
+// CHECK: gpu.func @{{.*}}(%arg0: memref<8192x200xbf16>, %arg1: memref<8192x512xbf16>, %arg2: memref<200x512xbf16>,
+// CHECK-SAME: %arg5: memref<4194432xi8>)
+// CHECK-SAME: known_grid_size = array<i32: 32, 1, 1>, {{.*}}nova_gpu.workspace_bytes = 4194432
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-COUNT-128: memref.store {{.*}} : memref<256x128x32xf32>
+// CHECK: nvvm.memory.barrier <gpu>
+// CHECK-NEXT: arith.constant -1
+// CHECK-NEXT: nvvm.bar.warp.sync
+// CHECK: memref.atomic_rmw addi {{.*}} : (i32, memref<32xi32>) -> i32
+// CHECK: gpu.shuffle  idx
+// CHECK: arith.constant 7 : i32
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.memory.barrier <gpu>
+// CHECK: scf.for {{.*}} = %c0 to %c8 step %c1
+// CHECK: memref.load {{.*}} : memref<256x128x32xf32>
+// CHECK-NEXT: memref.store {{.*}} : memref<256x128x32xf32>
+// CHECK: vector.store
+// OFF-COUNT-11: nvvm.mma.sync
 
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B K-major"
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B N-major"
@@ -84,6 +108,7 @@
 // REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a TF32 operand that is not K-major (wgmma reads only 16-bit operands M/N-major)"
 // REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a row stride that is not a multiple of 16 bytes"
 // REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a batch that does not fold into the rows"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major, B N-major"
 func.func @kmajor(%a: tensor<2x100x64xbf16>, %b: tensor<120x64xbf16>) -> tensor<2x100x120xf32> {
   %r = nova_tile.fusion matmul (%a, %b) : (tensor<2x100x64xbf16>, tensor<120x64xbf16>) -> tensor<2x100x120xf32> {
   ^bb0(%x: tensor<2x100x64xbf16>, %y: tensor<120x64xbf16>):
@@ -175,4 +200,13 @@ func.func @batched_mmajor(%a: tensor<2x64x100xbf16>, %b: tensor<120x64xbf16>) ->
     nova_tile.yield %p : tensor<2x100x120xbf16>
   }
   return %r : tensor<2x100x120xbf16>
+}
+
+func.func @dw_split(%x: tensor<8192x200xbf16>, %dy: tensor<8192x512xbf16>) -> tensor<200x512xbf16> {
+  %r = nova_tile.fusion matmul (%x, %dy) : (tensor<8192x200xbf16>, tensor<8192x512xbf16>) -> tensor<200x512xbf16> {
+  ^bb0(%a: tensor<8192x200xbf16>, %b: tensor<8192x512xbf16>):
+    %p = nova.matmul %a, %b transpose_lhs : tensor<8192x200xbf16>, tensor<8192x512xbf16> -> tensor<200x512xbf16>
+    nova_tile.yield %p : tensor<200x512xbf16>
+  }
+  return %r : tensor<200x512xbf16>
 }
