@@ -98,6 +98,7 @@ wgmma_mn_ragged   matmul_wgmma_mn.mlir mk_ragged      8e-3  1e-3  no   pack
 wgmma_mn_gelu     matmul_wgmma_mn.mlir xw_bias_gelu   1.6e-2 7e-2 no   pack
 wgmma_split_dw    matmul_wgmma_split.mlir dw_split    1.6e-2 1e-2 no   pack
 wgmma_split_twice matmul_wgmma_split_planned.mlir dw_twice 8e-3 1e-3 no planned
+wgmma_staged_gelu matmul_wgmma_mn.mlir xw_gelu_staged 1.6e-2 7e-2 no   pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

@@ -51,8 +51,12 @@ struct WgmmaTiling {
   int64_t aBytes() const { return bm() * 128; }
   int64_t bBytes() const { return bn * 128; }
   int64_t stageBytes() const { return aBytes() + bBytes(); }
-  /// The barriers follow the stages: full[stages], then empty[stages].
-  int64_t barrierOffset() const { return stages * stageBytes(); }
+  /// The output tile staged for TMA stores (0 when stored directly): each
+  /// consumer's 64 rows in 64-column (128-byte) blocks, 128-byte swizzled.
+  int64_t stagingBytes = 0;
+  int64_t stagingOffset() const { return stages * stageBytes(); }
+  /// The barriers follow: full[stages], then empty[stages].
+  int64_t barrierOffset() const { return stagingOffset() + stagingBytes; }
   int64_t sharedBytes() const { return barrierOffset() + 16 * stages; }
   int64_t threads() const { return 128 * (1 + consumers); }
   /// K per wgmma instruction: 32 bytes.
@@ -201,6 +205,11 @@ private:
   /// indices: one box of the whole tile when K-major, boxes of 128 bytes of
   /// M (N) by the K tile when MN-major.
   Value addDescriptor(const TmaOperand &op, int64_t tileRows);
+  /// A TMA descriptor parameter for 2-D `buffer` (a kernel argument):
+  /// `dims` and `box` innermost first, rows `rowBytes` apart.
+  Value addTmaParam(BlockArgument buffer, int64_t offsetBytes,
+                    ArrayRef<int64_t> dims, int64_t rowBytes,
+                    ArrayRef<int64_t> box);
   /// The producer's loads of `op`'s tile of `tileRows` from M (N) index
   /// `firstRow` (i32) and K index `kCoord` (i32) into the stage at shared
   /// byte `destination`, counted on barrier `full`.
@@ -225,6 +234,10 @@ private:
   LogicalResult combineSplits(Value acc, Value consumerIndex, Value tile,
                               Value split, Value tm, Value tn);
   LogicalResult epilogue(Value acc, Value consumerIndex, Value tm, Value tn);
+  /// Whether the epilogue stages its one bf16 output in shared memory for
+  /// TMA stores: full 128-byte lines, the stores asynchronous (not with
+  /// split K: its epilogue runs per warp).
+  bool canStageOutput();
 
   KernelContext &k;
   ImplicitLocOpBuilder &b;
@@ -232,7 +245,7 @@ private:
   nv::MatmulOp mm;
   TmaOperand a, bo;
   WgmmaTiling t{};
-  Value smem, descA, descB, tid, block, workspace;
+  Value smem, descA, descB, descOut, tid, block, workspace;
   int64_t tilesM = 0, tilesN = 0, kTiles = 0, grid = 0;
   /// K tiles split over `splits` blocks of kPerUnit each.
   int64_t splits = 1, kPerUnit = 0;
@@ -240,10 +253,6 @@ private:
 };
 
 Value WgmmaEmitter::addDescriptor(const TmaOperand &op, int64_t tileRows) {
-  MLIRContext *ctx = b.getContext();
-  unsigned index = k.func.getNumArguments();
-  (void)k.func.insertArgument(index, LLVM::LLVMPointerType::get(ctx),
-                              DictionaryAttr(), b.getLoc());
   // dims and box innermost first (K then M/N, or M/N then K when
   // MN-major); strides in bytes. A box row is 128 bytes either way.
   SmallVector<int64_t> dims{op.k, op.rows}, box{t.bk(), tileRows};
@@ -251,12 +260,22 @@ Value WgmmaEmitter::addDescriptor(const TmaOperand &op, int64_t tileRows) {
     dims = {op.rows, op.k};
     box = {t.bk(), t.bk()};
   }
+  return addTmaParam(op.input, op.offset * t.elementBytes, dims,
+                     op.rowStride * t.elementBytes, box);
+}
+
+Value WgmmaEmitter::addTmaParam(BlockArgument buffer, int64_t offsetBytes,
+                                ArrayRef<int64_t> dims, int64_t rowBytes,
+                                ArrayRef<int64_t> box) {
+  MLIRContext *ctx = b.getContext();
+  unsigned index = k.func.getNumArguments();
+  (void)k.func.insertArgument(index, LLVM::LLVMPointerType::get(ctx),
+                              DictionaryAttr(), b.getLoc());
   SmallVector<NamedAttribute> map{
-      b.getNamedAttr("buffer", b.getI32IntegerAttr(op.input.getArgNumber())),
-      b.getNamedAttr("offset", b.getI64IntegerAttr(op.offset * t.elementBytes)),
+      b.getNamedAttr("buffer", b.getI32IntegerAttr(buffer.getArgNumber())),
+      b.getNamedAttr("offset", b.getI64IntegerAttr(offsetBytes)),
       b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
-      b.getNamedAttr("strides",
-                     b.getDenseI64ArrayAttr({op.rowStride * t.elementBytes})),
+      b.getNamedAttr("strides", b.getDenseI64ArrayAttr({rowBytes})),
       b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
       b.getNamedAttr("swizzle", b.getI32IntegerAttr(128))};
   k.func.setArgAttr(index, kTmaAttr, DictionaryAttr::get(ctx, map));
@@ -436,17 +455,18 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
 
 /// Split K over blocks when the tiles alone leave SMs idle (few output
 /// tiles, long K: the weight gradients): the number of splits (a divisor
-/// of the K tiles, each split at least 8 of them, at most 8 splits) that
-/// minimises waves x K tiles per split plus the partial sums' traffic
-/// (a 128 x 256 f32 tile written, then read back by the last split: about
-/// 2.5 K tiles' time per split), when that saves more than 10 %.
+/// of the K tiles, each split at least 8 of them, at most 8 splits, all
+/// units in one wave of the grid) that minimises the K tiles per split
+/// plus the partial sums' traffic (a 128 x 256 f32 tile written, then read
+/// back by the last split: about 2.5 K tiles' time per split), when that
+/// saves more than 10 %. Splits over several waves measured far slower
+/// (768 x 16384 x 3072 in 8 splits, 5 waves: 0.57 ms against 0.16 whole).
 static int64_t chooseSplits(int64_t tiles, int64_t kTiles) {
   auto cost = [&](int64_t s) {
-    int64_t waves = llvm::divideCeil(tiles * s, kSMs);
-    return double(waves * (kTiles / s)) + (s > 1 ? 2.5 * double(s) : 0.0);
+    return double(kTiles / s) + (s > 1 ? 2.5 * double(s) : 0.0);
   };
   int64_t best = 1;
-  for (int64_t s = 2; s <= 8; ++s)
+  for (int64_t s = 2; s <= 8 && tiles * s <= kSMs; ++s)
     if (kTiles % s == 0 && kTiles / s >= 8 && cost(s) < cost(best) &&
         cost(s) < 0.9 * cost(1))
       best = s;
@@ -555,6 +575,43 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
                llvm::all_of(k.outputs(), [&](Value v) {
                  return shapeOf(v) == out && vectorizable(elementOf(v));
                });
+  // Staged output: this consumer's 64 x bn block of the staging area, the
+  // pair of accumulator i at 64-column block i / 32, row r, 16-byte chunk
+  // (i / 4) % 8 swizzled by r % 8 (= lane / 4), byte 4 (lane % 4) in it.
+  bool staged = bool(descOut);
+  Value consumerThread0 = eq(thread, idx(0));
+  // A named barrier for this consumer's 128 threads (0 is the block's),
+  // as PTX: nvvm.barrier with a thread count does not survive printing
+  // with locations (its optional reduction parses the location).
+  auto consumerBarrier = [&] {
+    LLVM::InlineAsmOp::create(
+        b, Type(), ValueRange{toI32(add(consumerIndex, idx(1)))},
+        "bar.sync $0, 128;", "r,~{memory}", /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
+  };
+
+  Value stagingBlock, laneQuad, rowInConsumer;
+  if (staged) {
+    stagingBlock = add(i64(t.stagingOffset()),
+                       mul(toI64(consumerIndex), i64(64 * t.bn * 2)));
+    laneQuad = toI64(arith::DivUIOp::create(b, lane, idx(4)));
+    rowInConsumer = add(mul(toI64(warp), i64(16)), laneQuad);
+    // The previous tile's TMA stores have read the staging block.
+    (void)k.ifThen(consumerThread0, [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, b.getUnitAttr());
+      return success();
+    });
+    consumerBarrier();
+  }
+  auto stagedAddress = [&](int64_t i) {
+    Value row = add(rowInConsumer, i64((i & 2) ? 8 : 0));
+    Value chunk = arith::XOrIOp::create(b, i64((i / 4) % 8), laneQuad);
+    Value within = mul(toI64(arith::RemUIOp::create(b, lane, idx(4))), i64(4));
+    return shared(
+        add(add(stagingBlock, i64((i / 32) * 64 * 128)),
+            add(add(mul(row, i64(128)), mul(chunk, i64(16))), within)));
+  };
   for (int64_t i = 0; i < t.bn / 2; i += pairs ? 2 : 1) {
     Value row = add(rowBase, idx((i & 2) ? 8 : 0));
     Value col = add(colBase, idx((i / 4) * 8 + (i % 2)));
@@ -596,6 +653,10 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
         Type element = elementOf(k.outputs()[o]);
         Value pair = vector::FromElementsOp::create(
             b, VectorType::get({2}, element), values);
+        if (staged) {
+          LLVM::StoreOp::create(b, pair, stagedAddress(i), /*alignment=*/4);
+          continue;
+        }
         vector::StoreOp::create(
             b, pair, k.outputBuffers[o], at, /*nontemporal=*/false,
             llvm::MaybeAlign(2 * element.getIntOrFloatBitWidth() / 8));
@@ -605,7 +666,38 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
     if (failed(ok))
       return failure();
   }
-  return success();
+  if (!staged)
+    return success();
+  // The generic-proxy writes made visible to TMA (the async proxy), then
+  // one thread stores the block's 64-column boxes (TMA clips the rows and
+  // columns past the edges, which the guards left unwritten).
+  NVVM::FenceProxyOp::create(
+      b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  consumerBarrier();
+  return k.ifThen(consumerThread0, [&] {
+    Value firstRow =
+        toI32(add(mul(tm, idx(t.bm())), mul(consumerIndex, idx(64))));
+    for (int64_t j = 0; j < t.bn / 64; ++j)
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, descOut, shared(add(stagingBlock, i64(j * 64 * 128))),
+          ValueRange{toI32(add(mul(tn, idx(t.bn)), idx(64 * j))), firstRow},
+          Value(), NVVM::TMAStoreMode::TILE, Value());
+    NVVM::CpAsyncBulkCommitGroupOp::create(b);
+    return success();
+  });
+}
+
+bool WgmmaEmitter::canStageOutput() {
+  ArrayRef<int64_t> out = shapeOf(mm.getResult());
+  int64_t n = out.back();
+  if (splits != 1 || k.outputs().size() != 1 || !k.finiteChecks.empty())
+    return false;
+  Value output = k.outputs()[0];
+  // Rows of the 2-D view (batch folded) 16-byte multiples for TMA.
+  return shapeOf(output) == out && elementOf(output).isBF16() && n > 1 &&
+         (n * 2) % 16 == 0 && isa<BlockArgument>(k.outputBuffers[0]);
 }
 
 FailureOr<Geometry> WgmmaEmitter::emit() {
@@ -614,8 +706,18 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   t.elementBytes = element.getIntOrFloatBitWidth() / 8;
   int64_t n = bo.rows;
   t.bn = n > 128 ? 256 : 128;
-  // As many stages as fit next to the barriers in 227 KB.
-  t.stages = std::min<int64_t>(8, (227 * 1024 - 256) / t.stageBytes());
+  tilesM = llvm::divideCeil(a.rows, t.bm());
+  tilesN = llvm::divideCeil(n, t.bn);
+  kTiles = llvm::divideCeil(a.k, t.bk());
+  splits = chooseSplits(tilesM * tilesN, kTiles);
+  kPerUnit = kTiles / splits;
+  bool stageOutput = canStageOutput();
+  if (stageOutput)
+    t.stagingBytes = t.consumers * 64 * t.bn * 2;
+  // As many stages as fit next to the staging area and the barriers in
+  // 227 KB.
+  t.stages = std::min<int64_t>(8, (227 * 1024 - 256 - t.stagingBytes) /
+                                      t.stageBytes());
 
   // The dynamic shared buffer: an external, 1024-byte aligned array (the
   // alignment 128-byte swizzle needs), whose size the launch gives.
@@ -637,11 +739,9 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
 
   tid = k.threadId();
   block = k.blockId();
-  tilesM = llvm::divideCeil(a.rows, t.bm());
-  tilesN = llvm::divideCeil(n, t.bn);
-  kTiles = llvm::divideCeil(a.k, t.bk());
-  splits = chooseSplits(tilesM * tilesN, kTiles);
-  kPerUnit = kTiles / splits;
+  if (stageOutput)
+    descOut = addTmaParam(cast<BlockArgument>(k.outputBuffers[0]), 0,
+                          {n, a.rows}, n * 2, {64, 64});
   if (splits > 1)
     workspace = k.addWorkspace(tilesM * tilesN * 4 * t.consumers *
                                (splits * t.bn / 2 * 32 + 1) * 4);
@@ -686,6 +786,12 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   });
   if (failed(ok))
     return failure();
+  // The last TMA stores complete before the block exits.
+  if (descOut)
+    (void)k.ifThen(eq(arith::RemUIOp::create(b, tid, idx(128)), idx(0)), [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, UnitAttr());
+      return success();
+    });
   body.popScope();
   return Geometry{grid, t.threads()};
 }

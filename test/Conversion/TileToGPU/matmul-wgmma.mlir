@@ -27,14 +27,29 @@
 // CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
 
 // W stored 64 x 120 (N-major): its box is 64 columns by 64 rows of K,
-// rows of 240 bytes; two boxes per 128-column tile; B transposed.
+// rows of 240 bytes; two boxes per 128-column tile; B transposed. The one
+// bf16 output is staged: each consumer's 64 x 128 block (two 64-column
+// boxes, 128-byte swizzled, 32 KB for both consumers before the 6 stages'
+// barriers) goes out by TMA stores once the previous tile's have read the
+// staging area, after a proxy fence and a named barrier of its 128
+// threads; the last stores complete before the block exits.
 // CHECK-LABEL: gpu.module
 // CHECK: gpu.func @{{.*}}(%arg0: memref<100x64xbf16>, %arg1: memref<64x120xbf16>, %arg2: memref<100x120xbf16>,
 // CHECK-SAME: %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 128>, buffer = 0 : i32, dims = array<i64: 64, 100>, offset = 0 : i64, strides = array<i64: 128>, swizzle = 128 : i32}},
-// CHECK-SAME: %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 1 : i32, dims = array<i64: 120, 64>, offset = 0 : i64, strides = array<i64: 240>, swizzle = 128 : i32}})
+// CHECK-SAME: %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 1 : i32, dims = array<i64: 120, 64>, offset = 0 : i64, strides = array<i64: 240>, swizzle = 128 : i32}},
+// CHECK-SAME: %arg5: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 2 : i32, dims = array<i64: 120, 100>, offset = 0 : i64, strides = array<i64: 240>, swizzle = 128 : i32}})
+// CHECK-SAME: nova_gpu.dynamic_shared_bytes = 229472 : i64, nova_gpu.tma_params = array<i32: 3, 4, 5>
 // CHECK-COUNT-3: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: llvm.inline_asm has_side_effects "bar.sync $0, 128;", "r,~{memory}"
+// CHECK: llvm.store {{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: llvm.inline_asm has_side_effects "bar.sync $0, 128;"
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta %arg5
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
 // CHECK-LABEL: gpu.module
 // CHECK-NOT: wgmma
 // CHECK: mma.sync
@@ -49,7 +64,8 @@
 // CHECK-LABEL: gpu.module
 // CHECK: gpu.func @{{.*}}(%arg0: memref<64x200xbf16>, %arg1: memref<120x64xbf16>, %arg2: memref<200x120xbf16>,
 // CHECK-SAME: %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 0 : i32, dims = array<i64: 200, 64>, offset = 0 : i64, strides = array<i64: 400>, swizzle = 128 : i32}},
-// CHECK-SAME: %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 128>, buffer = 1 : i32, dims = array<i64: 64, 120>, offset = 0 : i64, strides = array<i64: 128>, swizzle = 128 : i32}})
+// CHECK-SAME: %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 128>, buffer = 1 : i32, dims = array<i64: 64, 120>, offset = 0 : i64, strides = array<i64: 128>, swizzle = 128 : i32}},
+// CHECK-SAME: %arg5: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 2 : i32, dims = array<i64: 120, 200>, offset = 0 : i64, strides = array<i64: 240>, swizzle = 128 : i32}})
 // CHECK: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <col>]
 
 // dW = x^T dy: both MN-major, N = 256 (one 256-column tile: four boxes).

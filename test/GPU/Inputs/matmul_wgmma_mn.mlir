@@ -45,3 +45,18 @@ func.func @xw_bias_gelu(%x: tensor<4x250x768xbf16>, %w: tensor<768x1000xbf16>, %
   }
   return %r#0, %r#1 : tensor<4x250x1000xbf16>, tensor<4x250x1000xbf16>
 }
+
+// One bf16 output of the product's shape: the epilogue stages the tile in
+// shared memory and TMA stores it (clipping the ragged rows and columns).
+func.func @xw_gelu_staged(%x: tensor<4x250x768xbf16>, %w: tensor<768x1000xbf16>, %bias: tensor<1000xbf16>)
+    -> tensor<4x250x1000xbf16> {
+  %r = nova_tile.fusion matmul (%x, %w, %bias) : (tensor<4x250x768xbf16>, tensor<768x1000xbf16>, tensor<1000xbf16>)
+      -> tensor<4x250x1000xbf16> {
+  ^bb0(%xa: tensor<4x250x768xbf16>, %wa: tensor<768x1000xbf16>, %ba: tensor<1000xbf16>):
+    %p = nova.matmul %xa, %wa : tensor<4x250x768xbf16>, tensor<768x1000xbf16> -> tensor<4x250x1000xbf16>
+    %h = nova.add %p, %ba : tensor<4x250x1000xbf16>, tensor<1000xbf16>
+    %g = nova.gelu tanh %h : tensor<4x250x1000xbf16>
+    nova_tile.yield %g : tensor<4x250x1000xbf16>
+  }
+  return %r : tensor<4x250x1000xbf16>
+}
