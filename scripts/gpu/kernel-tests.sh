@@ -92,6 +92,13 @@ wgmma_bf16_gelu   matmul_wgmma.mlir   bf16_bias_gelu  1.6e-2 7e-2  no   pack
 wgmma_tf32_1000   matmul_wgmma.mlir   tf32_1000       2e-3  norm  no   pack
 wgmma_tf32_gelu   matmul_wgmma.mlir   tf32_bias_gelu  2e-3  norm  no   pack
 wgmma_planned     matmul_wgmma_planned.mlir linears 3e-3  norm  no   planned
+wgmma_mn_xw       matmul_wgmma_mn.mlir xw             8e-3  1e-3  no   pack
+wgmma_mn_dw       matmul_wgmma_mn.mlir dw             8e-3  1e-3  no   pack
+wgmma_mn_ragged   matmul_wgmma_mn.mlir mk_ragged      8e-3  1e-3  no   pack
+wgmma_mn_gelu     matmul_wgmma_mn.mlir xw_bias_gelu   1.6e-2 7e-2 no   pack
+wgmma_split_dw    matmul_wgmma_split.mlir dw_split    1.6e-2 1e-2 no   pack
+wgmma_split_twice matmul_wgmma_split_planned.mlir dw_twice 8e-3 1e-3 no planned
+wgmma_staged_gelu matmul_wgmma_mn.mlir xw_gelu_staged 1.6e-2 7e-2 no   pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

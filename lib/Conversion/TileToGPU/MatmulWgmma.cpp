@@ -33,9 +33,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
-#include "llvm/Support/Debug.h"
-
-#define DEBUG_TYPE "nova-wgmma"
+#include "mlir/IR/Remarks.h"
 
 using namespace mlir;
 
@@ -53,25 +51,32 @@ struct WgmmaTiling {
   int64_t aBytes() const { return bm() * 128; }
   int64_t bBytes() const { return bn * 128; }
   int64_t stageBytes() const { return aBytes() + bBytes(); }
-  /// The barriers follow the stages: full[stages], then empty[stages].
-  int64_t barrierOffset() const { return stages * stageBytes(); }
+  /// The output tile staged for TMA stores (0 when stored directly): each
+  /// consumer's 64 rows in 64-column (128-byte) blocks, 128-byte swizzled.
+  int64_t stagingBytes = 0;
+  int64_t stagingOffset() const { return stages * stageBytes(); }
+  /// The barriers follow: full[stages], then empty[stages].
+  int64_t barrierOffset() const { return stagingOffset() + stagingBytes; }
   int64_t sharedBytes() const { return barrierOffset() + 16 * stages; }
   int64_t threads() const { return 128 * (1 + consumers); }
   /// K per wgmma instruction: 32 bytes.
   int64_t kStep() const { return 32 / elementBytes; }
 };
 
-/// A K-major operand as TMA sees it: `rows` rows of `k` elements,
-/// `rowStride` elements apart, from element `offset` of the input.
-struct KMajor {
+/// An operand as TMA loads it: `rows` M (or N) indices by `k`, stored
+/// K-major (a row of K elements per M/N index) or MN-major (a row of M/N
+/// elements per K index), rows `rowStride` elements apart, from element
+/// `offset` of the input.
+struct TmaOperand {
   BlockArgument input;
   int64_t offset, rows, k, rowStride;
+  bool mnMajor = false;
 };
 
 /// Why the wgmma path does not take `k`'s kernel, or nothing when it does;
 /// fills the operands when it does.
 std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
-                                   KMajor &a, KMajor &b) {
+                                   TmaOperand &a, TmaOperand &b) {
   const auto &problems = k.contract.problems;
   if (problems.size() != 1 || problems[0].columnSum)
     return std::string("not a single GEMM");
@@ -99,24 +104,29 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
   if (m * batch < 64 || n < 64 || kExtent == 0)
     return std::string("a product under 64 x 64 or with K = 0");
   auto operandOf = [&](Value v, const Access &access, bool rhs,
-                       KMajor &out) -> std::optional<std::string> {
+                       TmaOperand &out) -> std::optional<std::string> {
     auto arg = dyn_cast<BlockArgument>(v);
     if (!arg || elementOf(arg) != element)
       return std::string("a prologue on an operand");
-    // K-major: the lhs as stored, the rhs stored transposed.
-    if (access.transposed != rhs)
-      return std::string("an operand that is not K-major");
+    // The oriented view: lhs [.., M, K], rhs [.., K, N].
     size_t r = access.strides.size();
-    int64_t kStride = rhs ? access.strides[r - 2] : access.strides[r - 1];
-    int64_t rowStride = rhs ? access.strides[r - 1] : access.strides[r - 2];
+    int64_t mnStride = access.strides[rhs ? r - 1 : r - 2];
+    int64_t kStride = access.strides[rhs ? r - 2 : r - 1];
+    // K contiguous (K-major), else M or N contiguous (MN-major: wgmma's
+    // transpose, which exists for 16-bit types only).
+    bool mnMajor = kStride != 1 && kExtent > 1;
+    if (mnMajor && mnStride != 1)
+      return std::string("an operand with neither K nor M/N contiguous");
+    if (mnMajor && element.isF32())
+      return std::string("a TF32 operand that is not K-major (wgmma reads "
+                         "only 16-bit operands M/N-major)");
+    int64_t rowStride = mnMajor ? kStride : mnStride;
     int64_t rows = rhs ? n : m;
-    if (kStride != 1 && kExtent > 1)
-      return std::string("an operand whose K is not contiguous");
     // The batch folds into the rows when the lhs's batches follow one
-    // another row after row and the rhs is the same for every batch.
+    // another along M and the rhs is the same for every batch.
     ArrayRef<int64_t> batchStrides = ArrayRef(access.strides).drop_back(2);
     ArrayRef<int64_t> batchShape = shapeOf(mm.getResult()).drop_back(2);
-    int64_t expected = m * rowStride;
+    int64_t expected = m * mnStride;
     for (int64_t d = int64_t(batchShape.size()) - 1; d >= 0; --d) {
       int64_t want = rhs ? 0 : expected;
       if (batchShape[d] != 1 && batchStrides[d] != want)
@@ -125,13 +135,15 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
     }
     if (!rhs)
       rows *= batch;
+    // TMA's global strides are multiples of 16 bytes: an odd row length
+    // (a vocabulary of 50257) cannot be loaded by TMA.
     if ((rowStride * bytes) % 16 != 0)
       return std::string("a row stride that is not a multiple of 16 bytes");
     if ((access.offset * bytes) % 16 != 0)
       return std::string("an operand that does not start 16-byte aligned");
     if (rows >= (int64_t(1) << 31) || kExtent >= (int64_t(1) << 31))
       return std::string("an operand too large for 32-bit TMA coordinates");
-    out = {arg, access.offset, rows, kExtent, rowStride};
+    out = {arg, access.offset, rows, kExtent, rowStride, mnMajor};
     return std::nullopt;
   };
   if (auto why = operandOf(mm.getLhs(), p.operands[0].second, false, a))
@@ -143,7 +155,7 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
 
 class WgmmaEmitter {
 public:
-  WgmmaEmitter(KernelContext &k, nv::MatmulOp mm, KMajor a, KMajor bOp)
+  WgmmaEmitter(KernelContext &k, nv::MatmulOp mm, TmaOperand a, TmaOperand bOp)
       : k(k), b(k.b), body(k.body), mm(mm), a(a), bo(bOp) {}
   FailureOr<Geometry> emit();
 
@@ -189,47 +201,82 @@ private:
     return shared(
         add(i64(t.barrierOffset() + 8 * t.stages), mul(stage, i64(8))));
   }
-  /// A TMA descriptor parameter for `op`, boxes of `boxRows` rows.
-  Value addDescriptor(const KMajor &op, int64_t boxRows);
+  /// A TMA descriptor parameter for `op` in tiles of `tileRows` M (N)
+  /// indices: one box of the whole tile when K-major, boxes of 128 bytes of
+  /// M (N) by the K tile when MN-major.
+  Value addDescriptor(const TmaOperand &op, int64_t tileRows);
+  /// A TMA descriptor parameter for 2-D `buffer` (a kernel argument):
+  /// `dims` and `box` innermost first, rows `rowBytes` apart.
+  Value addTmaParam(BlockArgument buffer, int64_t offsetBytes,
+                    ArrayRef<int64_t> dims, int64_t rowBytes,
+                    ArrayRef<int64_t> box);
+  /// The producer's loads of `op`'s tile of `tileRows` from M (N) index
+  /// `firstRow` (i32) and K index `kCoord` (i32) into the stage at shared
+  /// byte `destination`, counted on barrier `full`.
+  void load(const TmaOperand &op, Value desc, Value destination,
+            int64_t tileRows, Value firstRow, Value kCoord, Value full);
   void waitParity(Value barrier, Value phase) {
     NVVM::MBarrierTryWaitParityOp::create(b, barrier, phase, i32(0x989680));
   }
   /// The output tile `tile` as (tile row, tile column), in groups of 8
   /// tile rows that sweep the tile columns together (L2 reuse of B).
   std::pair<Value, Value> tileCoordinates(Value tile);
-  /// for (tile = block; tile < tiles; tile += grid) fn(tile, first
-  /// pipeline step of the tile): the block's share of the persistent grid.
-  template <typename Fn> LogicalResult forEachTile(Fn fn);
+  /// for (unit = block; unit < tiles x splits; unit += grid) fn(tile,
+  /// split, first pipeline step of the unit): the block's share of the
+  /// persistent grid; a unit is one split of one tile's K tiles.
+  template <typename Fn> LogicalResult forEachUnit(Fn fn);
   void producer();
-  /// The accumulators of the tile whose K tiles are pipeline steps
-  /// [first, first + kTiles).
+  /// The accumulators of the unit whose K tiles are pipeline steps
+  /// [first, first + kPerUnit).
   Value consumer(Value consumerIndex, Value first);
+  /// Split K: the tile's sum over its splits, then the epilogue, by the
+  /// last of them to finish.
+  LogicalResult combineSplits(Value acc, Value consumerIndex, Value tile,
+                              Value split, Value tm, Value tn);
   LogicalResult epilogue(Value acc, Value consumerIndex, Value tm, Value tn);
+  /// Whether the epilogue stages its one bf16 output in shared memory for
+  /// TMA stores: full 128-byte lines, the stores asynchronous (not with
+  /// split K: its epilogue runs per warp).
+  bool canStageOutput();
 
   KernelContext &k;
   ImplicitLocOpBuilder &b;
   BodyEmitter &body;
   nv::MatmulOp mm;
-  KMajor a, bo;
+  TmaOperand a, bo;
   WgmmaTiling t{};
-  Value smem, descA, descB, tid, block;
+  Value smem, descA, descB, descOut, tid, block, workspace;
   int64_t tilesM = 0, tilesN = 0, kTiles = 0, grid = 0;
+  /// K tiles split over `splits` blocks of kPerUnit each.
+  int64_t splits = 1, kPerUnit = 0;
   bool tf32 = false;
 };
 
-Value WgmmaEmitter::addDescriptor(const KMajor &op, int64_t boxRows) {
+Value WgmmaEmitter::addDescriptor(const TmaOperand &op, int64_t tileRows) {
+  // dims and box innermost first (K then M/N, or M/N then K when
+  // MN-major); strides in bytes. A box row is 128 bytes either way.
+  SmallVector<int64_t> dims{op.k, op.rows}, box{t.bk(), tileRows};
+  if (op.mnMajor) {
+    dims = {op.rows, op.k};
+    box = {t.bk(), t.bk()};
+  }
+  return addTmaParam(op.input, op.offset * t.elementBytes, dims,
+                     op.rowStride * t.elementBytes, box);
+}
+
+Value WgmmaEmitter::addTmaParam(BlockArgument buffer, int64_t offsetBytes,
+                                ArrayRef<int64_t> dims, int64_t rowBytes,
+                                ArrayRef<int64_t> box) {
   MLIRContext *ctx = b.getContext();
   unsigned index = k.func.getNumArguments();
   (void)k.func.insertArgument(index, LLVM::LLVMPointerType::get(ctx),
                               DictionaryAttr(), b.getLoc());
-  // dims and box innermost first (K, then rows); strides in bytes.
   SmallVector<NamedAttribute> map{
-      b.getNamedAttr("buffer", b.getI32IntegerAttr(op.input.getArgNumber())),
-      b.getNamedAttr("offset", b.getI64IntegerAttr(op.offset * t.elementBytes)),
-      b.getNamedAttr("dims", b.getDenseI64ArrayAttr({op.k, op.rows})),
-      b.getNamedAttr("strides",
-                     b.getDenseI64ArrayAttr({op.rowStride * t.elementBytes})),
-      b.getNamedAttr("box", b.getDenseI64ArrayAttr({t.bk(), boxRows})),
+      b.getNamedAttr("buffer", b.getI32IntegerAttr(buffer.getArgNumber())),
+      b.getNamedAttr("offset", b.getI64IntegerAttr(offsetBytes)),
+      b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
+      b.getNamedAttr("strides", b.getDenseI64ArrayAttr({rowBytes})),
+      b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
       b.getNamedAttr("swizzle", b.getI32IntegerAttr(128))};
   k.func.setArgAttr(index, kTmaAttr, DictionaryAttr::get(ctx, map));
   SmallVector<int32_t> params;
@@ -251,25 +298,48 @@ std::pair<Value, Value> WgmmaEmitter::tileCoordinates(Value tile) {
           arith::DivUIOp::create(b, inGroup, groupRows)};
 }
 
-template <typename Fn> LogicalResult WgmmaEmitter::forEachTile(Fn fn) {
-  return k.loop(block, idx(tilesM * tilesN), idx(grid), [&](Value tile) {
-    // Every tile has kTiles steps; stages and phases run on across tiles.
+template <typename Fn> LogicalResult WgmmaEmitter::forEachUnit(Fn fn) {
+  int64_t units = tilesM * tilesN * splits;
+  return k.loop(block, idx(units), idx(grid), [&](Value unit) {
+    // Every unit has kPerUnit steps; stages and phases run on across units.
     Value first = mul(arith::DivUIOp::create(
-                          b, arith::SubIOp::create(b, tile, block), idx(grid)),
-                      idx(kTiles));
-    return fn(tile, first);
+                          b, arith::SubIOp::create(b, unit, block), idx(grid)),
+                      idx(kPerUnit));
+    if (splits == 1)
+      return fn(unit, idx(0), first);
+    return fn(arith::DivUIOp::create(b, unit, idx(splits)),
+              arith::RemUIOp::create(b, unit, idx(splits)), first);
   });
+}
+
+void WgmmaEmitter::load(const TmaOperand &op, Value desc, Value destination,
+                        int64_t tileRows, Value firstRow, Value kCoord,
+                        Value full) {
+  auto copy = [&](Value to, Value inner, Value outer) {
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, toCluster(shared(to)), desc, ValueRange{inner, outer}, full,
+        ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE, false,
+        NVVM::CTAGroupKindAttr(), Value());
+  };
+  if (!op.mnMajor)
+    return copy(destination, kCoord, firstRow);
+  // MN-major: 128-byte-wide column blocks of the tile, each the K tile's
+  // rows, one after the other (the descriptor's leading byte offset).
+  for (int64_t j = 0; j < tileRows / t.bk(); ++j)
+    copy(add(destination, i64(j * 128 * t.bk())),
+         arith::AddIOp::create(b, firstRow, i32(j * t.bk())), kCoord);
 }
 
 void WgmmaEmitter::producer() {
   // One thread issues every load; the others of the warpgroup are done.
   Value lead = eq(arith::RemUIOp::create(b, tid, idx(128)), idx(0));
   (void)k.ifThen(lead, [&] {
-    return forEachTile([&](Value tile, Value first) {
+    return forEachUnit([&](Value tile, Value split, Value first) {
       auto [tm, tn] = tileCoordinates(tile);
       Value rowA = toI32(mul(tm, idx(t.bm()))),
             rowB = toI32(mul(tn, idx(t.bn)));
-      return k.loop(idx(0), idx(kTiles), idx(1), [&](Value kt) {
+      Value firstK = mul(split, idx(kPerUnit));
+      return k.loop(idx(0), idx(kPerUnit), idx(1), [&](Value kt) {
         Value step = add(first, kt);
         Value stage = toI64(arith::RemUIOp::create(b, step, idx(t.stages)));
         Value round = arith::DivUIOp::create(b, step, idx(t.stages));
@@ -283,39 +353,50 @@ void WgmmaEmitter::producer() {
             b, Type(), full, i32(t.stageBytes()), NVVM::MemScopeKind::CTA,
             false, Value());
         Value base = mul(stage, i64(t.stageBytes()));
-        Value kCoord = toI32(mul(kt, idx(t.bk())));
-        for (auto [desc, offset, row] : {std::tuple{descA, int64_t(0), rowA},
-                                         std::tuple{descB, t.aBytes(), rowB}})
-          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-              b, toCluster(shared(add(base, i64(offset)))), desc,
-              ValueRange{kCoord, row}, full, ValueRange{}, Value(), Value(),
-              NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(),
-              Value());
+        Value kCoord = toI32(mul(add(firstK, kt), idx(t.bk())));
+        load(a, descA, base, t.bm(), rowA, kCoord, full);
+        load(bo, descB, add(base, i64(t.aBytes())), t.bn, rowB, kCoord, full);
         return success();
       });
     });
   });
 }
 
-/// The wgmma shared-memory descriptor of a K-major, 128-byte-swizzled tile
-/// at shared address `address`: start address >> 4 (bits 0-13), leading
-/// byte offset 16 (unused by swizzled K-major layouts), stride byte offset
-/// 1024 between groups of 8 rows (bits 32-45), 128-byte swizzle (bits
-/// 62-63).
 static constexpr int64_t kSMs = 132;
 
-static constexpr int64_t kDescriptorBits =
-    (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
+/// The constant bits of the wgmma shared-memory descriptor of a
+/// 128-byte-swizzled tile whose K tile is `bk` elements (the start address
+/// >> 4 goes in bits 0-13): 128-byte swizzle (bits 62-63), the stride byte
+/// offset (bits 32-45) between groups of 8 rows of 128 bytes (1024), and
+/// the leading byte offset (bits 16-29): unused by K-major layouts (16),
+/// between the 128-byte-wide column blocks of an MN-major one (a block
+/// holds the K tile's rows: 128 x bk bytes).
+static int64_t descriptorBits(bool mnMajor, int64_t bk) {
+  int64_t leading = mnMajor ? 128 * bk : 16;
+  return ((leading >> 4) << 16) | (int64_t(1024 >> 4) << 32) |
+         (int64_t(1) << 62);
+}
 
 Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   MLIRContext *ctx = b.getContext();
   auto accType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(t.bn / 2, b.getF32Type()));
   Value smemAddress = LLVM::PtrToIntOp::create(b, b.getI64Type(), smem);
-  Value baseDesc = arith::OrIOp::create(
-      b, arith::ShRUIOp::create(b, smemAddress, i64(4)), i64(kDescriptorBits));
-  // This consumer's 64 rows of A.
-  Value aRows = mul(toI64(consumerIndex), i64(64 * 128 >> 4));
+  Value start = arith::ShRUIOp::create(b, smemAddress, i64(4));
+  Value aBase =
+      arith::OrIOp::create(b, start, i64(descriptorBits(a.mnMajor, t.bk())));
+  Value bBase =
+      arith::OrIOp::create(b, start, i64(descriptorBits(bo.mnMajor, t.bk())));
+  // This consumer's 64 rows of A: 64 rows of 128 bytes (K-major), or one
+  // column block of 64 M indices by the K tile (MN-major).
+  int64_t consumerBytes = a.mnMajor ? 128 * t.bk() : 64 * 128;
+  Value aRows = mul(toI64(consumerIndex), i64(consumerBytes >> 4));
+  // The descriptors' start addresses advance by a wgmma's K (32 bytes)
+  // along the swizzled 128-byte rows when K-major, by as many rows of 128
+  // bytes when MN-major.
+  auto kStepBytes = [&](const TmaOperand &op) {
+    return op.mnMajor ? 128 * t.kStep() : 32;
+  };
   NVVM::WGMMATypes type =
       tf32 ? NVVM::WGMMATypes::tf32 : NVVM::WGMMATypes::bf16;
 
@@ -327,21 +408,22 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
     Value phase = toI32(arith::AndIOp::create(
         b, arith::DivUIOp::create(b, step, idx(t.stages)), idx(1)));
     waitParity(fullBarrier(stage), phase);
-    Value stageDesc = add(baseDesc, mul(stage, i64(t.stageBytes() >> 4)));
-    Value aDesc = add(stageDesc, aRows);
-    Value bDesc = add(stageDesc, i64(t.aBytes() >> 4));
+    Value stageOffset = mul(stage, i64(t.stageBytes() >> 4));
+    Value aDesc = add(add(aBase, stageOffset), aRows);
+    Value bDesc = add(add(bBase, stageOffset), i64(t.aBytes() >> 4));
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t s = 0; s < t.bk() / t.kStep(); ++s) {
-      // 32 bytes of K further along the (swizzled) 128-byte rows.
-      Value along = i64(s * 32 >> 4);
       acc = NVVM::WgmmaMmaAsyncOp::create(
-          b, accType, acc, add(aDesc, along), add(bDesc, along),
+          b, accType, acc, add(aDesc, i64(s * kStepBytes(a) >> 4)),
+          add(bDesc, i64(s * kStepBytes(bo) >> 4)),
           NVVM::MMAShapeAttr::get(ctx, 64, t.bn, t.kStep()), type, type,
           NVVM::WGMMATypes::f32,
           firstStep && s == 0 ? NVVM::WGMMAScaleOut::zero
                               : NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-          NVVM::MMALayout::row, NVVM::MMALayout::col,
+          // K-major is A row-major and B column-major.
+          a.mnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          bo.mnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
           NVVM::MMAIntOverflowAttr());
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
@@ -353,7 +435,7 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   };
   Value acc = kTile(first, LLVM::UndefOp::create(b, accType), true);
   auto forOp =
-      scf::ForOp::create(b, idx(1), idx(kTiles), idx(1), ValueRange{acc});
+      scf::ForOp::create(b, idx(1), idx(kPerUnit), idx(1), ValueRange{acc});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(forOp.getBody());
@@ -367,8 +449,106 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   // The last stage goes back too: the producer fills it for the next tile
   // while this one's epilogue runs.
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-  release(add(first, idx(kTiles - 1)));
+  release(add(first, idx(kPerUnit - 1)));
   return forOp.getResult(0);
+}
+
+/// Split K over blocks when the tiles alone leave SMs idle (few output
+/// tiles, long K: the weight gradients): the number of splits (a divisor
+/// of the K tiles, each split at least 8 of them, at most 8 splits, all
+/// units in one wave of the grid) that minimises the K tiles per split
+/// plus the partial sums' traffic (a 128 x 256 f32 tile written, then read
+/// back by the last split: about 2.5 K tiles' time per split), when that
+/// saves more than 10 %. Splits over several waves measured far slower
+/// (768 x 16384 x 3072 in 8 splits, 5 waves: 0.57 ms against 0.16 whole).
+static int64_t chooseSplits(int64_t tiles, int64_t kTiles) {
+  auto cost = [&](int64_t s) {
+    return double(kTiles / s) + (s > 1 ? 2.5 * double(s) : 0.0);
+  };
+  int64_t best = 1;
+  for (int64_t s = 2; s <= 8 && tiles * s <= kSMs; ++s)
+    if (kTiles % s == 0 && kTiles / s >= 8 && cost(s) < cost(best) &&
+        cost(s) < 0.9 * cost(1))
+      best = s;
+  return best;
+}
+
+LogicalResult WgmmaEmitter::combineSplits(Value acc, Value consumerIndex,
+                                          Value tile, Value split, Value tm,
+                                          Value tn) {
+  // Per warp of the tile (8: no barrier wider than a warp), a slot of its
+  // accumulators per split, [accumulator][lane] (coalesced), and a ticket;
+  // the tickets after every slot. The last warp to draw its ticket adds
+  // the slots in split order (the same sum whichever finishes last), zeroes
+  // them and its ticket (the workspace is left as it was found: zero).
+  int64_t perThread = t.bn / 2, warps = 4 * t.consumers,
+          tiles = tilesM * tilesN;
+  Type f32 = b.getF32Type();
+  Value thread = arith::RemUIOp::create(b, tid, idx(128));
+  Value lane = arith::RemUIOp::create(b, tid, idx(32));
+  Value warp = add(mul(consumerIndex, idx(4)),
+                   arith::DivUIOp::create(b, thread, idx(32)));
+  Value slots = k.workspaceView(workspace, 0,
+                                {tiles * splits * warps, perThread, 32}, f32);
+  Value tickets =
+      k.workspaceView(workspace, tiles * splits * warps * perThread * 32 * 4,
+                      {tiles * warps}, b.getI32Type());
+  auto slot = [&](Value s) {
+    return add(mul(add(mul(tile, idx(splits)), s), idx(warps)), warp);
+  };
+  Value mine = slot(split);
+  for (int64_t i = 0; i < perThread; ++i)
+    memref::StoreOp::create(
+        b, LLVM::ExtractValueOp::create(b, acc, ArrayRef<int64_t>{i}), slots,
+        ValueRange{mine, idx(i), lane});
+  NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+  NVVM::SyncWarpOp::create(b, i32(-1));
+  Value ticketIndex = add(mul(tile, idx(warps)), warp);
+  auto draw = scf::IfOp::create(b, TypeRange{b.getI32Type()}, eq(lane, idx(0)),
+                                /*else=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(draw.thenBlock());
+    scf::YieldOp::create(b, ValueRange{memref::AtomicRMWOp::create(
+                                b, arith::AtomicRMWKind::addi, i32(1), tickets,
+                                ValueRange{ticketIndex})});
+    b.setInsertionPointToStart(draw.elseBlock());
+    scf::YieldOp::create(b, ValueRange{i32(0)});
+  }
+  Value ticket = gpu::ShuffleOp::create(b, draw.getResult(0), int32_t(0),
+                                        int32_t(32), gpu::ShuffleMode::IDX)
+                     .getShuffleResult();
+  Value last = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, ticket,
+                                     i32(splits - 1));
+  return k.ifThen(last, [&]() -> LogicalResult {
+    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+    Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0));
+    auto sum =
+        scf::ForOp::create(b, idx(0), idx(splits), idx(1),
+                           ValueRange{LLVM::ZeroOp::create(b, acc.getType())});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(sum.getBody());
+      Value from = slot(sum.getInductionVar());
+      Value total = sum.getRegionIterArg(0);
+      for (int64_t i = 0; i < perThread; ++i) {
+        ValueRange at{from, idx(i), lane};
+        Value x = memref::LoadOp::create(b, slots, at);
+        memref::StoreOp::create(b, zero, slots, at);
+        Value partial =
+            LLVM::ExtractValueOp::create(b, total, ArrayRef<int64_t>{i});
+        total = LLVM::InsertValueOp::create(
+            b, total, arith::AddFOp::create(b, partial, x),
+            ArrayRef<int64_t>{i});
+      }
+      scf::YieldOp::create(b, total);
+    }
+    (void)k.ifThen(eq(lane, idx(0)), [&] {
+      memref::StoreOp::create(b, i32(0), tickets, ValueRange{ticketIndex});
+      return success();
+    });
+    return epilogue(sum.getResult(0), consumerIndex, tm, tn);
+  });
 }
 
 LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
@@ -395,6 +575,43 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
                llvm::all_of(k.outputs(), [&](Value v) {
                  return shapeOf(v) == out && vectorizable(elementOf(v));
                });
+  // Staged output: this consumer's 64 x bn block of the staging area, the
+  // pair of accumulator i at 64-column block i / 32, row r, 16-byte chunk
+  // (i / 4) % 8 swizzled by r % 8 (= lane / 4), byte 4 (lane % 4) in it.
+  bool staged = bool(descOut);
+  Value consumerThread0 = eq(thread, idx(0));
+  // A named barrier for this consumer's 128 threads (0 is the block's),
+  // as PTX: nvvm.barrier with a thread count does not survive printing
+  // with locations (its optional reduction parses the location).
+  auto consumerBarrier = [&] {
+    LLVM::InlineAsmOp::create(
+        b, Type(), ValueRange{toI32(add(consumerIndex, idx(1)))},
+        "bar.sync $0, 128;", "r,~{memory}", /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
+  };
+
+  Value stagingBlock, laneQuad, rowInConsumer;
+  if (staged) {
+    stagingBlock = add(i64(t.stagingOffset()),
+                       mul(toI64(consumerIndex), i64(64 * t.bn * 2)));
+    laneQuad = toI64(arith::DivUIOp::create(b, lane, idx(4)));
+    rowInConsumer = add(mul(toI64(warp), i64(16)), laneQuad);
+    // The previous tile's TMA stores have read the staging block.
+    (void)k.ifThen(consumerThread0, [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, b.getUnitAttr());
+      return success();
+    });
+    consumerBarrier();
+  }
+  auto stagedAddress = [&](int64_t i) {
+    Value row = add(rowInConsumer, i64((i & 2) ? 8 : 0));
+    Value chunk = arith::XOrIOp::create(b, i64((i / 4) % 8), laneQuad);
+    Value within = mul(toI64(arith::RemUIOp::create(b, lane, idx(4))), i64(4));
+    return shared(
+        add(add(stagingBlock, i64((i / 32) * 64 * 128)),
+            add(add(mul(row, i64(128)), mul(chunk, i64(16))), within)));
+  };
   for (int64_t i = 0; i < t.bn / 2; i += pairs ? 2 : 1) {
     Value row = add(rowBase, idx((i & 2) ? 8 : 0));
     Value col = add(colBase, idx((i / 4) * 8 + (i % 2)));
@@ -436,6 +653,10 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
         Type element = elementOf(k.outputs()[o]);
         Value pair = vector::FromElementsOp::create(
             b, VectorType::get({2}, element), values);
+        if (staged) {
+          LLVM::StoreOp::create(b, pair, stagedAddress(i), /*alignment=*/4);
+          continue;
+        }
         vector::StoreOp::create(
             b, pair, k.outputBuffers[o], at, /*nontemporal=*/false,
             llvm::MaybeAlign(2 * element.getIntOrFloatBitWidth() / 8));
@@ -445,7 +666,38 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
     if (failed(ok))
       return failure();
   }
-  return success();
+  if (!staged)
+    return success();
+  // The generic-proxy writes made visible to TMA (the async proxy), then
+  // one thread stores the block's 64-column boxes (TMA clips the rows and
+  // columns past the edges, which the guards left unwritten).
+  NVVM::FenceProxyOp::create(
+      b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  consumerBarrier();
+  return k.ifThen(consumerThread0, [&] {
+    Value firstRow =
+        toI32(add(mul(tm, idx(t.bm())), mul(consumerIndex, idx(64))));
+    for (int64_t j = 0; j < t.bn / 64; ++j)
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, descOut, shared(add(stagingBlock, i64(j * 64 * 128))),
+          ValueRange{toI32(add(mul(tn, idx(t.bn)), idx(64 * j))), firstRow},
+          Value(), NVVM::TMAStoreMode::TILE, Value());
+    NVVM::CpAsyncBulkCommitGroupOp::create(b);
+    return success();
+  });
+}
+
+bool WgmmaEmitter::canStageOutput() {
+  ArrayRef<int64_t> out = shapeOf(mm.getResult());
+  int64_t n = out.back();
+  if (splits != 1 || k.outputs().size() != 1 || !k.finiteChecks.empty())
+    return false;
+  Value output = k.outputs()[0];
+  // Rows of the 2-D view (batch folded) 16-byte multiples for TMA.
+  return shapeOf(output) == out && elementOf(output).isBF16() && n > 1 &&
+         (n * 2) % 16 == 0 && isa<BlockArgument>(k.outputBuffers[0]);
 }
 
 FailureOr<Geometry> WgmmaEmitter::emit() {
@@ -454,8 +706,18 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   t.elementBytes = element.getIntOrFloatBitWidth() / 8;
   int64_t n = bo.rows;
   t.bn = n > 128 ? 256 : 128;
-  // As many stages as fit next to the barriers in 227 KB.
-  t.stages = std::min<int64_t>(8, (227 * 1024 - 256) / t.stageBytes());
+  tilesM = llvm::divideCeil(a.rows, t.bm());
+  tilesN = llvm::divideCeil(n, t.bn);
+  kTiles = llvm::divideCeil(a.k, t.bk());
+  splits = chooseSplits(tilesM * tilesN, kTiles);
+  kPerUnit = kTiles / splits;
+  bool stageOutput = canStageOutput();
+  if (stageOutput)
+    t.stagingBytes = t.consumers * 64 * t.bn * 2;
+  // As many stages as fit next to the staging area and the barriers in
+  // 227 KB.
+  t.stages = std::min<int64_t>(8, (227 * 1024 - 256 - t.stagingBytes) /
+                                      t.stageBytes());
 
   // The dynamic shared buffer: an external, 1024-byte aligned array (the
   // alignment 128-byte swizzle needs), whose size the launch gives.
@@ -477,12 +739,15 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
 
   tid = k.threadId();
   block = k.blockId();
-  tilesM = llvm::divideCeil(a.rows, t.bm());
-  tilesN = llvm::divideCeil(n, t.bn);
-  kTiles = llvm::divideCeil(a.k, t.bk());
+  if (stageOutput)
+    descOut = addTmaParam(cast<BlockArgument>(k.outputBuffers[0]), 0,
+                          {n, a.rows}, n * 2, {64, 64});
+  if (splits > 1)
+    workspace = k.addWorkspace(tilesM * tilesN * 4 * t.consumers *
+                               (splits * t.bn / 2 * 32 + 1) * 4);
   // A persistent grid: one block per SM of the H200 (the configured
-  // target), each walking tiles grid apart.
-  grid = std::min<int64_t>(tilesM * tilesN, kSMs);
+  // target), each walking units grid apart.
+  grid = std::min<int64_t>(tilesM * tilesN * splits, kSMs);
 
   // Barriers: full ones wait for the producer's arrival and the bytes,
   // empty ones for every consumer thread.
@@ -512,13 +777,21 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   NVVM::SetMaxRegisterOp::create(b, 232, NVVM::SetMaxRegisterAction::increase);
   body.pushScope();
   Value consumerIndex = arith::SubIOp::create(b, warpgroup, idx(1));
-  LogicalResult ok = forEachTile([&](Value tile, Value first) {
+  LogicalResult ok = forEachUnit([&](Value tile, Value split, Value first) {
     Value acc = consumer(consumerIndex, first);
     auto [tm, tn] = tileCoordinates(tile);
+    if (splits > 1)
+      return combineSplits(acc, consumerIndex, tile, split, tm, tn);
     return epilogue(acc, consumerIndex, tm, tn);
   });
   if (failed(ok))
     return failure();
+  // The last TMA stores complete before the block exits.
+  if (descOut)
+    (void)k.ifThen(eq(arith::RemUIOp::create(b, tid, idx(128)), idx(0)), [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, UnitAttr());
+      return success();
+    });
   body.popScope();
   return Geometry{grid, t.threads()};
 }
@@ -527,12 +800,22 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
 
 std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k) {
   nv::MatmulOp mm;
-  KMajor a, bOp;
+  TmaOperand a, bOp;
+  // Which path a GEMM takes, and why not wgmma: optimization remarks
+  // (nova-opt --remarks-filter=nova-wgmma --remark-format=emitRemark).
+  auto opts = remark::RemarkOpts::name("wgmma")
+                  .category("nova-wgmma")
+                  .function(k.kernel.getSymName());
   if (auto why = analyze(k, mm, a, bOp)) {
-    LLVM_DEBUG(llvm::dbgs() << "kernel @" << k.kernel.getSymName()
-                            << " stays on mma.sync: " << *why << "\n");
+    remark::missed(k.kernel.getLoc(), opts)
+        << remark::reason("stays on mma.sync: {0}", *why);
     return std::nullopt;
   }
+  auto major = [](const TmaOperand &op, StringRef mn) {
+    return (op.mnMajor ? mn + "-major" : Twine("K-major")).str();
+  };
+  remark::passed(k.kernel.getLoc(), opts)
+      << remark::add("wgmma, A {0}, B {1}", major(a, "M"), major(bOp, "N"));
   return WgmmaEmitter(k, mm, a, bOp).emit();
 }
 

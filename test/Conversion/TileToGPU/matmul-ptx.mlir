@@ -1,9 +1,10 @@
 // The matmul kernels reach PTX as tensor-core instructions: mma.sync
 // m16n8k16 on bf16 and m16n8k8 on TF32, f32 accumulators, and ptxas
-// compiles them for sm_90a.
+// compiles them for sm_90a (the mma.sync path: wgmma off, which would
+// take the bf16 product).
 // REQUIRES: ptxas
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu -o %t/gpu.mlir
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false -o %t/gpu.mlir
 // RUN: nova-gpu-pack %t/gpu.mlir --entry bf16 --ptx-only -o %t/ptx.nvx
 // RUN: grep -a -o "mma.sync.aligned.m16n8k[0-9]*.row.col.f32.[a-z0-9]*.[a-z0-9]*.f32" %t/ptx.nvx | sort | uniq -c | FileCheck %s
 // RUN: nova-gpu-pack %t/gpu.mlir --entry bf16 -o %t/cubin.nvx

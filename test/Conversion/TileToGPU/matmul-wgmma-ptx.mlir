@@ -10,26 +10,39 @@
 // RUN: chmod +x %t/ptxas-v
 // RUN: nova-gpu-pack %t/gpu.mlir --entry bf16 --ptxas %t/ptxas-v -o %t/k.nvx
 // RUN: FileCheck %s --check-prefix=PTXAS --implicit-check-not=C751 --implicit-check-not=warning < %t/ptxas.log
-// RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|\.extern \.shared \.align 1024|cp.async.bulk.tensor.2d|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+" %t/k.nvx | sed 's/matmul_[0-9a-f]*_param/P/' | sort | uniq -c | FileCheck %s
+// RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|\.extern \.shared \.align 1024|cp.async.bulk.tensor.2d.[a-z:]*|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+|p, [01], +[01], [01], +[01];" %t/k.nvx | sed 's/matmul_[0-9a-f]*_param/P/' | sort | uniq -c | FileCheck %s
 
 // PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
-// The packed kernels (both in one .nvx; PTX as text): two TMA descriptor
-// parameters and one dynamic shared buffer each; bf16 (K = 1024, 16 K
-// tiles) has the first tile and the loop body, 4 wgmmas of k16 each; TF32
-// (K = 96, 3 tiles) is unrolled, 4 k8 wgmmas per tile; two TMA loads per
-// K tile.
-// CHECK-DAG: {{ +}}2 .extern .shared .align 1024
-// CHECK-DAG: {{ +}}1 .param .align 64 .b8 P_3[128]
-// CHECK-DAG: {{ +}}2 .param .align 64 .b8 P_4[128]
-// CHECK-DAG: {{ +}}1 .param .align 64 .b8 P_5[128]
-// CHECK-DAG: {{ +}}2 setmaxnreg.dec.sync.aligned.u32 40
-// CHECK-DAG: {{ +}}2 setmaxnreg.inc.sync.aligned.u32 232
-// CHECK-DAG: {{ +}}8 wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16
+// The packed kernels (all in one .nvx; PTX as text): two TMA descriptor
+// parameters (three with a staged output) and one dynamic shared buffer
+// each; bf16 (K = 1024, 16 K tiles in 2 splits of 8) has the first tile
+// and the loop body, 4 wgmmas of k16 each; TF32 (K = 96, 3 tiles) is
+// unrolled, 4 k8 wgmmas per tile; two TMA loads per K tile K-major
+// (2 + 2 + 3 x 2 + 2), 2 + 4 when both operands are MN-major (bf16_mn:
+// dW = x^T dy, 64-column boxes), its wgmmas with both transpose immediates
+// set (the last two operands), bf16's and bf16_staged's with neither;
+// bf16_staged (2048 x 768 x 2304, one split) stores its 128 x 256 tiles
+// through shared memory: four 64-column TMA stores.
+// CHECK-DAG: {{ +}}4 .extern .shared .align 1024
+// CHECK-DAG: {{ +}}3 .param .align 64 .b8 P_3[128]
+// CHECK-DAG: {{ +}}4 .param .align 64 .b8 P_4[128]
+// CHECK-DAG: {{ +}}2 .param .align 64 .b8 P_5[128]
+// CHECK-DAG: {{ +}}4 setmaxnreg.dec.sync.aligned.u32 40
+// CHECK-DAG: {{ +}}4 setmaxnreg.inc.sync.aligned.u32 232
+// CHECK-DAG: {{ +}}24 wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16
 // CHECK-DAG: {{ +}}12 wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
+// CHECK-DAG: {{ +}}16 cp.async.bulk.tensor.2d.shared::cluster
+// CHECK-DAG: {{ +}}4 cp.async.bulk.tensor.2d.global
+// CHECK-DAG: {{ +}}16 p, 1, 1, 0, 0;
+// CHECK-DAG: {{ +}}8 p, 1, 1, 1, 1;
 func.func @bf16(%a: tensor<512x1024xbf16>, %b: tensor<1000x1024xbf16>) -> tensor<512x1000xbf16> {
   %r = nova_tile.fusion matmul (%a, %b) : (tensor<512x1024xbf16>, tensor<1000x1024xbf16>) -> tensor<512x1000xbf16> {
   ^bb0(%x: tensor<512x1024xbf16>, %y: tensor<1000x1024xbf16>):
@@ -48,4 +61,22 @@ func.func @tf32(%a: tensor<4x50x96xf32>, %b: tensor<120x96xf32>, %bias: tensor<1
     nova_tile.yield %g : tensor<4x50x120xf32>
   }
   return %r : tensor<4x50x120xf32>
+}
+
+func.func @bf16_mn(%x: tensor<1024x512xbf16>, %dy: tensor<1024x1000xbf16>) -> tensor<512x1000xbf16> {
+  %r = nova_tile.fusion matmul (%x, %dy) : (tensor<1024x512xbf16>, tensor<1024x1000xbf16>) -> tensor<512x1000xbf16> {
+  ^bb0(%a: tensor<1024x512xbf16>, %b: tensor<1024x1000xbf16>):
+    %p = nova.matmul %a, %b transpose_lhs : tensor<1024x512xbf16>, tensor<1024x1000xbf16> -> tensor<512x1000xbf16>
+    nova_tile.yield %p : tensor<512x1000xbf16>
+  }
+  return %r : tensor<512x1000xbf16>
+}
+
+func.func @bf16_staged(%x: tensor<2048x768xbf16>, %w: tensor<2304x768xbf16>) -> tensor<2048x2304xbf16> {
+  %r = nova_tile.fusion matmul (%x, %w) : (tensor<2048x768xbf16>, tensor<2304x768xbf16>) -> tensor<2048x2304xbf16> {
+  ^bb0(%a: tensor<2048x768xbf16>, %b: tensor<2304x768xbf16>):
+    %p = nova.matmul %a, %b transpose_rhs : tensor<2048x768xbf16>, tensor<2304x768xbf16> -> tensor<2048x2304xbf16>
+    nova_tile.yield %p : tensor<2048x2304xbf16>
+  }
+  return %r : tensor<2048x2304xbf16>
 }

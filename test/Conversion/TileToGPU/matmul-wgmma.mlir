@@ -1,9 +1,15 @@
 // convert-tile-to-gpu takes the wgmma path for a single GEMM whose operands
-// TMA loads K-major (y = x W^T, rows in 16-byte multiples, batch folded
-// into the rows) and keeps mma.sync otherwise: the rhs stored K x N, rows
-// of 258 bytes, a prologue cast, N under 64, or wgmma=false.
+// TMA loads with rows of 16-byte multiples: K-major (y = x W^T, the batch
+// folded into the rows), or, bf16 only, M- or N-major (x W with W stored
+// K x N, x^T W^T, dW = x^T dy: wgmma's transposed layouts, boxes of 64
+// M/N by 64 K); it keeps mma.sync otherwise: rows of 258 bytes (K = 129,
+// or an odd N = 129 read N-major, like a vocabulary of 50257), a prologue
+// cast, N under 64, TF32 read N-major (wgmma transposes only 16-bit
+// types), an M-major batch that does not fold, or wgmma=false. Remarks in
+// category nova-wgmma say which path and why.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false | FileCheck %s --check-prefix=OFF --implicit-check-not=wgmma --implicit-check-not=nova_gpu.tma
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // The [2, 100] batch of x folds into 200 rows; one 128 x 128 tile of
 // columns (N = 120), 2 x 2 blocks of a producer and two consumers; the
@@ -19,6 +25,31 @@
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+
+// W stored 64 x 120 (N-major): its box is 64 columns by 64 rows of K,
+// rows of 240 bytes; two boxes per 128-column tile; B transposed. The one
+// bf16 output is staged: each consumer's 64 x 128 block (two 64-column
+// boxes, 128-byte swizzled, 32 KB for both consumers before the 6 stages'
+// barriers) goes out by TMA stores once the previous tile's have read the
+// staging area, after a proxy fence and a named barrier of its 128
+// threads; the last stores complete before the block exits.
+// CHECK-LABEL: gpu.module
+// CHECK: gpu.func @{{.*}}(%arg0: memref<100x64xbf16>, %arg1: memref<64x120xbf16>, %arg2: memref<100x120xbf16>,
+// CHECK-SAME: %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 128>, buffer = 0 : i32, dims = array<i64: 64, 100>, offset = 0 : i64, strides = array<i64: 128>, swizzle = 128 : i32}},
+// CHECK-SAME: %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 1 : i32, dims = array<i64: 120, 64>, offset = 0 : i64, strides = array<i64: 240>, swizzle = 128 : i32}},
+// CHECK-SAME: %arg5: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 2 : i32, dims = array<i64: 120, 100>, offset = 0 : i64, strides = array<i64: 240>, swizzle = 128 : i32}})
+// CHECK-SAME: nova_gpu.dynamic_shared_bytes = 229472 : i64, nova_gpu.tma_params = array<i32: 3, 4, 5>
+// CHECK-COUNT-3: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: llvm.inline_asm has_side_effects "bar.sync $0, 128;", "r,~{memory}"
+// CHECK: llvm.store {{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: llvm.inline_asm has_side_effects "bar.sync $0, 128;"
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.global.shared.cta %arg5
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0{{$}}
 // CHECK-LABEL: gpu.module
 // CHECK-NOT: wgmma
 // CHECK: mma.sync
@@ -28,10 +59,72 @@
 // CHECK-LABEL: gpu.module
 // CHECK-NOT: wgmma
 // CHECK: mma.sync
+
+// x stored 64 x 200 (M-major), W^T K-major: A transposed.
+// CHECK-LABEL: gpu.module
+// CHECK: gpu.func @{{.*}}(%arg0: memref<64x200xbf16>, %arg1: memref<120x64xbf16>, %arg2: memref<200x120xbf16>,
+// CHECK-SAME: %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 0 : i32, dims = array<i64: 200, 64>, offset = 0 : i64, strides = array<i64: 400>, swizzle = 128 : i32}},
+// CHECK-SAME: %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 128>, buffer = 1 : i32, dims = array<i64: 64, 120>, offset = 0 : i64, strides = array<i64: 128>, swizzle = 128 : i32}},
+// CHECK-SAME: %arg5: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 2 : i32, dims = array<i64: 120, 200>, offset = 0 : i64, strides = array<i64: 240>, swizzle = 128 : i32}})
+// CHECK: nvvm.wgmma.mma_async {{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <col>]
+
+// dW = x^T dy: both MN-major, N = 256 (one 256-column tile: four boxes).
+// CHECK-LABEL: gpu.module
+// CHECK: gpu.func @{{.*}}(%arg0: memref<512x96xbf16>, %arg1: memref<512x256xbf16>, %arg2: memref<96x256xf32>,
+// CHECK-SAME: %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 0 : i32, dims = array<i64: 96, 512>, offset = 0 : i64, strides = array<i64: 192>, swizzle = 128 : i32}},
+// CHECK-SAME: %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 1 : i32, dims = array<i64: 256, 512>, offset = 0 : i64, strides = array<i64: 512>, swizzle = 128 : i32}})
+// CHECK-COUNT-6: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+
+// TF32 with W N-major, an odd N read N-major, an M-major batch of 2 x 100
+// rows 64 x 100 apart (not one after the other along M): mma.sync.
 // CHECK-LABEL: gpu.module
 // CHECK-NOT: wgmma
 // CHECK: mma.sync
-// OFF-COUNT-5: nvvm.mma.sync
+// CHECK-LABEL: gpu.module
+// CHECK-NOT: wgmma
+// CHECK: mma.sync
+// CHECK-LABEL: gpu.module
+// CHECK-NOT: wgmma
+// CHECK: mma.sync
+
+// dW = x^T dy, 200 x 8192 x 512: 4 tiles but 128 K tiles, split over K in
+// 8 units of 16 K tiles each (32 blocks); every warp stores its partial
+// accumulators to the workspace (4 x 8 x 8 slots of 128 x 32 f32, then 32
+// tickets), fences, and its lane 0 draws a ticket; the warp that draws the
+// last one (7) adds the 8 slots in split order and runs the epilogue.
+// CHECK-LABEL: gpu.module
+// CHECK: gpu.func @{{.*}}(%arg0: memref<8192x200xbf16>, %arg1: memref<8192x512xbf16>, %arg2: memref<200x512xbf16>,
+// CHECK-SAME: %arg5: memref<4194432xi8>)
+// CHECK-SAME: known_grid_size = array<i32: 32, 1, 1>, {{.*}}nova_gpu.workspace_bytes = 4194432
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-COUNT-128: memref.store {{.*}} : memref<256x128x32xf32>
+// CHECK: nvvm.memory.barrier <gpu>
+// CHECK-NEXT: arith.constant -1
+// CHECK-NEXT: nvvm.bar.warp.sync
+// CHECK: memref.atomic_rmw addi {{.*}} : (i32, memref<32xi32>) -> i32
+// CHECK: gpu.shuffle  idx
+// CHECK: arith.constant 7 : i32
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.memory.barrier <gpu>
+// CHECK: scf.for {{.*}} = %c0 to %c8 step %c1
+// CHECK: memref.load {{.*}} : memref<256x128x32xf32>
+// CHECK-NEXT: memref.store {{.*}} : memref<256x128x32xf32>
+// CHECK: vector.store
+// OFF-COUNT-11: nvvm.mma.sync
+
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B K-major"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B N-major"
+// REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a row stride that is not a multiple of 16 bytes"
+// REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a prologue on an operand"
+// REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a product under 64 x 64 or with K = 0"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major, B K-major"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major, B N-major"
+// REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a TF32 operand that is not K-major (wgmma reads only 16-bit operands M/N-major)"
+// REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a row stride that is not a multiple of 16 bytes"
+// REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a batch that does not fold into the rows"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major, B N-major"
 func.func @kmajor(%a: tensor<2x100x64xbf16>, %b: tensor<120x64xbf16>) -> tensor<2x100x120xf32> {
   %r = nova_tile.fusion matmul (%a, %b) : (tensor<2x100x64xbf16>, tensor<120x64xbf16>) -> tensor<2x100x120xf32> {
   ^bb0(%x: tensor<2x100x64xbf16>, %y: tensor<120x64xbf16>):
@@ -77,4 +170,59 @@ func.func @narrow(%a: tensor<100x64xbf16>, %b: tensor<32x64xbf16>) -> tensor<100
     nova_tile.yield %p : tensor<100x32xbf16>
   }
   return %r : tensor<100x32xbf16>
+}
+
+func.func @mmajor(%a: tensor<64x200xbf16>, %b: tensor<120x64xbf16>) -> tensor<200x120xbf16> {
+  %r = nova_tile.fusion matmul (%a, %b) : (tensor<64x200xbf16>, tensor<120x64xbf16>) -> tensor<200x120xbf16> {
+  ^bb0(%x: tensor<64x200xbf16>, %y: tensor<120x64xbf16>):
+    %p = nova.matmul %x, %y transpose_lhs transpose_rhs : tensor<64x200xbf16>, tensor<120x64xbf16> -> tensor<200x120xbf16>
+    nova_tile.yield %p : tensor<200x120xbf16>
+  }
+  return %r : tensor<200x120xbf16>
+}
+
+func.func @dw(%x: tensor<512x96xbf16>, %dy: tensor<512x256xbf16>) -> tensor<96x256xf32> {
+  %r = nova_tile.fusion matmul (%x, %dy) : (tensor<512x96xbf16>, tensor<512x256xbf16>) -> tensor<96x256xf32> {
+  ^bb0(%a: tensor<512x96xbf16>, %b: tensor<512x256xbf16>):
+    %p = nova.matmul %a, %b transpose_lhs : tensor<512x96xbf16>, tensor<512x256xbf16> -> tensor<96x256xbf16>
+    %o = nova.cast %p : tensor<96x256xbf16> to tensor<96x256xf32>
+    nova_tile.yield %o : tensor<96x256xf32>
+  }
+  return %r : tensor<96x256xf32>
+}
+
+func.func @tf32_nmajor(%a: tensor<100x64xf32>, %b: tensor<64x120xf32>) -> tensor<100x120xf32> {
+  %r = nova_tile.fusion matmul (%a, %b) : (tensor<100x64xf32>, tensor<64x120xf32>) -> tensor<100x120xf32> {
+  ^bb0(%x: tensor<100x64xf32>, %y: tensor<64x120xf32>):
+    %p = nova.matmul %x, %y {nova.precision = "tf32"} : tensor<100x64xf32>, tensor<64x120xf32> -> tensor<100x120xf32>
+    nova_tile.yield %p : tensor<100x120xf32>
+  }
+  return %r : tensor<100x120xf32>
+}
+
+func.func @odd_n(%a: tensor<100x64xbf16>, %b: tensor<64x129xbf16>) -> tensor<100x129xbf16> {
+  %r = nova_tile.fusion matmul (%a, %b) : (tensor<100x64xbf16>, tensor<64x129xbf16>) -> tensor<100x129xbf16> {
+  ^bb0(%x: tensor<100x64xbf16>, %y: tensor<64x129xbf16>):
+    %p = nova.matmul %x, %y : tensor<100x64xbf16>, tensor<64x129xbf16> -> tensor<100x129xbf16>
+    nova_tile.yield %p : tensor<100x129xbf16>
+  }
+  return %r : tensor<100x129xbf16>
+}
+
+func.func @batched_mmajor(%a: tensor<2x64x100xbf16>, %b: tensor<120x64xbf16>) -> tensor<2x100x120xbf16> {
+  %r = nova_tile.fusion matmul (%a, %b) : (tensor<2x64x100xbf16>, tensor<120x64xbf16>) -> tensor<2x100x120xbf16> {
+  ^bb0(%x: tensor<2x64x100xbf16>, %y: tensor<120x64xbf16>):
+    %p = nova.matmul %x, %y transpose_lhs transpose_rhs : tensor<2x64x100xbf16>, tensor<120x64xbf16> -> tensor<2x100x120xbf16>
+    nova_tile.yield %p : tensor<2x100x120xbf16>
+  }
+  return %r : tensor<2x100x120xbf16>
+}
+
+func.func @dw_split(%x: tensor<8192x200xbf16>, %dy: tensor<8192x512xbf16>) -> tensor<200x512xbf16> {
+  %r = nova_tile.fusion matmul (%x, %dy) : (tensor<8192x200xbf16>, tensor<8192x512xbf16>) -> tensor<200x512xbf16> {
+  ^bb0(%a: tensor<8192x200xbf16>, %b: tensor<8192x512xbf16>):
+    %p = nova.matmul %a, %b transpose_lhs : tensor<8192x200xbf16>, tensor<8192x512xbf16> -> tensor<200x512xbf16>
+    nova_tile.yield %p : tensor<200x512xbf16>
+  }
+  return %r : tensor<200x512xbf16>
 }
