@@ -27,7 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Emitter.h"
+#include "Hopper.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -171,17 +171,9 @@ private:
   }
   /// `byteOffset` (i64) bytes into the dynamic shared buffer.
   Value shared(Value byteOffset) {
-    auto ptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
-    return LLVM::GEPOp::create(b, ptr, b.getI8Type(), smem,
-                               ArrayRef<LLVM::GEPArg>{byteOffset});
+    return hopper::sharedAt(b, smem, byteOffset);
   }
   Value shared(int64_t byteOffset) { return shared(i64(byteOffset)); }
-  /// A shared::cta address as the shared::cluster one TMA writes (this
-  /// block's own, no cluster).
-  Value toCluster(Value ptr) {
-    return LLVM::AddrSpaceCastOp::create(
-        b, LLVM::LLVMPointerType::get(b.getContext(), 7), ptr);
-  }
   Value fullBarrier(Value stage) {
     return shared(add(i64(t.barrierOffset()), mul(stage, i64(8))));
   }
@@ -192,7 +184,7 @@ private:
   /// A TMA descriptor parameter for `op`, boxes of `boxRows` rows.
   Value addDescriptor(const KMajor &op, int64_t boxRows);
   void waitParity(Value barrier, Value phase) {
-    NVVM::MBarrierTryWaitParityOp::create(b, barrier, phase, i32(0x989680));
+    hopper::waitParity(b, barrier, phase);
   }
   /// The output tile `tile` as (tile row, tile column), in groups of 8
   /// tile rows that sweep the tile columns together (L2 reuse of B).
@@ -218,26 +210,10 @@ private:
 };
 
 Value WgmmaEmitter::addDescriptor(const KMajor &op, int64_t boxRows) {
-  MLIRContext *ctx = b.getContext();
-  unsigned index = k.func.getNumArguments();
-  (void)k.func.insertArgument(index, LLVM::LLVMPointerType::get(ctx),
-                              DictionaryAttr(), b.getLoc());
   // dims and box innermost first (K, then rows); strides in bytes.
-  SmallVector<NamedAttribute> map{
-      b.getNamedAttr("buffer", b.getI32IntegerAttr(op.input.getArgNumber())),
-      b.getNamedAttr("offset", b.getI64IntegerAttr(op.offset * t.elementBytes)),
-      b.getNamedAttr("dims", b.getDenseI64ArrayAttr({op.k, op.rows})),
-      b.getNamedAttr("strides",
-                     b.getDenseI64ArrayAttr({op.rowStride * t.elementBytes})),
-      b.getNamedAttr("box", b.getDenseI64ArrayAttr({t.bk(), boxRows})),
-      b.getNamedAttr("swizzle", b.getI32IntegerAttr(128))};
-  k.func.setArgAttr(index, kTmaAttr, DictionaryAttr::get(ctx, map));
-  SmallVector<int32_t> params;
-  if (auto known = k.func->getAttrOfType<DenseI32ArrayAttr>(kTmaParamsAttr))
-    llvm::append_range(params, known.asArrayRef());
-  params.push_back(int32_t(index));
-  k.func->setAttr(kTmaParamsAttr, b.getDenseI32ArrayAttr(params));
-  return k.func.getArgument(index);
+  return hopper::addTmaDescriptor(
+      k, op.input, op.offset * t.elementBytes, {op.k, op.rows},
+      {op.rowStride * t.elementBytes}, {t.bk(), boxRows}, 128);
 }
 
 std::pair<Value, Value> WgmmaEmitter::tileCoordinates(Value tile) {
@@ -286,26 +262,17 @@ void WgmmaEmitter::producer() {
         Value kCoord = toI32(mul(kt, idx(t.bk())));
         for (auto [desc, offset, row] : {std::tuple{descA, int64_t(0), rowA},
                                          std::tuple{descB, t.aBytes(), rowB}})
-          NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-              b, toCluster(shared(add(base, i64(offset)))), desc,
-              ValueRange{kCoord, row}, full, ValueRange{}, Value(), Value(),
-              NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(),
-              Value());
+          hopper::tmaLoad(b, shared(add(base, i64(offset))), desc,
+                          ValueRange{kCoord, row}, full);
         return success();
       });
     });
   });
 }
 
-/// The wgmma shared-memory descriptor of a K-major, 128-byte-swizzled tile
-/// at shared address `address`: start address >> 4 (bits 0-13), leading
-/// byte offset 16 (unused by swizzled K-major layouts), stride byte offset
-/// 1024 between groups of 8 rows (bits 32-45), 128-byte swizzle (bits
-/// 62-63).
-static constexpr int64_t kSMs = 132;
-
-static constexpr int64_t kDescriptorBits =
-    (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
+using hopper::kSMs;
+/// The wgmma shared-memory descriptor of a K-major, 128-byte-swizzled tile.
+static constexpr int64_t kDescriptorBits = hopper::kKMajorDescriptorBits;
 
 Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   MLIRContext *ctx = b.getContext();
@@ -457,21 +424,7 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   // As many stages as fit next to the barriers in 227 KB.
   t.stages = std::min<int64_t>(8, (227 * 1024 - 256) / t.stageBytes());
 
-  // The dynamic shared buffer: an external, 1024-byte aligned array (the
-  // alignment 128-byte swizzle needs), whose size the launch gives.
-  auto module = k.func->getParentOfType<gpu::GPUModuleOp>();
-  {
-    OpBuilder top(module.getBodyRegion());
-    LLVM::GlobalOp::create(top, b.getLoc(),
-                           LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-                           /*isConstant=*/false, LLVM::Linkage::External,
-                           "nova_dynamic_shared", Attribute(),
-                           /*alignment=*/1024, /*addrSpace=*/3);
-  }
-  k.func->setAttr(kDynamicSharedBytesAttr,
-                  b.getI64IntegerAttr(t.sharedBytes()));
-  smem = LLVM::AddressOfOp::create(
-      b, LLVM::LLVMPointerType::get(b.getContext(), 3), "nova_dynamic_shared");
+  smem = hopper::dynamicSharedMemory(k, t.sharedBytes());
   descA = addDescriptor(a, t.bm());
   descB = addDescriptor(bo, t.bn);
 
