@@ -92,6 +92,9 @@ wgmma_bf16_gelu   matmul_wgmma.mlir   bf16_bias_gelu  1.6e-2 7e-2  no   pack
 wgmma_tf32_1000   matmul_wgmma.mlir   tf32_1000       2e-3  norm  no   pack
 wgmma_tf32_gelu   matmul_wgmma.mlir   tf32_bias_gelu  2e-3  norm  no   pack
 wgmma_planned     matmul_wgmma_planned.mlir linears 3e-3  norm  no   planned
+attn_wgmma_qkv_d64   attn_wgmma.mlir  qkv_causal_d64  1e-2  norm  no   pack
+attn_wgmma_cross_d128 attn_wgmma.mlir cross_d128      1e-2  norm  no   pack
+attn_wgmma_d128_epi  attn_wgmma.mlir  causal_d128_epilogue 2e-2 norm no pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read
