@@ -305,31 +305,19 @@ LogicalResult ForwardEmitter::consumer(Value consumerIndex, Value bh,
       add(kMajor, arith::MulIOp::create(b, toI64(consumerIndex),
                                         i64(kConsumerRows * 128 >> 4)));
 
-  hopper::waitParity(b, barrier(i64(0)), i32(0));
-
   int64_t sCount = kKeyTile / 2, oCount = fwd.dv / 2;
   auto sType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(sCount, b.getF32Type()));
   Value negInf = f32(-INFINITY), zero = f32(0.0);
-  SmallVector<Value> inits(oCount, zero);
-  inits.append({negInf, negInf, zero, zero}); // m0, m1, l0, l1
-  auto loop = scf::ForOp::create(b, idx(0), keyTiles(queryBase), idx(1), inits);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    body.pushScope();
-    Value j = loop.getInductionVar();
-    ValueRange carried = loop.getRegionIterArgs();
-    SmallVector<Value> o(carried.begin(), carried.begin() + oCount);
-    Value m[2] = {carried[oCount], carried[oCount + 1]};
-    Value l[2] = {carried[oCount + 2], carried[oCount + 3]};
-    Value stage = toI64(rem(j, layout.stages));
-    Value phase = toI32(rem(div(j, layout.stages), 2));
-    Value keyBase = mul(j, kKeyTile);
+  auto stageOf = [&](Value j) { return toI64(rem(j, layout.stages)); };
+  auto phaseOf = [&](Value j) { return toI32(rem(div(j, layout.stages), 2)); };
 
-    // S = Q K^T: 16 head-dim columns (32 bytes of a 128-byte row) per wgmma.
-    hopper::waitParity(b, kFull(stage), phase);
-    Value kDesc = add(kMajor, arith::ShRUIOp::create(b, kTile(stage), i64(4)));
+  // S = Q K^T of key tile j, issued as one wgmma group (16 head-dim columns,
+  // 32 bytes of a 128-byte row, per wgmma) after a fence.
+  auto issueS = [&](Value j) {
+    hopper::waitParity(b, kFull(stageOf(j)), phaseOf(j));
+    Value kDesc =
+        add(kMajor, arith::ShRUIOp::create(b, kTile(stageOf(j)), i64(4)));
     NVVM::WgmmaFenceAlignedOp::create(b);
     Value s = LLVM::UndefOp::create(b, sType);
     for (int64_t step = 0; step < fwd.d / 16; ++step) {
@@ -347,9 +335,36 @@ LogicalResult ForwardEmitter::consumer(Value consumerIndex, Value bh,
           NVVM::MMAIntOverflowAttr());
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+    return s;
+  };
+  // O += P V of key tile j as one wgmma group after a fence: 16 keys (16
+  // rows of 128 bytes) per wgmma, P from registers.
+  auto issuePV = [&](SmallVector<Value> o, ArrayRef<Value> p, Value j) {
+    hopper::waitParity(b, vFull(stageOf(j)), phaseOf(j));
+    Value vDesc =
+        add(nMajor, arith::ShRUIOp::create(b, vTile(stageOf(j)), i64(4)));
+    // Its own fence: the wait above ends the S group's stage for ptxas.
+    NVVM::WgmmaFenceAlignedOp::create(b);
+    for (int64_t step = 0; step < kKeyTile / 16; ++step)
+      o = multiplyPV(o, p.slice(4 * step, 4),
+                     add(vDesc, i64(step * 16 * 128 >> 4)));
+    NVVM::WgmmaGroupSyncAlignedOp::create(b);
+    return o;
+  };
+  auto release = [&](Value j) {
+    NVVM::MBarrierArriveOp::create(b, Type(), empty(stageOf(j)), Value());
+  };
 
-    // The online softmax in the exp2 domain.
+  // The online softmax of tile j's scores `s` in the exp2 domain, from the
+  // running max m and per-thread partial sums l: the new m and l, the
+  // factor O takes, and P (f32).
+  struct Softmax {
+    Value m[2], l[2], corr[2];
+    SmallVector<Value> p;
+  };
+  auto softmax = [&](Value s, Value j, ArrayRef<Value> mIn,
+                     ArrayRef<Value> lIn) {
+    Value keyBase = mul(j, kKeyTile);
     Value log2Scale = f32(fwd.scale * M_LOG2E);
     SmallVector<Value> x;
     for (int64_t i = 0; i < sCount; ++i)
@@ -387,16 +402,17 @@ LogicalResult ForwardEmitter::consumer(Value consumerIndex, Value bh,
     for (int64_t i = 0; i < sCount; ++i)
       rowMax[(i >> 1) & 1] =
           arith::MaximumFOp::create(b, rowMax[(i >> 1) & 1], x[i]);
-    Value mSafe[2], corr[2], rowSum[2] = {zero, zero};
+    Softmax out;
+    Value mSafe[2], rowSum[2] = {zero, zero};
     for (int r = 0; r < 2; ++r) {
       Value mNew = arith::MaximumFOp::create(
-          b, m[r], shuffleReduce(b, maxOf, rowMax[r], 4));
+          b, mIn[r], shuffleReduce(b, maxOf, rowMax[r], 4));
       // A row with no key seen yet keeps m = -inf: subtract 0 instead.
       Value none =
           arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, mNew, negInf);
       mSafe[r] = select(none, zero, mNew);
-      corr[r] = math::Exp2Op::create(b, fsub(m[r], mSafe[r]));
-      m[r] = mNew;
+      out.corr[r] = math::Exp2Op::create(b, fsub(mIn[r], mSafe[r]));
+      out.m[r] = mNew;
     }
     SmallVector<Value> p;
     for (int64_t i = 0; i < sCount; ++i) {
@@ -405,51 +421,79 @@ LogicalResult ForwardEmitter::consumer(Value consumerIndex, Value bh,
       rowSum[r] = fadd(rowSum[r], p.back());
     }
     for (int r = 0; r < 2; ++r)
-      l[r] = fadd(fmul(l[r], corr[r]), rowSum[r]); // per-thread partial
-    for (int64_t i = 0; i < oCount; ++i)
-      o[i] = fmul(o[i], corr[(i >> 1) & 1]);
-    // P as the A operand: for keys 16 s.., register r holds accumulators
-    // 8 s + 2 r and 8 s + 2 r + 1 as bf16x2 (the m64k16 A fragment layout
-    // matches the accumulators').
+      out.l[r] = fadd(fmul(lIn[r], out.corr[r]), rowSum[r]);
+    out.p = std::move(p);
+    return out;
+  };
+
+  // P as the A operand: for keys 16 s.., register r holds accumulators
+  // 8 s + 2 r and 8 s + 2 r + 1 as bf16x2 (the m64k16 A fragment layout
+  // matches the accumulators').
+  auto pack = [&](ArrayRef<Value> p) {
     auto pair = VectorType::get({2}, b.getF32Type());
     auto pairBF16 = VectorType::get({2}, b.getBF16Type());
     auto word = VectorType::get({1}, b.getI32Type());
-    auto packed = [&](int64_t i) {
+    SmallVector<Value> regs;
+    for (size_t i = 0; i < p.size(); i += 2) {
       Value v =
           vector::FromElementsOp::create(b, pair, ValueRange{p[i], p[i + 1]});
       Value h = arith::TruncFOp::create(b, pairBF16, v);
-      return vector::ExtractOp::create(b, vector::BitCastOp::create(b, word, h),
-                                       ArrayRef<int64_t>{0});
-    };
-    SmallVector<SmallVector<Value>> aRegs;
-    for (int64_t step = 0; step < kKeyTile / 16; ++step) {
-      SmallVector<Value> regs;
-      for (int64_t r = 0; r < 4; ++r)
-        regs.push_back(packed(8 * step + 2 * r));
-      aRegs.push_back(regs);
+      regs.push_back(vector::ExtractOp::create(
+          b, vector::BitCastOp::create(b, word, h), ArrayRef<int64_t>{0}));
     }
+    return regs;
+  };
 
-    // O += P V: 16 keys (16 rows of 128 bytes) per wgmma.
-    hopper::waitParity(b, vFull(stage), phase);
-    Value vDesc = add(nMajor, arith::ShRUIOp::create(b, vTile(stage), i64(4)));
-    NVVM::WgmmaFenceAlignedOp::create(b);
-    for (int64_t step = 0; step < kKeyTile / 16; ++step)
-      o = multiplyPV(o, aRegs[step], add(vDesc, i64(step * 16 * 128 >> 4)));
-    NVVM::WgmmaGroupSyncAlignedOp::create(b);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-    NVVM::MBarrierArriveOp::create(b, Type(), empty(stage), Value());
+  hopper::waitParity(b, barrier(i64(0)), i32(0));
+  // Software pipeline: tile j + 1's S = Q K^T is in flight while tile j's
+  // O += P V runs, and tile j + 1's softmax overlaps the latter.
+  Value s0 = issueS(idx(0));
+  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+  Softmax first = softmax(s0, idx(0), {negInf, negInf}, {zero, zero});
+  SmallVector<Value> inits(oCount, zero);
+  inits.append({first.m[0], first.m[1], first.l[0], first.l[1]});
+  inits.append(pack(first.p));
+  Value last = arith::SubIOp::create(b, keyTiles(queryBase), idx(1));
+  auto loop = scf::ForOp::create(b, idx(0), last, idx(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    body.pushScope();
+    Value j = loop.getInductionVar();
+    ValueRange carried = loop.getRegionIterArgs();
+    SmallVector<Value> o(carried.begin(), carried.begin() + oCount);
+    ValueRange ml = carried.slice(oCount, 4);
+    SmallVector<Value> p(carried.begin() + oCount + 4, carried.end());
+    Value next = add(j, 1);
+    Value s = issueS(next);
+    o = issuePV(o, p, j);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, 1); // S is done
+    Softmax step = softmax(s, next, {ml[0], ml[1]}, {ml[2], ml[3]});
+    NVVM::WgmmaWaitGroupSyncOp::create(b, 0); // P V is done
+    release(j);
+    // Packed only now: the registers of tile j's P were the in-flight
+    // wgmma's inputs.
+    SmallVector<Value> nextP = pack(step.p);
+    for (int64_t i = 0; i < oCount; ++i)
+      o[i] = fmul(o[i], step.corr[(i >> 1) & 1]);
     body.popScope();
-    SmallVector<Value> next = o;
-    next.append({m[0], m[1], l[0], l[1]});
-    scf::YieldOp::create(b, next);
+    SmallVector<Value> yielded = o;
+    yielded.append({step.m[0], step.m[1], step.l[0], step.l[1]});
+    yielded.append(nextP);
+    scf::YieldOp::create(b, yielded);
   }
+  ValueRange carried = loop.getResults();
+  SmallVector<Value> o(carried.begin(), carried.begin() + oCount);
+  SmallVector<Value> p(carried.begin() + oCount + 4, carried.end());
+  o = issuePV(o, p, last);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+  release(last);
 
-  ValueRange results = loop.getResults();
   Value lse[2], inv[2];
   for (int r = 0; r < 2; ++r) {
-    Value m = results[oCount + r];
+    Value m = carried[oCount + r];
     Value l = shuffleReduce(b, Combiner{nv::ReduceKind::sum, b.getF32Type()},
-                            results[oCount + 2 + r], 4);
+                            carried[oCount + 2 + r], 4);
     Value any = arith::CmpFOp::create(b, arith::CmpFPredicate::OGT, l, zero);
     inv[r] = select(any, arith::DivFOp::create(b, f32(1.0), l), zero);
     lse[r] = select(any, fmul(fadd(m, math::Log2Op::create(b, l)), f32(M_LN2)),
@@ -457,17 +501,16 @@ LogicalResult ForwardEmitter::consumer(Value consumerIndex, Value bh,
   }
   for (int64_t i = 0; i < oCount; ++i) {
     Value row = rowOf(i);
-    if (failed(fwd.store(0, bh, row, colOf(i),
-                         fmul(results[i], inv[(i >> 1) & 1]),
+    if (failed(fwd.store(0, bh, row, colOf(i), fmul(o[i], inv[(i >> 1) & 1]),
                          cmp(arith::CmpIPredicate::ult, row, idx(fwd.tq)))))
       return failure();
   }
   if (fwd.withLogSumExp) {
-    Value first = cmp(arith::CmpIPredicate::eq, t, idx(0));
+    Value firstLane = cmp(arith::CmpIPredicate::eq, t, idx(0));
     for (int r = 0; r < 2; ++r) {
       Value row = rowOf(2 * r);
       Value valid = arith::AndIOp::create(
-          b, first, cmp(arith::CmpIPredicate::ult, row, idx(fwd.tq)));
+          b, firstLane, cmp(arith::CmpIPredicate::ult, row, idx(fwd.tq)));
       if (failed(fwd.store(1, bh, row, Value(), lse[r], valid)))
         return failure();
     }
