@@ -18,6 +18,10 @@
 //   64 queries accumulate dQ over key tiles. Every gradient element is
 //   written by exactly one block: deterministic, no atomics.
 //
+// bf16 forwards that TMA can load go to the Hopper forward instead
+// (AttentionWgmma.cpp: wgmma, TMA, warp-specialized); it reuses this
+// file's contract reading and result stores.
+//
 // Results reach the kernel's outputs through the fused epilogue (evaluated
 // at the result's index) and the strided windows the contract gives;
 // constant windows of a concatenated output are filled by the same launch.
