@@ -82,8 +82,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
            "Compile without float atomics: every float sum runs in a fixed "
            "order, so results repeat bit for bit">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"true",
-           "Lower GEMMs whose operands TMA can load K-major to wgmma with "
-           "TMA and mbarrier pipelines (sm_90a); false: mma.sync only">
+           "Lower GEMMs whose operands TMA can load K-major, and bf16 "
+           "attention forwards, to wgmma with TMA and mbarrier pipelines "
+           "(sm_90a); false: mma.sync only">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -18,13 +18,17 @@
 //   64 queries accumulate dQ over key tiles. Every gradient element is
 //   written by exactly one block: deterministic, no atomics.
 //
+// bf16 forwards that TMA can load go to the Hopper forward instead
+// (AttentionWgmma.cpp: wgmma, TMA, warp-specialized); it reuses this
+// file's contract reading and result stores.
+//
 // Results reach the kernel's outputs through the fused epilogue (evaluated
 // at the result's index) and the strided windows the contract gives;
 // constant windows of a concatenated output are filled by the same launch.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Emitter.h"
+#include "AttentionWgmma.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -50,6 +54,7 @@ constexpr int64_t kSharedBytes = 48 * 1024;
 /// buffer: element (i0, ..., in) at offset + sum(i_d * strides[d]).
 struct View {
   Value buffer;
+  BlockArgument input; // the kernel input (operands only)
   int64_t offset = 0;
   SmallVector<int64_t> strides;
   /// Element conversions between the buffer and the operand (prologue
@@ -96,15 +101,16 @@ private:
   LogicalResult emitDQ(Value block);
   /// What a backward block of `kBlockRows` rows along a sequence of
   /// `length` starts from: its (batch, head), first row, this warp's first
-  /// row within the block and in the sequence, every operand's offset for that head, and a zero of the operand
-  /// type.
+  /// row within the block and in the sequence, every operand's offset for that
+  /// head, and a zero of the operand type.
   struct BackwardBlock {
     Value bh, base, warpRow, rowBase;
     Value lead[6];
     Value zero;
   };
   BackwardBlock backwardBlock(Value block, int64_t length);
-  void fillConstants(int64_t grid);
+  /// Fills the constant windows with `grid` blocks of `threads` threads.
+  void fillConstants(int64_t grid, int64_t threads = kThreads);
 
   // Index arithmetic.
   Value c(int64_t v) { return body.index(v); }
@@ -271,7 +277,8 @@ LogicalResult AttentionEmitter::prepare() {
   const MainProblem &problem = k.contract.problems.front();
   for (auto [i, read] : llvm::enumerate(problem.operands)) {
     View view;
-    view.buffer = flatten(b, body.input(k.block().getArgument(read.first)));
+    view.input = k.block().getArgument(read.first);
+    view.buffer = flatten(b, body.input(view.input));
     Value v = attn->getOperand(i);
     SmallVector<Type> casts;
     while (Operation *def = v.getDefiningOp()) {
@@ -591,13 +598,13 @@ LogicalResult AttentionEmitter::storeResult(unsigned result, Value bh,
   return success();
 }
 
-void AttentionEmitter::fillConstants(int64_t grid) {
+void AttentionEmitter::fillConstants(int64_t grid, int64_t threads) {
   for (const Fill &fill : fills) {
     ArrayRef<int64_t> part = shapeOf(fill.constant);
     ArrayRef<int64_t> out = shapeOf(k.outputs()[fill.output]);
     Value buffer = flatten(b, k.outputBuffers[fill.output]);
-    Value first = add(mul(k.blockId(), kThreads), tid);
-    (void)k.loop(first, c(product(part)), c(grid * kThreads),
+    Value first = add(mul(k.blockId(), threads), tid);
+    (void)k.loop(first, c(product(part)), c(grid * threads),
                  [&](Value i) -> LogicalResult {
                    SmallVector<Value> idx = body.delinearize(i, part);
                    FailureOr<Value> x = body.eval(fill.constant, idx);
@@ -614,6 +621,37 @@ void AttentionEmitter::fillConstants(int64_t grid) {
 //===----------------------------------------------------------------------===//
 
 FailureOr<Geometry> AttentionEmitter::forward() {
+  // bf16 on Hopper: the wgmma forward (AttentionWgmma.cpp) where it applies.
+  if (k.wgmma) {
+    auto operand = [](const View &v) {
+      return AttentionOperand{v.input, v.offset, v.strides, !v.casts.empty()};
+    };
+    // Named: the function_refs in `parts` must outlive its construction.
+    auto store = [&](unsigned result, Value bh, Value row, Value col, Value x,
+                     Value valid) {
+      return storeResult(result, bh, row, col, x, valid);
+    };
+    auto fill = [&](int64_t grid, int64_t threads) {
+      fillConstants(grid, threads);
+    };
+    AttentionForward parts{k,
+                           lead,
+                           tq,
+                           tk,
+                           d,
+                           dv,
+                           scale,
+                           causal,
+                           opType,
+                           operand(operands[0]),
+                           operand(operands[1]),
+                           operand(operands[2]),
+                           attn->getNumResults() > 1,
+                           store,
+                           fill};
+    if (auto geometry = emitAttentionForwardWgmma(parts))
+      return *geometry;
+  }
   // Key tile staging: K and V tiles plus each warp's P rows.
   FailureOr<int64_t> tileOr = pickTile([&](int64_t bc) {
     return bc * paddedCols(d) + bc * paddedCols(dv) +

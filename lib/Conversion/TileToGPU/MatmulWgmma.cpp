@@ -27,7 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Emitter.h"
+#include "Hopper.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -183,17 +183,9 @@ private:
   }
   /// `byteOffset` (i64) bytes into the dynamic shared buffer.
   Value shared(Value byteOffset) {
-    auto ptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
-    return LLVM::GEPOp::create(b, ptr, b.getI8Type(), smem,
-                               ArrayRef<LLVM::GEPArg>{byteOffset});
+    return hopper::sharedAt(b, smem, byteOffset);
   }
   Value shared(int64_t byteOffset) { return shared(i64(byteOffset)); }
-  /// A shared::cta address as the shared::cluster one TMA writes (this
-  /// block's own, no cluster).
-  Value toCluster(Value ptr) {
-    return LLVM::AddrSpaceCastOp::create(
-        b, LLVM::LLVMPointerType::get(b.getContext(), 7), ptr);
-  }
   Value fullBarrier(Value stage) {
     return shared(add(i64(t.barrierOffset()), mul(stage, i64(8))));
   }
@@ -205,18 +197,13 @@ private:
   /// indices: one box of the whole tile when K-major, boxes of 128 bytes of
   /// M (N) by the K tile when MN-major.
   Value addDescriptor(const TmaOperand &op, int64_t tileRows);
-  /// A TMA descriptor parameter for 2-D `buffer` (a kernel argument):
-  /// `dims` and `box` innermost first, rows `rowBytes` apart.
-  Value addTmaParam(BlockArgument buffer, int64_t offsetBytes,
-                    ArrayRef<int64_t> dims, int64_t rowBytes,
-                    ArrayRef<int64_t> box);
   /// The producer's loads of `op`'s tile of `tileRows` from M (N) index
   /// `firstRow` (i32) and K index `kCoord` (i32) into the stage at shared
   /// byte `destination`, counted on barrier `full`.
   void load(const TmaOperand &op, Value desc, Value destination,
             int64_t tileRows, Value firstRow, Value kCoord, Value full);
   void waitParity(Value barrier, Value phase) {
-    NVVM::MBarrierTryWaitParityOp::create(b, barrier, phase, i32(0x989680));
+    hopper::waitParity(b, barrier, phase);
   }
   /// The output tile `tile` as (tile row, tile column), in groups of 8
   /// tile rows that sweep the tile columns together (L2 reuse of B).
@@ -260,31 +247,9 @@ Value WgmmaEmitter::addDescriptor(const TmaOperand &op, int64_t tileRows) {
     dims = {op.rows, op.k};
     box = {t.bk(), t.bk()};
   }
-  return addTmaParam(op.input, op.offset * t.elementBytes, dims,
-                     op.rowStride * t.elementBytes, box);
-}
-
-Value WgmmaEmitter::addTmaParam(BlockArgument buffer, int64_t offsetBytes,
-                                ArrayRef<int64_t> dims, int64_t rowBytes,
-                                ArrayRef<int64_t> box) {
-  MLIRContext *ctx = b.getContext();
-  unsigned index = k.func.getNumArguments();
-  (void)k.func.insertArgument(index, LLVM::LLVMPointerType::get(ctx),
-                              DictionaryAttr(), b.getLoc());
-  SmallVector<NamedAttribute> map{
-      b.getNamedAttr("buffer", b.getI32IntegerAttr(buffer.getArgNumber())),
-      b.getNamedAttr("offset", b.getI64IntegerAttr(offsetBytes)),
-      b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
-      b.getNamedAttr("strides", b.getDenseI64ArrayAttr({rowBytes})),
-      b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
-      b.getNamedAttr("swizzle", b.getI32IntegerAttr(128))};
-  k.func.setArgAttr(index, kTmaAttr, DictionaryAttr::get(ctx, map));
-  SmallVector<int32_t> params;
-  if (auto known = k.func->getAttrOfType<DenseI32ArrayAttr>(kTmaParamsAttr))
-    llvm::append_range(params, known.asArrayRef());
-  params.push_back(int32_t(index));
-  k.func->setAttr(kTmaParamsAttr, b.getDenseI32ArrayAttr(params));
-  return k.func.getArgument(index);
+  return hopper::addTmaDescriptor(k, op.input, op.offset * t.elementBytes,
+                                  dims, {op.rowStride * t.elementBytes}, box,
+                                  128);
 }
 
 std::pair<Value, Value> WgmmaEmitter::tileCoordinates(Value tile) {
@@ -316,10 +281,7 @@ void WgmmaEmitter::load(const TmaOperand &op, Value desc, Value destination,
                         int64_t tileRows, Value firstRow, Value kCoord,
                         Value full) {
   auto copy = [&](Value to, Value inner, Value outer) {
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, toCluster(shared(to)), desc, ValueRange{inner, outer}, full,
-        ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE, false,
-        NVVM::CTAGroupKindAttr(), Value());
+    hopper::tmaLoad(b, shared(to), desc, ValueRange{inner, outer}, full);
   };
   if (!op.mnMajor)
     return copy(destination, kCoord, firstRow);
@@ -362,7 +324,7 @@ void WgmmaEmitter::producer() {
   });
 }
 
-static constexpr int64_t kSMs = 132;
+using hopper::kSMs;
 
 /// The constant bits of the wgmma shared-memory descriptor of a
 /// 128-byte-swizzled tile whose K tile is `bk` elements (the start address
@@ -719,29 +681,16 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   t.stages = std::min<int64_t>(8, (227 * 1024 - 256 - t.stagingBytes) /
                                       t.stageBytes());
 
-  // The dynamic shared buffer: an external, 1024-byte aligned array (the
-  // alignment 128-byte swizzle needs), whose size the launch gives.
-  auto module = k.func->getParentOfType<gpu::GPUModuleOp>();
-  {
-    OpBuilder top(module.getBodyRegion());
-    LLVM::GlobalOp::create(top, b.getLoc(),
-                           LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-                           /*isConstant=*/false, LLVM::Linkage::External,
-                           "nova_dynamic_shared", Attribute(),
-                           /*alignment=*/1024, /*addrSpace=*/3);
-  }
-  k.func->setAttr(kDynamicSharedBytesAttr,
-                  b.getI64IntegerAttr(t.sharedBytes()));
-  smem = LLVM::AddressOfOp::create(
-      b, LLVM::LLVMPointerType::get(b.getContext(), 3), "nova_dynamic_shared");
+  smem = hopper::dynamicSharedMemory(k, t.sharedBytes());
   descA = addDescriptor(a, t.bm());
   descB = addDescriptor(bo, t.bn);
 
   tid = k.threadId();
   block = k.blockId();
   if (stageOutput)
-    descOut = addTmaParam(cast<BlockArgument>(k.outputBuffers[0]), 0,
-                          {n, a.rows}, n * 2, {64, 64});
+    descOut = hopper::addTmaDescriptor(
+        k, cast<BlockArgument>(k.outputBuffers[0]), 0, {n, a.rows}, {n * 2},
+        {64, 64}, 128);
   if (splits > 1)
     workspace = k.addWorkspace(tilesM * tilesN * 4 * t.consumers *
                                (splits * t.bn / 2 * 32 + 1) * 4);

@@ -1,9 +1,11 @@
 // The attention kernels reach PTX as mma.sync tensor-core instructions
 // (bf16 m16n8k16 and TF32 m16n8k8, f32 accumulators) and ptxas accepts
-// them for sm_90a.
+// them for sm_90a. The bf16 forward takes wgmma by default
+// (attention-wgmma-ptx.mlir); wgmma=false keeps it on mma.sync here.
 // REQUIRES: ptxas
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu -o %t.mlir
-// RUN: nova-gpu-pack %t.mlir --entry bf16 -o %t.bf16.nvx
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false -o %t.sync.mlir
+// RUN: nova-gpu-pack %t.sync.mlir --entry bf16 -o %t.bf16.nvx
 // RUN: grep -a -o "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32" %t.bf16.nvx | uniq | FileCheck %s --check-prefix=BF16
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // RUN: nova-gpu-pack %t.mlir --entry tf32 -o %t.tf32.nvx

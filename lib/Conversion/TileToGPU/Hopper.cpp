@@ -1,0 +1,78 @@
+//===- Hopper.cpp - sm_90a building blocks shared by the wgmma emitters ---===//
+
+#include "Hopper.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+
+namespace mlir::nova::tile_to_gpu::hopper {
+
+Value addTmaDescriptor(KernelContext &k, BlockArgument input,
+                       int64_t byteOffset, ArrayRef<int64_t> dims,
+                       ArrayRef<int64_t> byteStrides, ArrayRef<int64_t> box,
+                       int64_t swizzle) {
+  ImplicitLocOpBuilder &b = k.b;
+  MLIRContext *ctx = b.getContext();
+  unsigned index = k.func.getNumArguments();
+  (void)k.func.insertArgument(index, LLVM::LLVMPointerType::get(ctx),
+                              DictionaryAttr(), b.getLoc());
+  SmallVector<NamedAttribute> map{
+      b.getNamedAttr("buffer", b.getI32IntegerAttr(input.getArgNumber())),
+      b.getNamedAttr("offset", b.getI64IntegerAttr(byteOffset)),
+      b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
+      b.getNamedAttr("strides", b.getDenseI64ArrayAttr(byteStrides)),
+      b.getNamedAttr("box", b.getDenseI64ArrayAttr(box)),
+      b.getNamedAttr("swizzle", b.getI32IntegerAttr(int32_t(swizzle)))};
+  k.func.setArgAttr(index, kTmaAttr, DictionaryAttr::get(ctx, map));
+  SmallVector<int32_t> params;
+  if (auto known = k.func->getAttrOfType<DenseI32ArrayAttr>(kTmaParamsAttr))
+    llvm::append_range(params, known.asArrayRef());
+  params.push_back(int32_t(index));
+  k.func->setAttr(kTmaParamsAttr, b.getDenseI32ArrayAttr(params));
+  return k.func.getArgument(index);
+}
+
+Value dynamicSharedMemory(KernelContext &k, int64_t bytes) {
+  ImplicitLocOpBuilder &b = k.b;
+  auto module = k.func->getParentOfType<gpu::GPUModuleOp>();
+  {
+    OpBuilder top(module.getBodyRegion());
+    LLVM::GlobalOp::create(top, b.getLoc(),
+                           LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           "nova_dynamic_shared", Attribute(),
+                           /*alignment=*/1024, /*addrSpace=*/3);
+  }
+  k.func->setAttr(kDynamicSharedBytesAttr, b.getI64IntegerAttr(bytes));
+  return LLVM::AddressOfOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 3), "nova_dynamic_shared");
+}
+
+Value sharedAt(ImplicitLocOpBuilder &b, Value smem, Value byteOffset) {
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  return LLVM::GEPOp::create(b, ptr, b.getI8Type(), smem,
+                             ArrayRef<LLVM::GEPArg>{byteOffset});
+}
+
+Value toCluster(ImplicitLocOpBuilder &b, Value ptr) {
+  return LLVM::AddrSpaceCastOp::create(
+      b, LLVM::LLVMPointerType::get(b.getContext(), 7), ptr);
+}
+
+void waitParity(ImplicitLocOpBuilder &b, Value barrier, Value phase) {
+  NVVM::MBarrierTryWaitParityOp::create(
+      b, barrier, phase,
+      arith::ConstantOp::create(b, b.getI32IntegerAttr(0x989680)));
+}
+
+void tmaLoad(ImplicitLocOpBuilder &b, Value dst, Value desc, ValueRange coords,
+             Value barrier) {
+  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+      b, toCluster(b, dst), desc, coords, barrier, ValueRange{}, Value(),
+      Value(), NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(),
+      Value());
+}
+
+} // namespace mlir::nova::tile_to_gpu::hopper

@@ -1,0 +1,60 @@
+//===- Hopper.h - sm_90a building blocks shared by the wgmma emitters -----===//
+//
+// Internal to convert-tile-to-gpu: the pieces the Hopper kernels
+// (MatmulWgmma.cpp, AttentionWgmma.cpp) build on: TMA descriptor
+// parameters, the dynamic shared buffer, mbarrier waits, TMA loads and
+// wgmma shared-memory descriptors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_LIB_CONVERSION_TILETOGPU_HOPPER_H
+#define NOVA_LIB_CONVERSION_TILETOGPU_HOPPER_H
+
+#include "Emitter.h"
+
+namespace mlir::nova::tile_to_gpu::hopper {
+
+/// SMs of the H200 (the configured target): a persistent grid's size.
+inline constexpr int64_t kSMs = 132;
+
+/// The constant bits of a wgmma shared-memory descriptor of a K-major,
+/// 128-byte-swizzled tile: leading byte offset 16 (unused by swizzled
+/// K-major layouts), stride byte offset 1024 between groups of 8 rows
+/// (bits 32-45), 128-byte swizzle (bits 62-63). The start address >> 4
+/// goes in bits 0-13.
+inline constexpr int64_t kKMajorDescriptorBits =
+    (int64_t(1) << 16) | (int64_t(1024 >> 4) << 32) | (int64_t(1) << 62);
+
+/// A TMA descriptor parameter appended to `k.func` for kernel input
+/// `input`, from byte `byteOffset` of it: `dims` and `box` innermost
+/// first, `byteStrides` of the outer dims, `swizzle` bytes (0, 32, 64,
+/// 128). The runtime encodes it at load time (nova_gpu.tma).
+Value addTmaDescriptor(KernelContext &k, BlockArgument input,
+                       int64_t byteOffset, ArrayRef<int64_t> dims,
+                       ArrayRef<int64_t> byteStrides, ArrayRef<int64_t> box,
+                       int64_t swizzle);
+
+/// The dynamic shared buffer of `bytes` bytes (the launch gives it): an
+/// external, 1024-byte aligned array (the alignment 128-byte swizzle
+/// needs), as an address-space-3 pointer.
+Value dynamicSharedMemory(KernelContext &k, int64_t bytes);
+
+/// `byteOffset` (i64) bytes into the shared buffer `smem`.
+Value sharedAt(ImplicitLocOpBuilder &b, Value smem, Value byteOffset);
+
+/// A shared::cta address as the shared::cluster one TMA writes (this
+/// block's own, no cluster).
+Value toCluster(ImplicitLocOpBuilder &b, Value ptr);
+
+/// Waits until the mbarrier at `barrier` completes the phase of parity
+/// `phase` (i32).
+void waitParity(ImplicitLocOpBuilder &b, Value barrier, Value phase);
+
+/// A TMA tile load of the box at `coords` (i32, innermost first) of `desc`
+/// into shared `dst`, completing on mbarrier `barrier`.
+void tmaLoad(ImplicitLocOpBuilder &b, Value dst, Value desc, ValueRange coords,
+             Value barrier);
+
+} // namespace mlir::nova::tile_to_gpu::hopper
+
+#endif // NOVA_LIB_CONVERSION_TILETOGPU_HOPPER_H

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The attention round, in two halves (the GPU machine has no MLIR):
+#
+#   attn-round.sh prepare DIR   (here) a runtime-only nova-run, the
+#       attention kernel tests (kernel-tests.sh prepare, cases named attn_*)
+#       and one .nvx per entry of test/GPU/Inputs/attn_wgmma_bench.mlir;
+#   attn-round.sh run DIR       (on the GPU machine) the kernel tests, then
+#       each timing entry with nova-run --iterations 50 --warmup 5 (median
+#       of CUDA events) next to torch.nn.functional.scaled_dot_product_attention
+#       (is_causal=True, bf16, same events and counts), one line per entry
+#       with TFLOP/s against the bf16 floor and the ratio to SDPA; then
+#       nova-run --profile of the forward + backward entries (the time of
+#       each kernel).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+mode=${1:?usage: attn-round.sh prepare|run DIR}
+dir=${2:?usage: attn-round.sh prepare|run DIR}
+entries="fwd_d64 fwdbwd_d64 fwd_d128 fwdbwd_d128"
+case $mode in
+prepare)
+  set -e
+  mkdir -p "$dir/bin" "$dir/bench"
+  # NOVA_RT_BUILD: where the runtime-only build lives (default build-rt).
+  rt=${NOVA_RT_BUILD:-$root/build-rt}
+  cmake -G Ninja -S "$root" -B "$rt" -DNOVA_ENABLE_COMPILER=OFF \
+    -DMLIR_DIR=/nonexistent -DCMAKE_BUILD_TYPE=Release > /dev/null
+  ninja -j2 -C "$rt" nova-run
+  cp "$rt/bin/nova-run" "$dir/bin/"
+  cp "$0" "$root/scripts/gpu/kernel-tests.sh" "$dir/"
+  cases=$(grep -o '^attn_[a-z0-9_]*' "$root/scripts/gpu/kernel-tests.sh" | tr '\n' ' ')
+  NOVA_BIN=$root/build/bin "$root/scripts/gpu/kernel-tests.sh" prepare \
+    "$dir/kernel-tests" "${KERNEL_TEST_SEED:-now}" $cases
+  bin=$root/build/bin
+  "$bin/nova-opt" "$root/test/GPU/Inputs/attn_wgmma_bench.mlir" \
+    --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu \
+    -o "$dir/bench/gpu.mlir"
+  for e in $entries; do
+    "$bin/nova-gpu-pack" "$dir/bench/gpu.mlir" --entry "$e" -o "$dir/bench/$e.nvx"
+  done
+  rm "$dir/bench/gpu.mlir"
+  du -sh "$dir"
+  ;;
+run)
+  status=0
+  # A kernel that never finishes fails the round instead of hanging it.
+  timeout 60 bash "$dir/kernel-tests.sh" run "$dir/kernel-tests" \
+    "$dir/bin/nova-run" || status=1
+  nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader || true
+  python3 - "$dir" <<'PY' || status=1
+import re, subprocess, sys
+import torch
+import torch.nn.functional as F
+d = sys.argv[1]
+# entry, B, H, T, D, with backward
+cases = [("fwd_d64", 16, 12, 1024, 64, False), ("fwdbwd_d64", 16, 12, 1024, 64, True),
+         ("fwd_d128", 2, 3, 4096, 128, False), ("fwdbwd_d128", 2, 3, 4096, 128, True)]
+peak = 989e12
+def sdpa_ms(b, h, t, dim, backward):
+    q, k, v, dy = (torch.randn(b, h, t, dim, device="cuda", dtype=torch.bfloat16)
+                   for _ in range(4))
+    for x in (q, k, v):
+        x.requires_grad_(backward)
+    def step():
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        if backward:
+            o.backward(dy)
+    for _ in range(5):
+        step()
+    times = []
+    for _ in range(50):
+        a = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
+        a.record(); step(); e.record(); e.synchronize()
+        times.append(a.elapsed_time(e))
+    return sorted(times)[len(times) // 2]
+print("| entry | B H T D | floor ms | Nova ms | Nova TFLOP/s | SDPA ms | SDPA TFLOP/s | Nova / SDPA (speed) |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+for name, b, h, t, dim, backward in cases:
+    flops = 4.0 * b * h * t * t * dim / 2 * (3.5 if backward else 1.0)
+    out = subprocess.run([f"{d}/bin/nova-run", f"{d}/bench/{name}.nvx",
+                          "--random-inputs", "1", "--iterations", "50",
+                          "--warmup", "5"], capture_output=True, text=True,
+                         timeout=60)
+    got = re.search(r"median ([0-9.]+) ms", out.stdout)
+    nova = float(got.group(1)) if got else float("nan")
+    if not got:
+        print(out.stdout[-500:], out.stderr[-800:], file=sys.stderr)
+    ref = sdpa_ms(b, h, t, dim, backward)
+    print(f"| {name} | {b} {h} {t} {dim} | {flops / peak * 1e3:.3f} | {nova:.3f} | "
+          f"{flops / nova / 1e9:.0f} | {ref:.3f} | {flops / ref / 1e9:.0f} | "
+          f"{ref / nova:.2f} |", flush=True)
+PY
+  for e in fwdbwd_d64 fwdbwd_d128; do
+    echo "--profile $e"
+    timeout 30 "$dir/bin/nova-run" "$dir/bench/$e.nvx" --random-inputs 1 \
+      --iterations 20 --profile 2>&1 | tail -8
+  done
+  exit $status
+  ;;
+*)
+  echo "attn-round.sh: unknown mode '$mode' (prepare or run)"; exit 2 ;;
+esac
