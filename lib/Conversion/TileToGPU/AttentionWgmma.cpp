@@ -100,28 +100,15 @@ std::optional<std::string> whyNot(const AttentionForward &fwd) {
   return std::nullopt;
 }
 
-class ForwardEmitter {
+class ForwardEmitter : hopper::EmitterBase {
 public:
   explicit ForwardEmitter(const AttentionForward &fwd)
-      : fwd(fwd), k(fwd.k), b(fwd.k.b), body(fwd.k.body) {}
+      : EmitterBase(fwd.k), fwd(fwd) {}
   FailureOr<Geometry> emit();
 
 private:
-  Value idx(int64_t v) { return body.index(v); }
-  Value i32(int64_t v) {
-    return arith::ConstantOp::create(b, b.getI32IntegerAttr(int32_t(v)));
-  }
-  Value i64(int64_t v) {
-    return arith::ConstantOp::create(b, b.getI64IntegerAttr(v));
-  }
   Value f32(double v) {
     return arith::ConstantOp::create(b, b.getF32Type(), b.getF32FloatAttr(v));
-  }
-  Value toI32(Value index) {
-    return arith::IndexCastOp::create(b, b.getI32Type(), index);
-  }
-  Value toI64(Value index) {
-    return arith::IndexCastOp::create(b, b.getI64Type(), index);
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
   Value add(Value x, int64_t y) { return y ? add(x, idx(y)) : x; }
@@ -185,9 +172,6 @@ private:
                                 Value vDesc);
 
   const AttentionForward &fwd;
-  KernelContext &k;
-  ImplicitLocOpBuilder &b;
-  BodyEmitter &body;
   SharedLayout layout;
   Value smem, descQ, descK, descV, tid;
   int64_t queryTiles = 0, keyTileCount = 0, batch = 0, grid = 0;

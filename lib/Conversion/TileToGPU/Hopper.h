@@ -55,6 +55,30 @@ void waitParity(ImplicitLocOpBuilder &b, Value barrier, Value phase);
 void tmaLoad(ImplicitLocOpBuilder &b, Value dst, Value desc, ValueRange coords,
              Value barrier);
 
+/// What the wgmma emitters build with: the kernel, its builder and body
+/// emitter, and the integer constants and casts of index arithmetic.
+class EmitterBase {
+protected:
+  explicit EmitterBase(KernelContext &k) : k(k), b(k.b), body(k.body) {}
+  Value idx(int64_t v) { return body.index(v); }
+  Value i32(int64_t v) {
+    return arith::ConstantOp::create(b, b.getI32IntegerAttr(int32_t(v)));
+  }
+  Value i64(int64_t v) {
+    return arith::ConstantOp::create(b, b.getI64IntegerAttr(v));
+  }
+  Value toI32(Value index) {
+    return arith::IndexCastOp::create(b, b.getI32Type(), index);
+  }
+  Value toI64(Value index) {
+    return arith::IndexCastOp::create(b, b.getI64Type(), index);
+  }
+
+  KernelContext &k;
+  ImplicitLocOpBuilder &b;
+  BodyEmitter &body;
+};
+
 } // namespace mlir::nova::tile_to_gpu::hopper
 
 #endif // NOVA_LIB_CONVERSION_TILETOGPU_HOPPER_H

@@ -153,26 +153,13 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
   return std::nullopt;
 }
 
-class WgmmaEmitter {
+class WgmmaEmitter : hopper::EmitterBase {
 public:
   WgmmaEmitter(KernelContext &k, nv::MatmulOp mm, TmaOperand a, TmaOperand bOp)
-      : k(k), b(k.b), body(k.body), mm(mm), a(a), bo(bOp) {}
+      : EmitterBase(k), mm(mm), a(a), bo(bOp) {}
   FailureOr<Geometry> emit();
 
 private:
-  Value idx(int64_t v) { return body.index(v); }
-  Value i32(int64_t v) {
-    return arith::ConstantOp::create(b, b.getI32IntegerAttr(int32_t(v)));
-  }
-  Value i64(int64_t v) {
-    return arith::ConstantOp::create(b, b.getI64IntegerAttr(v));
-  }
-  Value toI32(Value index) {
-    return arith::IndexCastOp::create(b, b.getI32Type(), index);
-  }
-  Value toI64(Value index) {
-    return arith::IndexCastOp::create(b, b.getI64Type(), index);
-  }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
   Value eq(Value x, Value y) {
@@ -226,9 +213,6 @@ private:
   /// split K: its epilogue runs per warp).
   bool canStageOutput();
 
-  KernelContext &k;
-  ImplicitLocOpBuilder &b;
-  BodyEmitter &body;
   nv::MatmulOp mm;
   TmaOperand a, bo;
   WgmmaTiling t{};
