@@ -94,6 +94,7 @@ wgmma_tf32_gelu   matmul_wgmma.mlir   tf32_bias_gelu  2e-3  norm  no   pack
 wgmma_planned     matmul_wgmma_planned.mlir linears 3e-3  norm  no   planned
 col_gelu          column-reduction.mlir gelu_bias_grad 8e-3 1e-6 no   pack
 col_narrow        column-reduction.mlir narrow_many_rows 1e-6 1e-7 no  pack
+col_few_rows      column-reduction.mlir few_rows      1e-6  1e-7  no   pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

@@ -929,22 +929,11 @@ FailureOr<Geometry> ReductionEmitter::columnStrips(
   }
 
   // 2. The block's row lanes, in order, through shared memory (f64: the
-  // sums' accumulator; max and min convert exactly): lane (rl, lane)'s
-  // column c of the block is at c + rl * colsPerBlock, per reduce.
+  // sums' accumulator; max and min convert exactly), one reduce at a time:
+  // lane (rl, lane)'s column c of the block is at c + rl * colsPerBlock.
   Type f64 = b.getF64Type();
-  int64_t perReduce = threads * w;
   Value lanes = func.addWorkgroupAttribution(
-      MemRefType::get({int64_t(reduces.size()) * perReduce}, f64, AffineMap(),
-                      shared()),
-      b.getLoc());
-  for (size_t j = 0; j < reduces.size(); ++j)
-    for (int64_t l = 0; l < w; ++l)
-      memref::StoreOp::create(
-          b, body.convert(forOp.getResult(j * w + l), f64), lanes,
-          ValueRange{arith::AddIOp::create(
-              b, arith::MulIOp::create(b, tid, body.index(w)),
-              body.index(j * perReduce + l))});
-  gpu::BarrierOp::create(b);
+      MemRefType::get({threads * w}, f64, AffineMap(), shared()), b.getLoc());
   // The fold of `n` values of reduce j in order (`load(i)` the i-th), f64.
   auto foldInOrder = [&](size_t j, int64_t n,
                          function_ref<Value(Value)> load) -> Value {
@@ -958,14 +947,6 @@ FailureOr<Geometry> ReductionEmitter::columnStrips(
                                          loop.getRegionIterArg(0),
                                          load(loop.getInductionVar())));
     return loop.getResult(0);
-  };
-  auto laneFold = [&](size_t j, Value c) {
-    return foldInOrder(j, rowLanes, [&](Value rl) -> Value {
-      Value at = arith::AddIOp::create(
-          b, arith::AddIOp::create(b, c, body.index(j * perReduce)),
-          arith::MulIOp::create(b, rl, body.index(colsPerBlock)));
-      return memref::LoadOp::create(b, lanes, ValueRange{at});
-    });
   };
   // The block's columns c = tid, tid + threads, ...: each reduce's result
   // there (`folded(j, c)`), then the per-column outputs, all evaluated
@@ -1000,43 +981,77 @@ FailureOr<Geometry> ReductionEmitter::columnStrips(
           return success();
         });
   };
-  Geometry geometry{colBlocks * rowChunks, threads};
+
+  // Each block's fold per column goes to shared memory when the block is
+  // the column's only one, else to the workspace (f64 [rowChunks, cols]
+  // per reduce, after a ticket counter per column block).
+  int64_t numReduces = int64_t(reduces.size());
+  Value totals, workspace;
+  SmallVector<Value> partials;
+  int64_t partialsOffset = llvm::alignTo(colBlocks * 4, kPartialsAlign);
+  int64_t partialsBytes = llvm::alignTo(rowChunks * cols * 8, kPartialsAlign);
   if (rowChunks == 1) {
-    // Each column has one block: its lanes' fold is the result.
-    if (failed(finishColumns(laneFold)))
+    totals = func.addWorkgroupAttribution(
+        MemRefType::get({numReduces * colsPerBlock}, f64, AffineMap(),
+                        shared()),
+        b.getLoc());
+  } else {
+    workspace =
+        k.addWorkspace(partialsOffset + numReduces * partialsBytes);
+    for (int64_t j = 0; j < numReduces; ++j)
+      partials.push_back(
+          k.workspaceView(workspace, partialsOffset + j * partialsBytes,
+                          {rowChunks, cols}, f64));
+  }
+  for (int64_t j = 0; j < numReduces; ++j) {
+    for (int64_t l = 0; l < w; ++l)
+      memref::StoreOp::create(
+          b, body.convert(forOp.getResult(j * w + l), f64), lanes,
+          ValueRange{arith::AddIOp::create(
+              b, arith::MulIOp::create(b, tid, body.index(w)),
+              body.index(l))});
+    gpu::BarrierOp::create(b);
+    LogicalResult ok = k.loop(
+        tid, body.index(colsPerBlock), body.index(threads),
+        [&](Value c) -> LogicalResult {
+          Value total = foldInOrder(j, rowLanes, [&](Value rl) -> Value {
+            Value at = arith::AddIOp::create(
+                b, c, arith::MulIOp::create(b, rl, body.index(colsPerBlock)));
+            return memref::LoadOp::create(b, lanes, ValueRange{at});
+          });
+          if (totals) {
+            memref::StoreOp::create(
+                b, total, totals,
+                ValueRange{arith::AddIOp::create(
+                    b, c, body.index(j * colsPerBlock))});
+            return success();
+          }
+          Value col = arith::AddIOp::create(b, blockCol0, c);
+          return k.ifThen(below(col, cols), [&] {
+            memref::StoreOp::create(b, total, partials[j],
+                                    ValueRange{chunk, col});
+            return success();
+          });
+        });
+    if (failed(ok))
+      return failure();
+    gpu::BarrierOp::create(b);
+  }
+  Geometry geometry{colBlocks * rowChunks, threads};
+  if (totals) {
+    if (failed(finishColumns([&](size_t j, Value c) -> Value {
+          return memref::LoadOp::create(
+              b, totals,
+              ValueRange{arith::AddIOp::create(
+                  b, c, body.index(int64_t(j) * colsPerBlock))});
+        })))
       return failure();
     return geometry;
   }
 
-  // 3. Several row chunks: each block writes its fold per column to the
-  // workspace (f64 [rowChunks, cols] per reduce, after a ticket counter per
-  // column block); the last block of a column block to draw its ticket
-  // folds the chunks in order and resets the counter for the next launch.
-  int64_t partialsOffset = llvm::alignTo(colBlocks * 4, kPartialsAlign);
-  int64_t partialsBytes = llvm::alignTo(rowChunks * cols * 8, kPartialsAlign);
-  Value workspace = k.addWorkspace(partialsOffset +
-                                   int64_t(reduces.size()) * partialsBytes);
-  SmallVector<Value> partials;
-  for (size_t j = 0; j < reduces.size(); ++j)
-    partials.push_back(k.workspaceView(
-        workspace, partialsOffset + int64_t(j) * partialsBytes,
-        {rowChunks, cols}, f64));
-  LogicalResult ok = k.loop(
-      tid, body.index(colsPerBlock), body.index(threads),
-      [&](Value c) -> LogicalResult {
-        Value col = arith::AddIOp::create(b, blockCol0, c);
-        SmallVector<Value> totals;
-        for (size_t j = 0; j < reduces.size(); ++j)
-          totals.push_back(laneFold(j, c));
-        return k.ifThen(below(col, cols), [&] {
-          for (auto [j, total] : llvm::enumerate(totals))
-            memref::StoreOp::create(b, total, partials[j],
-                                    ValueRange{chunk, col});
-          return success();
-        });
-      });
-  if (failed(ok))
-    return failure();
+  // 3. Several row chunks: the last block of a column block to draw its
+  // ticket folds the chunks in order and resets the counter for the next
+  // launch.
   fenceDevice();
   gpu::BarrierOp::create(b);
   Value zero = body.index(0);
@@ -1062,7 +1077,7 @@ FailureOr<Geometry> ReductionEmitter::columnStrips(
       b, arith::CmpIPredicate::ne,
       memref::LoadOp::create(b, lastFlag, ValueRange{zero}),
       arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
-  ok = k.ifThen(isLast, [&]() -> LogicalResult {
+  LogicalResult ok = k.ifThen(isLast, [&]() -> LogicalResult {
     fenceDevice();
     if (failed(finishColumns([&](size_t j, Value c) {
           Value col = arith::MinUIOp::create(

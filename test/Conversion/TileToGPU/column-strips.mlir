@@ -27,10 +27,10 @@
 // CHECK: vector.load %[[PREF]][%[[AT]]] {alignment = 16 : i64} : memref<6291456xbf16>, vector<8xbf16>
 // CHECK-COUNT-8: math.tanh
 // CHECK: vector.store %{{.*}}, %[[DPREF]][%[[AT]]] {alignment = 16 : i64} : memref<6291456xbf16>, vector<8xbf16>
+// CHECK: %[[PARTS:.*]] = memref.view %[[WS]][%c256][] : memref<786688xi8> to memref<32x3072xf64>
 // CHECK: memref.store %[[SUMS]]#0, %[[LANES]]
 // CHECK: memref.store %[[SUMS]]#7, %[[LANES]]
 // CHECK: gpu.barrier
-// CHECK: %[[PARTS:.*]] = memref.view %[[WS]][%c256][] : memref<786688xi8> to memref<32x3072xf64>
 // CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1
 // CHECK: memref.load %[[LANES]]
 // CHECK: memref.store %{{.*}}, %[[PARTS]]

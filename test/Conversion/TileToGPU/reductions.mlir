@@ -6,7 +6,8 @@
 // 32-bit shuffles). Per-row outputs are stored by lane 0, then full-row
 // outputs by every lane, a vector.store per chunk. A column kernel: 16-byte
 // column strips (8 bf16) x 16 row lanes per block, each lane's column sums in
-// registers, the row lanes folded in order through shared memory.
+// registers, the row lanes folded in order through shared memory into one
+// total per column (the block is the columns' only one).
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
 
 // CHECK-LABEL: gpu.func @row_reduction_
@@ -41,7 +42,7 @@
 // CHECK: memref.store %{{.*}}, %[[S]]
 
 // CHECK-LABEL: gpu.func @column_reduction_
-// CHECK-SAME: workgroup(%[[CSH:.*]] : memref<1024xf64, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: workgroup(%[[CSH:.*]] : memref<1024xf64, #gpu.address_space<workgroup>>, %[[TOT:.*]] : memref<64xf64, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>
 // CHECK: scf.for {{.*}} step %c16 iter_args({{.*}}) -> (f64, f64, f64, f64, f64, f64, f64, f64)
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<4000xbf16>, vector<8xbf16>
@@ -50,6 +51,9 @@
 // CHECK: gpu.barrier
 // CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1
 // CHECK: memref.load %[[CSH]]
+// CHECK: memref.store %{{.*}}, %[[TOT]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[TOT]]
 // CHECK: arith.truncf %{{.*}} : f64 to bf16
 func.func @rows(%x: tensor<3x4096xf32>) -> (tensor<3x4096xf32>, tensor<3xf32>) {
   %r:2 = nova_tile.fusion row_reduction (%x) : (tensor<3x4096xf32>) -> (tensor<3x4096xf32>, tensor<3xf32>) {

@@ -75,3 +75,16 @@ func.func @narrow_many_rows(%a: tensor<4096x24xf32>, %s: tensor<4096x24xbf16>)
   }
   return %r#0, %r#1, %r#2 : tensor<4096x24xf32>, tensor<24xf32>, tensor<1x24xf32>
 }
+
+// Few rows, two reduces: one row chunk, each block's totals are the results
+// (no workspace); 40 bf16 columns in strips of 8, the last lanes idle.
+func.func @few_rows(%x: tensor<6x40xbf16>) -> (tensor<40xf32>, tensor<40xbf16>) {
+  %r:2 = nova_tile.fusion column_reduction (%x) : (tensor<6x40xbf16>) -> (tensor<40xf32>, tensor<40xbf16>) {
+  ^bb0(%a: tensor<6x40xbf16>):
+    %f = nova.cast %a : tensor<6x40xbf16> to tensor<6x40xf32>
+    %s = nova.reduce sum %f dims [0] : tensor<6x40xf32> -> tensor<40xf32>
+    %m = nova.reduce min %a dims [0] : tensor<6x40xbf16> -> tensor<40xbf16>
+    nova_tile.yield %s, %m : tensor<40xf32>, tensor<40xbf16>
+  }
+  return %r#0, %r#1 : tensor<40xf32>, tensor<40xbf16>
+}
