@@ -83,6 +83,24 @@ private:
     point.push_back(col);
     return body.project(point, shape);
   }
+  /// The nova.reduce ops whose results `v` is computed from.
+  SmallPtrSet<Operation *, 4> reducesRead(Value v) {
+    SmallPtrSet<Operation *, 4> found;
+    DenseSet<Value> seen;
+    SmallVector<Value> work{v};
+    while (!work.empty()) {
+      Value x = work.pop_back_val();
+      Operation *def = x.getDefiningOp();
+      if (!def || !seen.insert(x).second)
+        continue;
+      if (isa<nv::ReduceOp>(def)) {
+        found.insert(def);
+        continue;
+      }
+      llvm::append_range(work, def->getOperands());
+    }
+    return found;
+  }
   /// The reduced tensor's shape (from the first nova.reduce).
   FailureOr<SmallVector<int64_t>> reducedShape(SmallVector<nv::ReduceOp> &out) {
     for (Operation &op : k.block().without_terminator()) {
@@ -350,9 +368,45 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   int64_t grid =
       across.empty() ? batches : std::min<int64_t>(batches, kMaxAcrossBlocks);
   Value partials;
+  // The reductions along the rows in passes: each joins the first pass
+  // after every reduction its input reads, so independent ones share one
+  // read of the row (and one exchange between the warps).
+  // A total across the rows of an element-wise value rides along too: its
+  // thread's share of a row is folded in the same read.
+  struct Pass {
+    SmallVector<nv::ReduceOp> reduces;
+    SmallVector<unsigned> totals; // indices into `across`
+  };
+  SmallVector<Pass> passes;
+  {
+    DenseMap<Operation *, size_t> passOf;
+    auto passFor = [&](Value input) {
+      size_t pass = 0;
+      for (Operation *read : reducesRead(input))
+        if (auto it = passOf.find(read); it != passOf.end())
+          pass = std::max(pass, it->second + 1);
+      if (passes.size() <= pass)
+        passes.resize(pass + 1);
+      return pass;
+    };
+    for (nv::ReduceOp reduce : reduces) {
+      size_t pass = passFor(reduce.getInput());
+      passOf[reduce] = pass;
+      passes[pass].reduces.push_back(reduce);
+    }
+    for (auto [i, a] : llvm::enumerate(across)) {
+      Value input = nv::ReduceOp(a.reduce).getInput();
+      if (!a.perColumn && shapeOf(input) == ArrayRef<int64_t>(full))
+        passes[passFor(input)].totals.push_back(unsigned(i));
+    }
+  }
+  size_t widestPass = 1;
+  for (const Pass &pass : passes)
+    widestPass = std::max(widestPass, pass.reduces.size());
   if (warpsPerRow > 1) {
     partials = func.addWorkgroupAttribution(
-        MemRefType::get({threads / 32}, b.getF64Type(), AffineMap(), shared()),
+        MemRefType::get({int64_t(widestPass) * (threads / 32)},
+                        b.getF64Type(), AffineMap(), shared()),
         b.getLoc());
   }
   // Workspace: a ticket counter, then each sum's partials per block.
@@ -383,29 +437,6 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
 
   // Full rows in 16-byte chunks where the shapes allow.
   Chunking chunks = chunking(full);
-  // This thread's share of `comb` over `input` along row `row`.
-  auto foldRow = [&](const Combiner &comb, Value input, Value row,
-                     ArrayRef<Value> leadIdx) -> FailureOr<Value> {
-    SmallVector<Value> acc{comb.identity(b, b.getLoc())};
-    LogicalResult ok = overColumns(
-        chunks, cols, row, leadIdx, full, lane, group, acc,
-        [&](ArrayRef<Value> colsOf, Value,
-            SmallVector<Value> &carried) -> LogicalResult {
-          for (Value col : colsOf) {
-            auto x = body.eval(input, pointIndex(input, full, leadIdx, col));
-            if (failed(x))
-              return k.unsupported();
-            carried[0] =
-                comb.combine(b, b.getLoc(), carried[0],
-                             body.convert(body.widen(*x), comb.accType));
-          }
-          return success();
-        });
-    if (failed(ok))
-      return failure();
-    return acc[0];
-  };
-
   // One batch of rows (rowsPerBlock of them, one per group); folds the
   // batch's share of the sums across the rows into `acc`.
   auto batch = [&](Value index, SmallVector<Value> &acc) -> LogicalResult {
@@ -418,47 +449,92 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     Value clamped = arith::MinUIOp::create(b, row, body.index(rows - 1));
     SmallVector<Value> leadIdx = body.delinearize(clamped, lead);
 
-    // Each reduction, in body order, once per row: what follows may read it.
-    for (nv::ReduceOp reduce : reduces) {
-      Combiner comb = Combiner::of(reduce);
-      Value input = reduce.getInput();
-      auto partial = foldRow(comb, input, clamped, leadIdx);
-      if (failed(partial))
+    // Each pass of reductions once per row, in order: what follows may read
+    // them. One read of the row folds the pass's reductions (each in its
+    // own accumulator, columns in the same order as alone).
+    DenseMap<unsigned, Value> rowShares; // of the totals across the rows
+    for (const Pass &passInfo : passes) {
+      // The pass's reductions, then its totals across the rows.
+      SmallVector<nv::ReduceOp> pass(passInfo.reduces);
+      for (unsigned i : passInfo.totals)
+        pass.push_back(across[i].reduce);
+      SmallVector<Combiner> combs;
+      SmallVector<Value> totals;
+      for (nv::ReduceOp reduce : pass) {
+        combs.push_back(Combiner::of(reduce));
+        totals.push_back(combs.back().identity(b, b.getLoc()));
+      }
+      LogicalResult ok = overColumns(
+          chunks, cols, clamped, leadIdx, full, lane, group, totals,
+          [&](ArrayRef<Value> colsOf, Value,
+              SmallVector<Value> &carried) -> LogicalResult {
+            for (Value col : colsOf)
+              for (auto [j, reduce] : llvm::enumerate(pass)) {
+                Value input = nv::ReduceOp(reduce).getInput();
+                auto x =
+                    body.eval(input, pointIndex(input, full, leadIdx, col));
+                if (failed(x))
+                  return k.unsupported();
+                carried[j] = combs[j].combine(
+                    b, b.getLoc(), carried[j],
+                    body.convert(body.widen(*x), combs[j].accType));
+              }
+            return success();
+          });
+      if (failed(ok))
         return failure();
-      Value total =
-          shuffleReduce(b, comb, *partial, std::min<int64_t>(group, 32));
-      if (warpsPerRow > 1) {
+      for (auto [i, share] :
+           llvm::zip(passInfo.totals,
+                     ArrayRef<Value>(totals).drop_front(passInfo.reduces.size())))
+        rowShares[i] = share;
+      combs.truncate(passInfo.reduces.size());
+      totals.truncate(passInfo.reduces.size());
+      pass.truncate(passInfo.reduces.size());
+      for (size_t j = 0; j < totals.size(); ++j)
+        totals[j] =
+            shuffleReduce(b, combs[j], totals[j], std::min<int64_t>(group, 32));
+      if (warpsPerRow > 1 && !totals.empty()) {
         // Lane 0 of each warp publishes; every thread folds its row's warps
         // in order (deterministic), then the buffer is free again.
+        int64_t warps = threads / 32;
         Value warp = arith::DivUIOp::create(b, tid, body.index(32));
         Value first = arith::CmpIOp::create(
             b, arith::CmpIPredicate::eq,
             arith::RemUIOp::create(b, tid, body.index(32)), body.index(0));
-        Value asF64 = body.convert(total, b.getF64Type());
-        if (!isa<FloatType>(comb.accType))
-          return k.fail("integer reductions over more than a warp per row "
-                        "are not lowered yet");
+        for (const Combiner &comb : combs)
+          if (!isa<FloatType>(comb.accType))
+            return k.fail("integer reductions over more than a warp per row "
+                          "are not lowered yet");
         (void)k.ifThen(first, [&] {
-          memref::StoreOp::create(b, asF64, partials, ValueRange{warp});
+          for (auto [j, total] : llvm::enumerate(totals))
+            memref::StoreOp::create(
+                b, body.convert(total, b.getF64Type()), partials,
+                ValueRange{arith::AddIOp::create(
+                    b, warp, body.index(int64_t(j) * warps))});
           return success();
         });
         gpu::BarrierOp::create(b);
         Value rowWarp0 =
             arith::MulIOp::create(b, rowInBlock, body.index(warpsPerRow));
-        Value acc = comb.identity(b, b.getLoc());
-        acc = body.convert(acc, b.getF64Type());
-        Combiner wide{comb.kind, b.getF64Type()};
-        for (int64_t w = 0; w < warpsPerRow; ++w) {
-          Value x = memref::LoadOp::create(
-              b, partials,
-              ValueRange{arith::AddIOp::create(b, rowWarp0, body.index(w))});
-          acc = wide.combine(b, b.getLoc(), acc, x);
+        for (size_t j = 0; j < totals.size(); ++j) {
+          Combiner wide{combs[j].kind, b.getF64Type()};
+          Value acc = body.convert(combs[j].identity(b, b.getLoc()),
+                                   b.getF64Type());
+          for (int64_t w = 0; w < warpsPerRow; ++w) {
+            Value x = memref::LoadOp::create(
+                b, partials,
+                ValueRange{arith::AddIOp::create(
+                    b, rowWarp0, body.index(int64_t(j) * warps + w))});
+            acc = wide.combine(b, b.getLoc(), acc, x);
+          }
+          totals[j] = body.convert(acc, combs[j].accType);
         }
         gpu::BarrierOp::create(b);
-        total = body.convert(acc, comb.accType);
       }
-      Type element = elementOf(reduce.getResult());
-      body.setUniform(reduce.getResult(), body.convert(total, element));
+      for (auto [reduce, total] : llvm::zip(pass, totals)) {
+        Value result = nv::ReduceOp(reduce).getResult();
+        body.setUniform(result, body.convert(total, elementOf(result)));
+      }
     }
 
     // This batch's share of the sums across the rows, before any output is
@@ -476,11 +552,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       ArrayRef<int64_t> shape = shapeOf(input);
       if (a.perColumn || shape == ArrayRef<int64_t>(full)) {
         if (!a.perColumn) {
-          // A total of an element-wise value: the thread's columns first.
-          auto part = foldRow(a.comb, input, clamped, leadIdx);
-          if (failed(part))
-            return failure();
-          fold(a, valid, *part);
+          // A total of an element-wise value: the thread's columns first
+          // (folded in a pass above).
+          fold(a, valid, rowShares.lookup(unsigned(&a - across.data())));
           continue;
         }
         for (int64_t j = 0; j < slots; ++j) {

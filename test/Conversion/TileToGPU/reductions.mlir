@@ -1,6 +1,7 @@
 // convert-tile-to-gpu on reductions. A row kernel: a block of threads per
-// row (4096 columns: 256 threads, 8 warps), each reduction in body order as
-// a strided loop over 16-byte chunks of the row (one vector.load each), an
+// row (4096 columns: 256 threads, 8 warps), the reductions that read no
+// other one in one strided loop over 16-byte chunks of the row (one
+// vector.load each, an accumulator per reduction), then each through an
 // XOR butterfly of warp shuffles, then the warps' partials through shared
 // memory between barriers; float sums accumulate in f64 (split into two
 // 32-bit shuffles). Per-row outputs are stored by lane 0, then full-row
@@ -11,23 +12,25 @@
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
 
 // CHECK-LABEL: gpu.func @row_reduction_
-// CHECK-SAME: (%[[X:.*]]: memref<3x4096xf32>, %[[D:.*]]: memref<3x4096xf32>, %[[S:.*]]: memref<3xf32>) workgroup(%[[SH:.*]] : memref<8xf64, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: (%[[X:.*]]: memref<3x4096xf32>, %[[D:.*]]: memref<3x4096xf32>, %[[S:.*]]: memref<3xf32>) workgroup(%[[SH:.*]] : memref<16xf64, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>
 // CHECK: %[[XF:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1]] : memref<3x4096xf32> into memref<12288xf32>
 // CHECK: %[[DF:.*]] = memref.collapse_shape %[[D]] {{\[\[}}0, 1]] : memref<3x4096xf32> into memref<12288xf32>
-// CHECK: %[[MAX:.*]] = scf.for {{.*}} to %c1024 step %c256 iter_args({{.*}}) -> (f32)
+// The max and the sum read nothing of each other: one pass folds both.
+// CHECK: %[[PASS:.*]]:2 = scf.for {{.*}} to %c1024 step %c256 iter_args({{.*}}) -> (f32, f64)
 // CHECK: vector.load %[[XF]][{{.*}}] {alignment = 16 : i64} : memref<12288xf32>, vector<4xf32>
-// CHECK-COUNT-4: arith.maximumf
-// CHECK-COUNT-5: gpu.shuffle xor %{{.*}} : f32
-// CHECK: memref.store %{{.*}}, %[[SH]]
-// CHECK: gpu.barrier
-// CHECK-COUNT-8: memref.load %[[SH]]
-// CHECK: gpu.barrier
-// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args({{.*}}) -> (f64)
-// CHECK: vector.load %[[XF]]
+// CHECK-NOT: vector.load
+// CHECK: arith.maximumf
 // CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: scf.yield
+// CHECK-COUNT-5: gpu.shuffle xor %{{.*}} : f32
 // CHECK-COUNT-10: gpu.shuffle xor %{{.*}} : i32
-// CHECK: gpu.barrier
+// CHECK-NOT: vector.load
+// CHECK: memref.store %{{.*}}, %[[SH]]
+// CHECK: memref.store %{{.*}}, %[[SH]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-16: memref.load %[[SH]]
 // CHECK: gpu.barrier
 // The full row first (its chunks in 16-byte vectors), then, once every
 // lane has read the row, the per-row output from lane 0.
