@@ -488,9 +488,9 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
       pow2Strips *= 2;
     int64_t columnLanes = std::min<int64_t>(32, pow2Strips);
     // At least a warp in all.
-    int64_t rowLanes = std::clamp<int64_t>(
-        floorPow2(std::max<int64_t>(1, p.m / 4)), 32 / columnLanes,
-        256 / columnLanes);
+    int64_t rowLanes =
+        std::clamp<int64_t>(floorPow2(std::max<int64_t>(1, p.m / 4)),
+                            32 / columnLanes, 256 / columnLanes);
     columnLanes = std::min<int64_t>(256 / rowLanes, pow2Strips);
     s.threads = int(columnLanes * rowLanes);
     s.tileN = columnLanes * s.vectorWidth;
@@ -499,8 +499,7 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     // blocks are small and many resident ones keep the loads in flight),
     // keeping >= 8 rows per thread.
     int64_t split = 1;
-    while (colBlocks * split < 8 * dev.sms &&
-           p.m / (split * 2) >= 8 * rowLanes)
+    while (colBlocks * split < 8 * dev.sms && p.m / (split * 2) >= 8 * rowLanes)
       split *= 2;
     s.splitK = int(split);
     s.tileM = ceilDiv(p.m, split);
@@ -508,10 +507,10 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     s.grid = {colBlocks * split, 1, 1};
     // With a split, each chunk's f64 partials go out and come back once.
     double partials = split > 1 ? 16.0 * double(p.n) * double(split) : 0.0;
-    finish((p.streamedBytes ? double(p.streamedBytes)
-                            : double(p.m) * p.n * elem) +
-               partials,
-           colBlocks * split);
+    finish(
+        (p.streamedBytes ? double(p.streamedBytes) : double(p.m) * p.n * elem) +
+            partials,
+        colBlocks * split);
     if (why)
       s.explanation.push_back(fmt("%g column blocks of %g x %g row chunks "
                                   "(one pass; chunks folded in order)",

@@ -405,8 +405,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     widestPass = std::max(widestPass, pass.reduces.size());
   if (warpsPerRow > 1) {
     partials = func.addWorkgroupAttribution(
-        MemRefType::get({int64_t(widestPass) * (threads / 32)},
-                        b.getF64Type(), AffineMap(), shared()),
+        MemRefType::get({int64_t(widestPass) * (threads / 32)}, b.getF64Type(),
+                        AffineMap(), shared()),
         b.getLoc());
   }
   // Workspace: a ticket counter, then each sum's partials per block.
@@ -464,28 +464,28 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         combs.push_back(Combiner::of(reduce));
         totals.push_back(combs.back().identity(b, b.getLoc()));
       }
-      LogicalResult ok = overColumns(
-          chunks, cols, clamped, leadIdx, full, lane, group, totals,
-          [&](ArrayRef<Value> colsOf, Value,
-              SmallVector<Value> &carried) -> LogicalResult {
-            for (Value col : colsOf)
-              for (auto [j, reduce] : llvm::enumerate(pass)) {
-                Value input = nv::ReduceOp(reduce).getInput();
-                auto x =
-                    body.eval(input, pointIndex(input, full, leadIdx, col));
-                if (failed(x))
-                  return k.unsupported();
-                carried[j] = combs[j].combine(
-                    b, b.getLoc(), carried[j],
-                    body.convert(body.widen(*x), combs[j].accType));
-              }
-            return success();
-          });
+      LogicalResult ok =
+          overColumns(chunks, cols, clamped, leadIdx, full, lane, group, totals,
+                      [&](ArrayRef<Value> colsOf, Value,
+                          SmallVector<Value> &carried) -> LogicalResult {
+                        for (Value col : colsOf)
+                          for (auto [j, reduce] : llvm::enumerate(pass)) {
+                            Value input = nv::ReduceOp(reduce).getInput();
+                            auto x = body.eval(
+                                input, pointIndex(input, full, leadIdx, col));
+                            if (failed(x))
+                              return k.unsupported();
+                            carried[j] = combs[j].combine(
+                                b, b.getLoc(), carried[j],
+                                body.convert(body.widen(*x), combs[j].accType));
+                          }
+                        return success();
+                      });
       if (failed(ok))
         return failure();
-      for (auto [i, share] :
-           llvm::zip(passInfo.totals,
-                     ArrayRef<Value>(totals).drop_front(passInfo.reduces.size())))
+      for (auto [i, share] : llvm::zip(
+               passInfo.totals,
+               ArrayRef<Value>(totals).drop_front(passInfo.reduces.size())))
         rowShares[i] = share;
       combs.truncate(passInfo.reduces.size());
       totals.truncate(passInfo.reduces.size());
@@ -518,8 +518,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
             arith::MulIOp::create(b, rowInBlock, body.index(warpsPerRow));
         for (size_t j = 0; j < totals.size(); ++j) {
           Combiner wide{combs[j].kind, b.getF64Type()};
-          Value acc = body.convert(combs[j].identity(b, b.getLoc()),
-                                   b.getF64Type());
+          Value acc =
+              body.convert(combs[j].identity(b, b.getLoc()), b.getF64Type());
           for (int64_t w = 0; w < warpsPerRow; ++w) {
             Value x = memref::LoadOp::create(
                 b, partials,
@@ -855,9 +855,10 @@ FailureOr<Geometry> ReductionEmitter::column(gpu::GPUFuncOp func) {
   return columnStrips(func, reduces, lead, kept);
 }
 
-FailureOr<Geometry> ReductionEmitter::columnStrips(
-    gpu::GPUFuncOp func, ArrayRef<nv::ReduceOp> reduces, ArrayRef<int64_t> lead,
-    ArrayRef<int64_t> kept) {
+FailureOr<Geometry>
+ReductionEmitter::columnStrips(gpu::GPUFuncOp func,
+                               ArrayRef<nv::ReduceOp> reduces,
+                               ArrayRef<int64_t> lead, ArrayRef<int64_t> kept) {
   SmallVector<int64_t> full(lead);
   llvm::append_range(full, kept);
   int64_t rows = product(lead), cols = product(kept);
@@ -876,8 +877,8 @@ FailureOr<Geometry> ReductionEmitter::columnStrips(
   int64_t rowLanes = std::clamp<int64_t>(
       int64_t(llvm::bit_floor(uint64_t(std::max<int64_t>(1, rows / 4)))),
       32 / columnLanes, threads / columnLanes);
-  columnLanes = std::min<int64_t>(threads / rowLanes,
-                                  llvm::PowerOf2Ceil(strips));
+  columnLanes =
+      std::min<int64_t>(threads / rowLanes, llvm::PowerOf2Ceil(strips));
   threads = columnLanes * rowLanes;
   int64_t colsPerBlock = columnLanes * w;
   int64_t colBlocks = (cols + colsPerBlock - 1) / colsPerBlock;
@@ -892,7 +893,8 @@ FailureOr<Geometry> ReductionEmitter::columnStrips(
   Value rowLane = arith::DivUIOp::create(b, tid, body.index(columnLanes));
   Value colBlock = arith::RemUIOp::create(b, bid, body.index(colBlocks));
   Value chunk = arith::DivUIOp::create(b, bid, body.index(colBlocks));
-  Value blockCol0 = arith::MulIOp::create(b, colBlock, body.index(colsPerBlock));
+  Value blockCol0 =
+      arith::MulIOp::create(b, colBlock, body.index(colsPerBlock));
   Value col0 = arith::AddIOp::create(
       b, blockCol0, arith::MulIOp::create(b, lane, body.index(w)));
   auto below = [&](Value x, int64_t bound) -> Value {
@@ -937,8 +939,8 @@ FailureOr<Geometry> ReductionEmitter::columnStrips(
       b, arith::AddIOp::create(b, chunkRow0, body.index(rowsPerChunk)),
       body.index(rows));
   rowEnd = arith::SelectOp::create(b, validStrip, rowEnd, body.index(0));
-  auto forOp = scf::ForOp::create(b, firstRow, rowEnd, body.index(rowLanes),
-                                  acc);
+  auto forOp =
+      scf::ForOp::create(b, firstRow, rowEnd, body.index(rowLanes), acc);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(forOp.getBody());
@@ -1017,9 +1019,9 @@ FailureOr<Geometry> ReductionEmitter::columnStrips(
                                    body.index(1), ValueRange{init});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    scf::YieldOp::create(b, wide.combine(b, b.getLoc(),
-                                         loop.getRegionIterArg(0),
-                                         load(loop.getInductionVar())));
+    scf::YieldOp::create(b,
+                         wide.combine(b, b.getLoc(), loop.getRegionIterArg(0),
+                                      load(loop.getInductionVar())));
     return loop.getResult(0);
   };
   // The block's columns c = tid, tid + threads, ...: each reduce's result
@@ -1070,20 +1072,18 @@ FailureOr<Geometry> ReductionEmitter::columnStrips(
                         shared()),
         b.getLoc());
   } else {
-    workspace =
-        k.addWorkspace(partialsOffset + numReduces * partialsBytes);
+    workspace = k.addWorkspace(partialsOffset + numReduces * partialsBytes);
     for (int64_t j = 0; j < numReduces; ++j)
-      partials.push_back(
-          k.workspaceView(workspace, partialsOffset + j * partialsBytes,
-                          {rowChunks, cols}, f64));
+      partials.push_back(k.workspaceView(workspace,
+                                         partialsOffset + j * partialsBytes,
+                                         {rowChunks, cols}, f64));
   }
   for (int64_t j = 0; j < numReduces; ++j) {
     for (int64_t l = 0; l < w; ++l)
       memref::StoreOp::create(
           b, body.convert(forOp.getResult(j * w + l), f64), lanes,
           ValueRange{arith::AddIOp::create(
-              b, arith::MulIOp::create(b, tid, body.index(w)),
-              body.index(l))});
+              b, arith::MulIOp::create(b, tid, body.index(w)), body.index(l))});
     gpu::BarrierOp::create(b);
     LogicalResult ok = k.loop(
         tid, body.index(colsPerBlock), body.index(threads),
@@ -1094,10 +1094,9 @@ FailureOr<Geometry> ReductionEmitter::columnStrips(
             return memref::LoadOp::create(b, lanes, ValueRange{at});
           });
           if (totals) {
-            memref::StoreOp::create(
-                b, total, totals,
-                ValueRange{arith::AddIOp::create(
-                    b, c, body.index(j * colsPerBlock))});
+            memref::StoreOp::create(b, total, totals,
+                                    ValueRange{arith::AddIOp::create(
+                                        b, c, body.index(j * colsPerBlock))});
             return success();
           }
           Value col = arith::AddIOp::create(b, blockCol0, c);
