@@ -476,27 +476,45 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     break;
   }
   case KernelFamily::ColumnReduction: {
+    // As convert-tile-to-gpu lays it out: strips of one 16-byte vector of
+    // columns, column lanes (a warp over 32 adjacent strips) x row lanes
+    // (fewer for few rows), blocks of 256 threads over the column strips x
+    // chunks of the rows; each block folds its rows into per-column
+    // partials, the last block of a column strip folds the chunks.
     s.vectorWidth = vectorWidth(p.n, elem);
-    s.threads = 256; // 32 column lanes x 8 row lanes
-    s.tileN = 32 * s.vectorWidth;
+    int64_t strips = std::max<int64_t>(1, p.n / s.vectorWidth);
+    int64_t pow2Strips = floorPow2(strips);
+    if (pow2Strips < strips)
+      pow2Strips *= 2;
+    int64_t columnLanes = std::min<int64_t>(32, pow2Strips);
+    // At least a warp in all.
+    int64_t rowLanes =
+        std::clamp<int64_t>(floorPow2(std::max<int64_t>(1, p.m / 4)),
+                            32 / columnLanes, 256 / columnLanes);
+    columnLanes = std::min<int64_t>(256 / rowLanes, pow2Strips);
+    s.threads = int(columnLanes * rowLanes);
+    s.tileN = columnLanes * s.vectorWidth;
     int64_t colBlocks = ceilDiv(p.n, s.tileN);
-    // Split the rows until there are two blocks per SM, keeping >= 64 rows
-    // per block; a second small pass adds the partial sums.
+    // Split the rows until the grid fills the SMs eight times over (the
+    // blocks are small and many resident ones keep the loads in flight),
+    // keeping >= 8 rows per thread.
     int64_t split = 1;
-    while (colBlocks * split < 2 * dev.sms && p.m / (split * 2) >= 64)
+    while (colBlocks * split < 8 * dev.sms && p.m / (split * 2) >= 8 * rowLanes)
       split *= 2;
     s.splitK = int(split);
     s.tileM = ceilDiv(p.m, split);
-    s.sharedMemory = uint32_t(8 * s.tileN * 4);
-    s.grid = {colBlocks, split, 1};
+    s.sharedMemory = uint32_t(8 * s.threads * s.vectorWidth);
+    s.grid = {colBlocks * split, 1, 1};
+    // With a split, each chunk's f64 partials go out and come back once.
+    double partials = split > 1 ? 16.0 * double(p.n) * double(split) : 0.0;
     finish(
         (p.streamedBytes ? double(p.streamedBytes) : double(p.m) * p.n * elem) +
-            4.0 * p.n * split * 2,
+            partials,
         colBlocks * split);
     if (why)
-      s.explanation.push_back(fmt("%g column blocks x %g row splits (fills %g "
-                                  "SMs twice)",
-                                  colBlocks, split, dev.sms));
+      s.explanation.push_back(fmt("%g column blocks of %g x %g row chunks "
+                                  "(one pass; chunks folded in order)",
+                                  colBlocks, s.tileN, split));
     break;
   }
   case KernelFamily::Gather:

@@ -2,8 +2,8 @@
 # Row kernels, AdamW and the configurator's predictions on the GPU machine:
 # the copy bandwidth (PyTorch), the kernel tests of the bandwidth-bound
 # families, then for GPT-2 124M bf16 and tf32 the old and new step on the
-# same inputs, each with nova-run --profile, and the two steps' outputs
-# compared. Its folder (built here) holds this script and the Python
+# same inputs, each with nova-run --profile (its table as text and as JSON:
+# per kernel launches, ms, bytes), and the two steps' outputs compared. Its folder (built here) holds this script and the Python
 # helpers beside it, bin/nova-run (runtime-only build), old/ and new/
 # with {bf16,tf32}.nvx (scripts/gpu/gpt2-round.sh prepare with each
 # compiler, MODELS=124m), kernel-tests.sh and kernel-tests/ (its prepare).
@@ -25,6 +25,7 @@ for c in bf16 tf32; do
     echo "== $v $c"
     timeout 40 "$R" "$C/$v/$c.nvx" --entry train_step --inputs "$W/in.safetensors" \
       -o "$W/$v.safetensors" --profile --iterations 5 --warmup 1 \
+      --timing-json "$OUT/profile-$v-$c.json" \
       > "$OUT/profile-$v-$c.txt" 2>&1 || status=1
     head -4 "$OUT/profile-$v-$c.txt"; tail -1 "$OUT/profile-$v-$c.txt"
   done

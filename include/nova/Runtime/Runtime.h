@@ -145,7 +145,8 @@ public:
 
   /// Runs the launch list `runs` times launch by launch (no graph), a CUDA
   /// event before each launch and after the last, and gives each launch's
-  /// median time in milliseconds (in launch order).
+  /// median time in milliseconds (in launch order). Each timed run is
+  /// queued behind an untimed one, so no launch waits for its submission.
   bool profileLaunches(int runs, std::vector<double> &milliseconds,
                        std::string &error);
   /// The status record of the last run (zeroed before each run, inside the

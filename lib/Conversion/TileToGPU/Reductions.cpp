@@ -62,6 +62,16 @@ public:
   FailureOr<Geometry> column(gpu::GPUFuncOp func);
 
 private:
+  /// Column kernel in one pass: blocks of 16-byte-wide column strips x a
+  /// chunk of the rows, per-thread partials in registers, combined in a
+  /// fixed order (row lanes in shared memory, then the row chunks by the
+  /// last block of each strip). The contract keeps the column results
+  /// from being read in the kernel, so one pass computes every output.
+  FailureOr<Geometry> columnStrips(gpu::GPUFuncOp func,
+                                   ArrayRef<nv::ReduceOp> reduces,
+                                   ArrayRef<int64_t> lead,
+                                   ArrayRef<int64_t> kept);
+
   /// The index of `v` (a value of the reduced `full` tensor's space) at
   /// the point (lead..., col).
   SmallVector<Value> pointIndex(Value v, ArrayRef<int64_t> full,
@@ -72,6 +82,24 @@ private:
     SmallVector<Value> point(lead);
     point.push_back(col);
     return body.project(point, shape);
+  }
+  /// The nova.reduce ops whose results `v` is computed from.
+  SmallPtrSet<Operation *, 4> reducesRead(Value v) {
+    SmallPtrSet<Operation *, 4> found;
+    DenseSet<Value> seen;
+    SmallVector<Value> work{v};
+    while (!work.empty()) {
+      Value x = work.pop_back_val();
+      Operation *def = x.getDefiningOp();
+      if (!def || !seen.insert(x).second)
+        continue;
+      if (isa<nv::ReduceOp>(def)) {
+        found.insert(def);
+        continue;
+      }
+      llvm::append_range(work, def->getOperands());
+    }
+    return found;
   }
   /// The reduced tensor's shape (from the first nova.reduce).
   FailureOr<SmallVector<int64_t>> reducedShape(SmallVector<nv::ReduceOp> &out) {
@@ -340,9 +368,45 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   int64_t grid =
       across.empty() ? batches : std::min<int64_t>(batches, kMaxAcrossBlocks);
   Value partials;
+  // The reductions along the rows in passes: each joins the first pass
+  // after every reduction its input reads, so independent ones share one
+  // read of the row (and one exchange between the warps).
+  // A total across the rows of an element-wise value rides along too: its
+  // thread's share of a row is folded in the same read.
+  struct Pass {
+    SmallVector<nv::ReduceOp> reduces;
+    SmallVector<unsigned> totals; // indices into `across`
+  };
+  SmallVector<Pass> passes;
+  {
+    DenseMap<Operation *, size_t> passOf;
+    auto passFor = [&](Value input) {
+      size_t pass = 0;
+      for (Operation *read : reducesRead(input))
+        if (auto it = passOf.find(read); it != passOf.end())
+          pass = std::max(pass, it->second + 1);
+      if (passes.size() <= pass)
+        passes.resize(pass + 1);
+      return pass;
+    };
+    for (nv::ReduceOp reduce : reduces) {
+      size_t pass = passFor(reduce.getInput());
+      passOf[reduce] = pass;
+      passes[pass].reduces.push_back(reduce);
+    }
+    for (auto [i, a] : llvm::enumerate(across)) {
+      Value input = nv::ReduceOp(a.reduce).getInput();
+      if (!a.perColumn && shapeOf(input) == ArrayRef<int64_t>(full))
+        passes[passFor(input)].totals.push_back(unsigned(i));
+    }
+  }
+  size_t widestPass = 1;
+  for (const Pass &pass : passes)
+    widestPass = std::max(widestPass, pass.reduces.size());
   if (warpsPerRow > 1) {
     partials = func.addWorkgroupAttribution(
-        MemRefType::get({threads / 32}, b.getF64Type(), AffineMap(), shared()),
+        MemRefType::get({int64_t(widestPass) * (threads / 32)}, b.getF64Type(),
+                        AffineMap(), shared()),
         b.getLoc());
   }
   // Workspace: a ticket counter, then each sum's partials per block.
@@ -373,29 +437,6 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
 
   // Full rows in 16-byte chunks where the shapes allow.
   Chunking chunks = chunking(full);
-  // This thread's share of `comb` over `input` along row `row`.
-  auto foldRow = [&](const Combiner &comb, Value input, Value row,
-                     ArrayRef<Value> leadIdx) -> FailureOr<Value> {
-    SmallVector<Value> acc{comb.identity(b, b.getLoc())};
-    LogicalResult ok = overColumns(
-        chunks, cols, row, leadIdx, full, lane, group, acc,
-        [&](ArrayRef<Value> colsOf, Value,
-            SmallVector<Value> &carried) -> LogicalResult {
-          for (Value col : colsOf) {
-            auto x = body.eval(input, pointIndex(input, full, leadIdx, col));
-            if (failed(x))
-              return k.unsupported();
-            carried[0] =
-                comb.combine(b, b.getLoc(), carried[0],
-                             body.convert(body.widen(*x), comb.accType));
-          }
-          return success();
-        });
-    if (failed(ok))
-      return failure();
-    return acc[0];
-  };
-
   // One batch of rows (rowsPerBlock of them, one per group); folds the
   // batch's share of the sums across the rows into `acc`.
   auto batch = [&](Value index, SmallVector<Value> &acc) -> LogicalResult {
@@ -408,47 +449,92 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     Value clamped = arith::MinUIOp::create(b, row, body.index(rows - 1));
     SmallVector<Value> leadIdx = body.delinearize(clamped, lead);
 
-    // Each reduction, in body order, once per row: what follows may read it.
-    for (nv::ReduceOp reduce : reduces) {
-      Combiner comb = Combiner::of(reduce);
-      Value input = reduce.getInput();
-      auto partial = foldRow(comb, input, clamped, leadIdx);
-      if (failed(partial))
+    // Each pass of reductions once per row, in order: what follows may read
+    // them. One read of the row folds the pass's reductions (each in its
+    // own accumulator, columns in the same order as alone).
+    DenseMap<unsigned, Value> rowShares; // of the totals across the rows
+    for (const Pass &passInfo : passes) {
+      // The pass's reductions, then its totals across the rows.
+      SmallVector<nv::ReduceOp> pass(passInfo.reduces);
+      for (unsigned i : passInfo.totals)
+        pass.push_back(across[i].reduce);
+      SmallVector<Combiner> combs;
+      SmallVector<Value> totals;
+      for (nv::ReduceOp reduce : pass) {
+        combs.push_back(Combiner::of(reduce));
+        totals.push_back(combs.back().identity(b, b.getLoc()));
+      }
+      LogicalResult ok =
+          overColumns(chunks, cols, clamped, leadIdx, full, lane, group, totals,
+                      [&](ArrayRef<Value> colsOf, Value,
+                          SmallVector<Value> &carried) -> LogicalResult {
+                        for (Value col : colsOf)
+                          for (auto [j, reduce] : llvm::enumerate(pass)) {
+                            Value input = nv::ReduceOp(reduce).getInput();
+                            auto x = body.eval(
+                                input, pointIndex(input, full, leadIdx, col));
+                            if (failed(x))
+                              return k.unsupported();
+                            carried[j] = combs[j].combine(
+                                b, b.getLoc(), carried[j],
+                                body.convert(body.widen(*x), combs[j].accType));
+                          }
+                        return success();
+                      });
+      if (failed(ok))
         return failure();
-      Value total =
-          shuffleReduce(b, comb, *partial, std::min<int64_t>(group, 32));
-      if (warpsPerRow > 1) {
+      for (auto [i, share] : llvm::zip(
+               passInfo.totals,
+               ArrayRef<Value>(totals).drop_front(passInfo.reduces.size())))
+        rowShares[i] = share;
+      combs.truncate(passInfo.reduces.size());
+      totals.truncate(passInfo.reduces.size());
+      pass.truncate(passInfo.reduces.size());
+      for (size_t j = 0; j < totals.size(); ++j)
+        totals[j] =
+            shuffleReduce(b, combs[j], totals[j], std::min<int64_t>(group, 32));
+      if (warpsPerRow > 1 && !totals.empty()) {
         // Lane 0 of each warp publishes; every thread folds its row's warps
         // in order (deterministic), then the buffer is free again.
+        int64_t warps = threads / 32;
         Value warp = arith::DivUIOp::create(b, tid, body.index(32));
         Value first = arith::CmpIOp::create(
             b, arith::CmpIPredicate::eq,
             arith::RemUIOp::create(b, tid, body.index(32)), body.index(0));
-        Value asF64 = body.convert(total, b.getF64Type());
-        if (!isa<FloatType>(comb.accType))
-          return k.fail("integer reductions over more than a warp per row "
-                        "are not lowered yet");
+        for (const Combiner &comb : combs)
+          if (!isa<FloatType>(comb.accType))
+            return k.fail("integer reductions over more than a warp per row "
+                          "are not lowered yet");
         (void)k.ifThen(first, [&] {
-          memref::StoreOp::create(b, asF64, partials, ValueRange{warp});
+          for (auto [j, total] : llvm::enumerate(totals))
+            memref::StoreOp::create(
+                b, body.convert(total, b.getF64Type()), partials,
+                ValueRange{arith::AddIOp::create(
+                    b, warp, body.index(int64_t(j) * warps))});
           return success();
         });
         gpu::BarrierOp::create(b);
         Value rowWarp0 =
             arith::MulIOp::create(b, rowInBlock, body.index(warpsPerRow));
-        Value acc = comb.identity(b, b.getLoc());
-        acc = body.convert(acc, b.getF64Type());
-        Combiner wide{comb.kind, b.getF64Type()};
-        for (int64_t w = 0; w < warpsPerRow; ++w) {
-          Value x = memref::LoadOp::create(
-              b, partials,
-              ValueRange{arith::AddIOp::create(b, rowWarp0, body.index(w))});
-          acc = wide.combine(b, b.getLoc(), acc, x);
+        for (size_t j = 0; j < totals.size(); ++j) {
+          Combiner wide{combs[j].kind, b.getF64Type()};
+          Value acc =
+              body.convert(combs[j].identity(b, b.getLoc()), b.getF64Type());
+          for (int64_t w = 0; w < warpsPerRow; ++w) {
+            Value x = memref::LoadOp::create(
+                b, partials,
+                ValueRange{arith::AddIOp::create(
+                    b, rowWarp0, body.index(int64_t(j) * warps + w))});
+            acc = wide.combine(b, b.getLoc(), acc, x);
+          }
+          totals[j] = body.convert(acc, combs[j].accType);
         }
         gpu::BarrierOp::create(b);
-        total = body.convert(acc, comb.accType);
       }
-      Type element = elementOf(reduce.getResult());
-      body.setUniform(reduce.getResult(), body.convert(total, element));
+      for (auto [reduce, total] : llvm::zip(pass, totals)) {
+        Value result = nv::ReduceOp(reduce).getResult();
+        body.setUniform(result, body.convert(total, elementOf(result)));
+      }
     }
 
     // This batch's share of the sums across the rows, before any output is
@@ -466,11 +552,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       ArrayRef<int64_t> shape = shapeOf(input);
       if (a.perColumn || shape == ArrayRef<int64_t>(full)) {
         if (!a.perColumn) {
-          // A total of an element-wise value: the thread's columns first.
-          auto part = foldRow(a.comb, input, clamped, leadIdx);
-          if (failed(part))
-            return failure();
-          fold(a, valid, *part);
+          // A total of an element-wise value: the thread's columns first
+          // (folded in a pass above).
+          fold(a, valid, rowShares.lookup(unsigned(&a - across.data())));
           continue;
         }
         for (int64_t j = 0; j < slots; ++j) {
@@ -763,95 +847,330 @@ FailureOr<Geometry> ReductionEmitter::column(gpu::GPUFuncOp func) {
   }
   ArrayRef<int64_t> lead = ArrayRef<int64_t>(full).take_front(split);
   ArrayRef<int64_t> kept = ArrayRef<int64_t>(full).drop_front(split);
-  int64_t rows = product(lead), cols = product(kept);
-  if (rows == 0 || cols == 0)
+  if (product(lead) == 0 || product(kept) == 0)
     return k.fail("empty columns are not lowered yet");
-  // 32 adjacent columns per block (a warp reads 32 consecutive elements of
-  // a row), the block's other threads split the rows.
-  int64_t colsPerBlock = 32;
-  int64_t threads = std::max<int64_t>(32, k.schedule.getThreads() / 32 * 32);
-  int64_t groups = threads / colsPerBlock;
-  auto space =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  Value partials = func.addWorkgroupAttribution(
-      MemRefType::get({threads}, b.getF64Type(), AffineMap(), space),
-      b.getLoc());
+  for (nv::ReduceOp reduce : reduces)
+    if (!isa<FloatType>(Combiner::of(reduce).accType))
+      return k.fail("integer column reductions are not lowered yet");
+  return columnStrips(func, reduces, lead, kept);
+}
 
-  Value tid = k.threadId();
-  Value colInBlock = arith::RemUIOp::create(b, tid, body.index(colsPerBlock));
-  Value rowGroup = arith::DivUIOp::create(b, tid, body.index(colsPerBlock));
-  Value col = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, k.blockId(), body.index(colsPerBlock)),
-      colInBlock);
-  Value valid = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, col,
-                                      body.index(cols));
-  Value clamped = arith::MinUIOp::create(b, col, body.index(cols - 1));
-  auto pointAt = [&](Value v, Value r) {
-    SmallVector<Value> point = body.delinearize(r, lead);
-    llvm::append_range(point, body.delinearize(clamped, kept));
+FailureOr<Geometry>
+ReductionEmitter::columnStrips(gpu::GPUFuncOp func,
+                               ArrayRef<nv::ReduceOp> reduces,
+                               ArrayRef<int64_t> lead, ArrayRef<int64_t> kept) {
+  SmallVector<int64_t> full(lead);
+  llvm::append_range(full, kept);
+  int64_t rows = product(lead), cols = product(kept);
+  // A strip is `w` adjacent columns: one 16-byte vector of the widest
+  // streamed element, halved until it divides the columns (so every row
+  // starts on a strip boundary); 1 reads and writes element by element.
+  Chunking chunks = chunking(full);
+  int64_t w = chunks.width;
+  while (w > 1 && cols % w)
+    w /= 2;
+  int64_t strips = cols / w;
+  // Threads: column lanes (a warp reads 32 adjacent strips of a row) x row
+  // lanes, at least a warp; few rows give the lanes to the columns.
+  int64_t threads = std::max<int64_t>(32, k.schedule.getThreads() / 32 * 32);
+  int64_t columnLanes = std::min<int64_t>(32, llvm::PowerOf2Ceil(strips));
+  int64_t rowLanes = std::clamp<int64_t>(
+      int64_t(llvm::bit_floor(uint64_t(std::max<int64_t>(1, rows / 4)))),
+      32 / columnLanes, threads / columnLanes);
+  columnLanes =
+      std::min<int64_t>(threads / rowLanes, llvm::PowerOf2Ceil(strips));
+  threads = columnLanes * rowLanes;
+  int64_t colsPerBlock = columnLanes * w;
+  int64_t colBlocks = (cols + colsPerBlock - 1) / colsPerBlock;
+  // Row chunks: the schedule's split, none empty.
+  int64_t chunksWanted =
+      std::clamp<int64_t>(k.schedule.getSplitK(), 1, (rows + 1) / 2);
+  int64_t rowsPerChunk = (rows + chunksWanted - 1) / chunksWanted;
+  int64_t rowChunks = (rows + rowsPerChunk - 1) / rowsPerChunk;
+
+  Value tid = k.threadId(), bid = k.blockId();
+  Value lane = arith::RemUIOp::create(b, tid, body.index(columnLanes));
+  Value rowLane = arith::DivUIOp::create(b, tid, body.index(columnLanes));
+  Value colBlock = arith::RemUIOp::create(b, bid, body.index(colBlocks));
+  Value chunk = arith::DivUIOp::create(b, bid, body.index(colBlocks));
+  Value blockCol0 =
+      arith::MulIOp::create(b, colBlock, body.index(colsPerBlock));
+  Value col0 = arith::AddIOp::create(
+      b, blockCol0, arith::MulIOp::create(b, lane, body.index(w)));
+  auto below = [&](Value x, int64_t bound) -> Value {
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x,
+                                 body.index(bound));
+  };
+  // Lanes past the last strip read the last one and keep nothing.
+  Value validStrip = below(col0, cols);
+  Value safeCol0 = arith::MinUIOp::create(b, col0, body.index(cols - w));
+  SmallVector<SmallVector<Value>> colIdx;
+  for (int64_t l = 0; l < w; ++l)
+    colIdx.push_back(body.delinearize(
+        l ? arith::AddIOp::create(b, safeCol0, body.index(l)).getResult()
+          : safeCol0,
+        kept));
+  auto pointAt = [&](Value v, ArrayRef<Value> leadIdx, ArrayRef<Value> col) {
+    SmallVector<Value> point(leadIdx);
+    llvm::append_range(point, col);
     return body.project(point, shapeOf(v));
   };
 
+  SmallVector<Combiner> combs;
+  SmallVector<Value> acc;
   for (nv::ReduceOp reduce : reduces) {
-    Combiner comb = Combiner::of(reduce);
-    if (!isa<FloatType>(comb.accType))
-      return k.fail("integer column reductions are not lowered yet");
-    Value input = reduce.getInput();
-    auto partial = accumulate(
-        k, comb, rowGroup, body.index(rows), body.index(groups),
-        [&](Value r) { return body.eval(input, pointAt(input, r)); });
-    if (failed(partial))
-      return k.unsupported();
-    memref::StoreOp::create(b, body.convert(*partial, b.getF64Type()), partials,
-                            ValueRange{tid});
-    gpu::BarrierOp::create(b);
-    Combiner wide{comb.kind, b.getF64Type()};
-    Value acc = body.convert(comb.identity(b, b.getLoc()), b.getF64Type());
-    for (int64_t g = 0; g < groups; ++g) {
-      Value x = memref::LoadOp::create(
-          b, partials,
-          ValueRange{arith::AddIOp::create(b, colInBlock,
-                                           body.index(g * colsPerBlock))});
-      acc = wide.combine(b, b.getLoc(), acc, x);
+    combs.push_back(Combiner::of(reduce));
+    for (int64_t l = 0; l < w; ++l)
+      acc.push_back(combs.back().identity(b, b.getLoc()));
+  }
+  SmallVector<unsigned> elementwise;
+  for (auto [i, v] : llvm::enumerate(k.outputs()))
+    if (k.contract.results[i].kind == AccessKind::Elementwise)
+      elementwise.push_back(i);
+
+  // 1. The thread's rows of its chunk: rowLane, rowLane + rowLanes, ...
+  // Each row's strip is read once (a vector load per streamed input), folded
+  // into the thread's column partials, and its element-wise outputs stored
+  // (every value at a point evaluated before any store there: an output may
+  // be planned in place over an input).
+  Value chunkRow0 = arith::MulIOp::create(b, chunk, body.index(rowsPerChunk));
+  Value firstRow = arith::AddIOp::create(b, chunkRow0, rowLane);
+  Value rowEnd = arith::MinUIOp::create(
+      b, arith::AddIOp::create(b, chunkRow0, body.index(rowsPerChunk)),
+      body.index(rows));
+  rowEnd = arith::SelectOp::create(b, validStrip, rowEnd, body.index(0));
+  auto forOp =
+      scf::ForOp::create(b, firstRow, rowEnd, body.index(rowLanes), acc);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    body.pushScope();
+    Value r = forOp.getInductionVar();
+    SmallVector<Value> leadIdx = body.delinearize(r, lead);
+    Value first = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, r, body.index(cols)), safeCol0);
+    if (w > 1)
+      for (auto [arg, flat] : chunks.inputs) {
+        Type element = elementOf(arg);
+        Value vec = vector::LoadOp::create(
+            b, VectorType::get({w}, element), flat, ValueRange{first},
+            /*nontemporal=*/false,
+            llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
+        for (int64_t l = 0; l < w; ++l)
+          body.bind(arg, pointAt(arg, leadIdx, colIdx[l]),
+                    vector::ExtractOp::create(b, vec, l));
+      }
+    SmallVector<Value> next(forOp.getRegionIterArgs());
+    for (auto [j, reduce] : llvm::enumerate(reduces)) {
+      Value input = nv::ReduceOp(reduce).getInput();
+      for (int64_t l = 0; l < w; ++l) {
+        auto x = body.eval(input, pointAt(input, leadIdx, colIdx[l]));
+        if (failed(x))
+          return k.unsupported();
+        Value &slot = next[j * w + l];
+        slot = combs[j].combine(b, b.getLoc(), slot,
+                                body.convert(body.widen(*x), combs[j].accType));
+      }
     }
-    gpu::BarrierOp::create(b);
-    body.setUniform(reduce.getResult(),
-                    body.convert(acc, elementOf(reduce.getResult())));
+    SmallVector<SmallVector<Value>> values;
+    for (unsigned i : elementwise) {
+      Value v = k.outputs()[i];
+      values.emplace_back();
+      for (int64_t l = 0; l < w; ++l) {
+        auto x = body.eval(v, pointAt(v, leadIdx, colIdx[l]));
+        if (failed(x))
+          return k.unsupported();
+        k.checkFinite(i, *x);
+        values.back().push_back(*x);
+      }
+    }
+    for (auto [i, xs] : llvm::zip(elementwise, values)) {
+      Value v = k.outputs()[i];
+      if (w > 1 && chunks.outputs[i]) {
+        Type element = elementOf(v);
+        vector::StoreOp::create(
+            b,
+            vector::FromElementsOp::create(b, VectorType::get({w}, element),
+                                           xs),
+            chunks.outputs[i], ValueRange{first}, /*nontemporal=*/false,
+            llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
+        continue;
+      }
+      for (int64_t l = 0; l < w; ++l)
+        memref::StoreOp::create(b, xs[l], k.outputBuffers[i],
+                                pointAt(v, leadIdx, colIdx[l]));
+    }
+    body.popScope();
+    scf::YieldOp::create(b, next);
   }
 
-  // Every value at a point is evaluated before any store there (an output
-  // may be planned in place over an input another output reads): the
-  // per-column values first, stored once every row group is done.
-  SmallVector<unsigned> elementwise;
-  SmallVector<std::pair<unsigned, Value>> perColumn;
-  for (auto [i, v] : llvm::enumerate(k.outputs())) {
-    if (k.contract.results[i].kind == AccessKind::Elementwise) {
-      elementwise.push_back(i);
-      continue;
-    }
-    auto x = body.eval(v, pointAt(v, body.index(0)));
-    if (failed(x))
-      return k.unsupported();
-    perColumn.push_back({unsigned(i), *x});
+  // 2. The block's row lanes, in order, through shared memory (f64: the
+  // sums' accumulator; max and min convert exactly), one reduce at a time:
+  // lane (rl, lane)'s column c of the block is at c + rl * colsPerBlock.
+  Type f64 = b.getF64Type();
+  Value lanes = func.addWorkgroupAttribution(
+      MemRefType::get({threads * w}, f64, AffineMap(), shared()), b.getLoc());
+  // The fold of `n` values of reduce j in order (`load(i)` the i-th), f64.
+  auto foldInOrder = [&](size_t j, int64_t n,
+                         function_ref<Value(Value)> load) -> Value {
+    Combiner wide{combs[j].kind, f64};
+    Value init = body.convert(combs[j].identity(b, b.getLoc()), f64);
+    auto loop = scf::ForOp::create(b, body.index(0), body.index(n),
+                                   body.index(1), ValueRange{init});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    scf::YieldOp::create(b,
+                         wide.combine(b, b.getLoc(), loop.getRegionIterArg(0),
+                                      load(loop.getInductionVar())));
+    return loop.getResult(0);
+  };
+  // The block's columns c = tid, tid + threads, ...: each reduce's result
+  // there (`folded(j, c)`), then the per-column outputs, all evaluated
+  // before any is stored.
+  SmallVector<unsigned> perColumnOutputs;
+  for (auto [i, v] : llvm::enumerate(k.outputs()))
+    if (k.contract.results[i].kind != AccessKind::Elementwise)
+      perColumnOutputs.push_back(i);
+  auto finishColumns = [&](function_ref<Value(size_t, Value)> folded) {
+    return k.loop(
+        tid, body.index(colsPerBlock), body.index(threads),
+        [&](Value c) -> LogicalResult {
+          Value col = arith::AddIOp::create(b, blockCol0, c);
+          Value safe = arith::MinUIOp::create(b, col, body.index(cols - 1));
+          SmallVector<Value> row0(lead.size(), body.index(0));
+          SmallVector<Value> colAt = body.delinearize(safe, kept);
+          for (auto [j, reduce] : llvm::enumerate(reduces)) {
+            Value result = nv::ReduceOp(reduce).getResult();
+            body.setUniform(result,
+                            body.convert(folded(j, c), elementOf(result)));
+          }
+          SmallVector<std::pair<unsigned, Value>> values;
+          for (unsigned i : perColumnOutputs) {
+            Value v = k.outputs()[i];
+            auto x = body.eval(v, pointAt(v, row0, colAt));
+            if (failed(x))
+              return k.unsupported();
+            values.push_back({i, *x});
+          }
+          storeFromLeaders(values, col, below(col, cols), body.index(0),
+                           [&](Value v) { return pointAt(v, row0, colAt); });
+          return success();
+        });
+  };
+
+  // Each block's fold per column goes to shared memory when the block is
+  // the column's only one, else to the workspace (f64 [rowChunks, cols]
+  // per reduce, after a ticket counter per column block).
+  int64_t numReduces = int64_t(reduces.size());
+  Value totals, workspace;
+  SmallVector<Value> partials;
+  int64_t partialsOffset = llvm::alignTo(colBlocks * 4, kPartialsAlign);
+  int64_t partialsBytes = llvm::alignTo(rowChunks * cols * 8, kPartialsAlign);
+  if (rowChunks == 1) {
+    totals = func.addWorkgroupAttribution(
+        MemRefType::get({numReduces * colsPerBlock}, f64, AffineMap(),
+                        shared()),
+        b.getLoc());
+  } else {
+    workspace = k.addWorkspace(partialsOffset + numReduces * partialsBytes);
+    for (int64_t j = 0; j < numReduces; ++j)
+      partials.push_back(k.workspaceView(workspace,
+                                         partialsOffset + j * partialsBytes,
+                                         {rowChunks, cols}, f64));
   }
-  if (!elementwise.empty()) {
-    LogicalResult ok = k.ifThen(valid, [&] {
-      return k.loop(rowGroup, body.index(rows), body.index(groups),
-                    [&](Value r) {
-                      return k.storeAll(elementwise, [&](unsigned i) {
-                        return pointAt(k.outputs()[i], r);
-                      });
-                    });
-    });
+  for (int64_t j = 0; j < numReduces; ++j) {
+    for (int64_t l = 0; l < w; ++l)
+      memref::StoreOp::create(
+          b, body.convert(forOp.getResult(j * w + l), f64), lanes,
+          ValueRange{arith::AddIOp::create(
+              b, arith::MulIOp::create(b, tid, body.index(w)), body.index(l))});
+    gpu::BarrierOp::create(b);
+    LogicalResult ok = k.loop(
+        tid, body.index(colsPerBlock), body.index(threads),
+        [&](Value c) -> LogicalResult {
+          Value total = foldInOrder(j, rowLanes, [&](Value rl) -> Value {
+            Value at = arith::AddIOp::create(
+                b, c, arith::MulIOp::create(b, rl, body.index(colsPerBlock)));
+            return memref::LoadOp::create(b, lanes, ValueRange{at});
+          });
+          if (totals) {
+            memref::StoreOp::create(b, total, totals,
+                                    ValueRange{arith::AddIOp::create(
+                                        b, c, body.index(j * colsPerBlock))});
+            return success();
+          }
+          Value col = arith::AddIOp::create(b, blockCol0, c);
+          return k.ifThen(below(col, cols), [&] {
+            memref::StoreOp::create(b, total, partials[j],
+                                    ValueRange{chunk, col});
+            return success();
+          });
+        });
     if (failed(ok))
       return failure();
-    if (!perColumn.empty())
-      gpu::BarrierOp::create(b);
+    gpu::BarrierOp::create(b);
   }
-  // Per-column outputs from each column's first row group.
-  storeFromLeaders(perColumn, col, valid, rowGroup,
-                   [&](Value v) { return pointAt(v, body.index(0)); });
-  return Geometry{(cols + colsPerBlock - 1) / colsPerBlock, threads};
+  Geometry geometry{colBlocks * rowChunks, threads};
+  if (totals) {
+    if (failed(finishColumns([&](size_t j, Value c) -> Value {
+          return memref::LoadOp::create(
+              b, totals,
+              ValueRange{arith::AddIOp::create(
+                  b, c, body.index(int64_t(j) * colsPerBlock))});
+        })))
+      return failure();
+    return geometry;
+  }
+
+  // 3. Several row chunks: the last block of a column block to draw its
+  // ticket folds the chunks in order and resets the counter for the next
+  // launch.
+  fenceDevice();
+  gpu::BarrierOp::create(b);
+  Value zero = body.index(0);
+  Value isThread0 =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
+  Value counters = k.workspaceView(workspace, 0, {colBlocks}, b.getI32Type());
+  Value lastFlag = func.addWorkgroupAttribution(
+      MemRefType::get({1}, b.getI32Type(), AffineMap(), shared()), b.getLoc());
+  (void)k.ifThen(isThread0, [&] {
+    Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
+    Value ticket = memref::AtomicRMWOp::create(
+        b, arith::AtomicRMWKind::addi, one, counters, ValueRange{colBlock});
+    Value last = arith::ExtUIOp::create(
+        b, b.getI32Type(),
+        arith::CmpIOp::create(
+            b, arith::CmpIPredicate::eq, ticket,
+            arith::ConstantOp::create(b, b.getI32IntegerAttr(rowChunks - 1))));
+    memref::StoreOp::create(b, last, lastFlag, ValueRange{zero});
+    return success();
+  });
+  gpu::BarrierOp::create(b);
+  Value isLast = arith::CmpIOp::create(
+      b, arith::CmpIPredicate::ne,
+      memref::LoadOp::create(b, lastFlag, ValueRange{zero}),
+      arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
+  LogicalResult ok = k.ifThen(isLast, [&]() -> LogicalResult {
+    fenceDevice();
+    if (failed(finishColumns([&](size_t j, Value c) {
+          Value col = arith::MinUIOp::create(
+              b, arith::AddIOp::create(b, blockCol0, c), body.index(cols - 1));
+          return foldInOrder(j, rowChunks, [&](Value part) -> Value {
+            return memref::LoadOp::create(b, partials[j],
+                                          ValueRange{part, col});
+          });
+        })))
+      return failure();
+    return k.ifThen(isThread0, [&] {
+      memref::StoreOp::create(
+          b, arith::ConstantOp::create(b, b.getI32IntegerAttr(0)), counters,
+          ValueRange{colBlock});
+      return success();
+    });
+  });
+  if (failed(ok))
+    return failure();
+  return geometry;
 }
 
 FailureOr<Geometry> emitRowReduction(KernelContext &k) {

@@ -21,10 +21,11 @@ func.func @label_count(%labels: tensor<16x1024xi32>) -> tensor<f32> {
   return %r : tensor<f32>
 }
 
-// A sum over the batch only keeps T x C = 9600 columns: 300 blocks of 32,
-// each thread's rows walk the batch (the last dim alone would be 3 blocks).
+// A sum over the batch only keeps T x C = 9600 columns: 2400 strips of 4,
+// 256 column lanes (4 rows leave one row lane): 10 blocks of 1024 columns
+// (the last dim alone would be one block).
 // CHECK-LABEL: gpu.func @column_reduction_
-// CHECK-SAME: known_grid_size = array<i32: 300, 1, 1>
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 10, 1, 1>
 func.func @batch_sum(%x: tensor<4x100x96xf32>) -> tensor<1x100x96xf32> {
   %r = nova_tile.fusion column_reduction (%x) : (tensor<4x100x96xf32>) -> tensor<1x100x96xf32> {
   ^bb0(%a: tensor<4x100x96xf32>):

@@ -1,31 +1,36 @@
 // convert-tile-to-gpu on reductions. A row kernel: a block of threads per
-// row (4096 columns: 256 threads, 8 warps), each reduction in body order as
-// a strided loop over 16-byte chunks of the row (one vector.load each), an
+// row (4096 columns: 256 threads, 8 warps), the reductions that read no
+// other one in one strided loop over 16-byte chunks of the row (one
+// vector.load each, an accumulator per reduction), then each through an
 // XOR butterfly of warp shuffles, then the warps' partials through shared
 // memory between barriers; float sums accumulate in f64 (split into two
 // 32-bit shuffles). Per-row outputs are stored by lane 0, then full-row
-// outputs by every lane, a vector.store per chunk. A column kernel: 32 columns per
-// block, row groups combined in shared memory.
+// outputs by every lane, a vector.store per chunk. A column kernel: 16-byte
+// column strips (8 bf16) x 16 row lanes per block, each lane's column sums in
+// registers, the row lanes folded in order through shared memory into one
+// total per column (the block is the columns' only one).
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
 
 // CHECK-LABEL: gpu.func @row_reduction_
-// CHECK-SAME: (%[[X:.*]]: memref<3x4096xf32>, %[[D:.*]]: memref<3x4096xf32>, %[[S:.*]]: memref<3xf32>) workgroup(%[[SH:.*]] : memref<8xf64, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: (%[[X:.*]]: memref<3x4096xf32>, %[[D:.*]]: memref<3x4096xf32>, %[[S:.*]]: memref<3xf32>) workgroup(%[[SH:.*]] : memref<16xf64, #gpu.address_space<workgroup>>) kernel
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>
 // CHECK: %[[XF:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1]] : memref<3x4096xf32> into memref<12288xf32>
 // CHECK: %[[DF:.*]] = memref.collapse_shape %[[D]] {{\[\[}}0, 1]] : memref<3x4096xf32> into memref<12288xf32>
-// CHECK: %[[MAX:.*]] = scf.for {{.*}} to %c1024 step %c256 iter_args({{.*}}) -> (f32)
+// The max and the sum read nothing of each other: one pass folds both.
+// CHECK: %[[PASS:.*]]:2 = scf.for {{.*}} to %c1024 step %c256 iter_args({{.*}}) -> (f32, f64)
 // CHECK: vector.load %[[XF]][{{.*}}] {alignment = 16 : i64} : memref<12288xf32>, vector<4xf32>
-// CHECK-COUNT-4: arith.maximumf
-// CHECK-COUNT-5: gpu.shuffle xor %{{.*}} : f32
-// CHECK: memref.store %{{.*}}, %[[SH]]
-// CHECK: gpu.barrier
-// CHECK-COUNT-8: memref.load %[[SH]]
-// CHECK: gpu.barrier
-// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args({{.*}}) -> (f64)
-// CHECK: vector.load %[[XF]]
+// CHECK-NOT: vector.load
+// CHECK: arith.maximumf
 // CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: scf.yield
+// CHECK-COUNT-5: gpu.shuffle xor %{{.*}} : f32
 // CHECK-COUNT-10: gpu.shuffle xor %{{.*}} : i32
-// CHECK: gpu.barrier
+// CHECK-NOT: vector.load
+// CHECK: memref.store %{{.*}}, %[[SH]]
+// CHECK: memref.store %{{.*}}, %[[SH]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-16: memref.load %[[SH]]
 // CHECK: gpu.barrier
 // The full row first (its chunks in 16-byte vectors), then, once every
 // lane has read the row, the per-row output from lane 0.
@@ -40,14 +45,18 @@
 // CHECK: memref.store %{{.*}}, %[[S]]
 
 // CHECK-LABEL: gpu.func @column_reduction_
-// CHECK-SAME: workgroup(%[[CSH:.*]] : memref<256xf64, #gpu.address_space<workgroup>>) kernel
-// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 2, 1, 1>
-// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f64)
-// CHECK: arith.extf %{{.*}} : bf16 to f32
-// CHECK: memref.store %{{.*}}, %[[CSH]]
+// CHECK-SAME: workgroup(%[[CSH:.*]] : memref<1024xf64, #gpu.address_space<workgroup>>, %[[TOT:.*]] : memref<64xf64, #gpu.address_space<workgroup>>) kernel
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>
+// CHECK: scf.for {{.*}} step %c16 iter_args({{.*}}) -> (f64, f64, f64, f64, f64, f64, f64, f64)
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<4000xbf16>, vector<8xbf16>
+// CHECK-COUNT-8: arith.addf %{{.*}} : f64
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[CSH]]
 // CHECK: gpu.barrier
-// CHECK-COUNT-8: memref.load %[[CSH]]
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1
+// CHECK: memref.load %[[CSH]]
+// CHECK: memref.store %{{.*}}, %[[TOT]]
 // CHECK: gpu.barrier
+// CHECK: memref.load %[[TOT]]
 // CHECK: arith.truncf %{{.*}} : f64 to bf16
 func.func @rows(%x: tensor<3x4096xf32>) -> (tensor<3x4096xf32>, tensor<3xf32>) {
   %r:2 = nova_tile.fusion row_reduction (%x) : (tensor<3x4096xf32>) -> (tensor<3x4096xf32>, tensor<3xf32>) {

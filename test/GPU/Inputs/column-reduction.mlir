@@ -39,3 +39,52 @@ func.func @batch_sum(%x: tensor<4x100x96xf32>) -> tensor<1x100x96xf32> {
   }
   return %r : tensor<1x100x96xf32>
 }
+
+// Many rows in one pass: strips of 8 bf16 over 1000 columns (the last of 4
+// column blocks ragged), 400 rows in 4 chunks folded through the
+// workspace, an element-wise output written with 16-byte stores.
+func.func @gelu_bias_grad(%dh: tensor<2x200x1000xbf16>, %pre: tensor<2x200x1000xbf16>)
+    -> (tensor<2x200x1000xbf16>, tensor<1000xf32>) {
+  %r:2 = nova_tile.fusion column_reduction (%dh, %pre)
+      : (tensor<2x200x1000xbf16>, tensor<2x200x1000xbf16>)
+      -> (tensor<2x200x1000xbf16>, tensor<1000xf32>) {
+  ^bb0(%g: tensor<2x200x1000xbf16>, %x: tensor<2x200x1000xbf16>):
+    %t = nova.tanh %x : tensor<2x200x1000xbf16>
+    %d = nova.mul %g, %t : tensor<2x200x1000xbf16>, tensor<2x200x1000xbf16>
+    %df = nova.cast %d : tensor<2x200x1000xbf16> to tensor<2x200x1000xf32>
+    %db = nova.reduce sum %df dims [0, 1] : tensor<2x200x1000xf32> -> tensor<1000xf32>
+    nova_tile.yield %d, %db : tensor<2x200x1000xbf16>, tensor<1000xf32>
+  }
+  return %r#0, %r#1 : tensor<2x200x1000xbf16>, tensor<1000xf32>
+}
+
+// Many short rows: 24 columns (6 strips of 4 for 8 column lanes: lanes past
+// the last strip keep nothing), a bf16 input read 4 at a time next to the
+// f32 one, an f32 output per element, a max and a sum in 8 row chunks.
+func.func @narrow_many_rows(%a: tensor<4096x24xf32>, %s: tensor<4096x24xbf16>)
+    -> (tensor<4096x24xf32>, tensor<24xf32>, tensor<1x24xf32>) {
+  %r:3 = nova_tile.fusion column_reduction (%a, %s)
+      : (tensor<4096x24xf32>, tensor<4096x24xbf16>)
+      -> (tensor<4096x24xf32>, tensor<24xf32>, tensor<1x24xf32>) {
+  ^bb0(%x: tensor<4096x24xf32>, %y: tensor<4096x24xbf16>):
+    %yf = nova.cast %y : tensor<4096x24xbf16> to tensor<4096x24xf32>
+    %p = nova.mul %x, %yf : tensor<4096x24xf32>, tensor<4096x24xf32>
+    %m = nova.reduce max %p dims [0] : tensor<4096x24xf32> -> tensor<24xf32>
+    %s2 = nova.reduce sum %x dims [0] keep_dims : tensor<4096x24xf32> -> tensor<1x24xf32>
+    nova_tile.yield %p, %m, %s2 : tensor<4096x24xf32>, tensor<24xf32>, tensor<1x24xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<4096x24xf32>, tensor<24xf32>, tensor<1x24xf32>
+}
+
+// Few rows, two reduces: one row chunk, each block's totals are the results
+// (no workspace); 40 bf16 columns in strips of 8, the last lanes idle.
+func.func @few_rows(%x: tensor<6x40xbf16>) -> (tensor<40xf32>, tensor<40xbf16>) {
+  %r:2 = nova_tile.fusion column_reduction (%x) : (tensor<6x40xbf16>) -> (tensor<40xf32>, tensor<40xbf16>) {
+  ^bb0(%a: tensor<6x40xbf16>):
+    %f = nova.cast %a : tensor<6x40xbf16> to tensor<6x40xf32>
+    %s = nova.reduce sum %f dims [0] : tensor<6x40xf32> -> tensor<40xf32>
+    %m = nova.reduce min %a dims [0] : tensor<6x40xbf16> -> tensor<40xbf16>
+    nova_tile.yield %s, %m : tensor<40xf32>, tensor<40xbf16>
+  }
+  return %r#0, %r#1 : tensor<40xf32>, tensor<40xbf16>
+}
