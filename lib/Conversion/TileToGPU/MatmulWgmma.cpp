@@ -525,12 +525,12 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
 
 } // namespace
 
-std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k) {
+std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k,
+                                                   std::string &whyNot) {
   nv::MatmulOp mm;
   KMajor a, bOp;
   if (auto why = analyze(k, mm, a, bOp)) {
-    LLVM_DEBUG(llvm::dbgs() << "kernel @" << k.kernel.getSymName()
-                            << " stays on mma.sync: " << *why << "\n");
+    whyNot = std::move(*why);
     return std::nullopt;
   }
   return WgmmaEmitter(k, mm, a, bOp).emit();
