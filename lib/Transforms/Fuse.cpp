@@ -1013,13 +1013,14 @@ static void recomputeSavedValues(Block &block) {
 
 namespace {
 struct NovaFusePass : nv::impl::NovaFuseBase<NovaFusePass> {
+  using NovaFuseBase::NovaFuseBase;
   void runOnOperation() override {
     for (Block &block : getOperation().getBody()) {
       eraseDeadFusibleOps(block);
       if (failed(BlockFuser(block).run()))
         return signalPassFailure();
       recomputeSavedValues(block);
-      if (failed(nv::fuseMatmulsAndAttention(block)))
+      if (failed(nv::fuseMatmulsAndAttention(block, singleGemms)))
         return signalPassFailure();
     }
   }

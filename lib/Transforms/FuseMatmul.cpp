@@ -9,7 +9,10 @@
 //  3. matmul groups that read one value, and column sums of that value (or
 //     of a copy of it at another precision computed by the same kernel,
 //     possibly through casts and views only they read), become one grouped
-//     GEMM when none depends on another;
+//     GEMM when none depends on another (not with single GEMMs: Hopper's
+//     wgmma kernel takes one GEMM whose operands it loads as stored, so
+//     there a weight's cast stays a kernel of its own and siblings stay
+//     apart);
 //  4. every attention op becomes an attention group that reads its operands
 //     through their views and writes its results through the transposes and
 //     reshapes (and a concat of them) that only feed outputs.
@@ -88,7 +91,8 @@ static int64_t numElements(Value v) {
 namespace {
 class MatmulFuser {
 public:
-  explicit MatmulFuser(Block &block) : block(block) {}
+  MatmulFuser(Block &block, bool singleGemms)
+      : block(block), singleGemms(singleGemms) {}
   LogicalResult run();
 
 private:
@@ -124,9 +128,9 @@ private:
   /// direct edge is what fusing the two absorbs).
   bool reaches(Operation *from, Operation *to, bool throughOutside) const;
 
-  /// The views and cast groups `operand` is read through, from the operand
-  /// back to what they read.
-  SmallVector<Operation *> prologueOf(Value operand) const;
+  /// The views and cast groups (with `casts`) `operand` is read through,
+  /// from the operand back to what they read.
+  SmallVector<Operation *> prologueOf(Value operand, bool casts = true) const;
 
   void formMatmulGroups();
   void mergeEpilogues();
@@ -138,6 +142,7 @@ private:
   void readThroughWrittenView(Value result, ArrayRef<Operation *> chain);
 
   Block &block;
+  bool singleGemms;
   nt::FusionOp placeholder;
 
 public:
@@ -174,7 +179,8 @@ bool MatmulFuser::reaches(Operation *from, Operation *to,
   return false;
 }
 
-SmallVector<Operation *> MatmulFuser::prologueOf(Value operand) const {
+SmallVector<Operation *> MatmulFuser::prologueOf(Value operand,
+                                                 bool casts) const {
   SmallVector<Operation *> chain;
   bool singleUse = true;
   Value v = operand;
@@ -186,7 +192,7 @@ SmallVector<Operation *> MatmulFuser::prologueOf(Value operand) const {
     // is converted on load by each of them: reading the f32 value twice
     // moves fewer bytes than writing the copy and reading it twice, and
     // saves a launch. A cast something else reads stays a kernel.
-    if (!isView(def) && !(isCastGroup(def) &&
+    if (!isView(def) && !(casts && isCastGroup(def) &&
                           (singleUse || onlyFeedsMainOps(def->getResult(0)))))
       break;
     chain.push_back(def);
@@ -315,7 +321,8 @@ void MatmulFuser::formMatmulGroups() {
   SmallVector<nv::MatmulOp> matmuls(block.getOps<nv::MatmulOp>());
   for (nv::MatmulOp mm : matmuls)
     materializeWithChains(nt::Family::matmul, {mm},
-                          {prologueOf(mm.getLhs()), prologueOf(mm.getRhs())});
+                          {prologueOf(mm.getLhs(), !singleGemms),
+                           prologueOf(mm.getRhs(), !singleGemms)});
 }
 
 /// The matmul groups of `block` that hold a single problem, in block order.
@@ -547,7 +554,8 @@ LogicalResult MatmulFuser::run() {
   // Grouping first: an epilogue can make a kernel depend on its partner
   // (the tied embedding's gradient adds the scatter of the other GEMM's
   // result), while an epilogue still joins a grouped GEMM afterwards.
-  groupHorizontally();
+  if (!singleGemms)
+    groupHorizontally();
   mergeEpilogues();
   formAttentionGroups();
   // None of the merges made a cycle, so this order exists.
@@ -559,6 +567,7 @@ LogicalResult MatmulFuser::run() {
   return success();
 }
 
-LogicalResult mlir::nova::fuseMatmulsAndAttention(Block &block) {
-  return MatmulFuser(block).run();
+LogicalResult mlir::nova::fuseMatmulsAndAttention(Block &block,
+                                                  bool singleGemms) {
+  return MatmulFuser(block, singleGemms).run();
 }

@@ -18,8 +18,9 @@ namespace mlir::nova {
 /// its product (epilogue), matmuls and column sums that read one operand as
 /// one grouped GEMM, and every attention op with the views that make its
 /// operands and that its results are written through. What a contract
-/// cannot describe stays outside, unchanged.
-LogicalResult fuseMatmulsAndAttention(Block &block);
+/// cannot describe stays outside, unchanged. With `singleGemms`, a matmul
+/// kernel holds one GEMM and no prologue cast (the wgmma path's form).
+LogicalResult fuseMatmulsAndAttention(Block &block, bool singleGemms);
 
 } // namespace mlir::nova
 

@@ -28,6 +28,8 @@ void mlir::nova::buildTrainPipeline(OpPassManager &pm,
   nova_tile::NovaConfigureOptions configure;
   configure.target = options.target;
   configure.explain = options.explain;
+  NovaFuseOptions fuse;
+  fuse.singleGemms = singleGemmKernels(options);
   nova_tile::NovaReportOptions record;
   record.record = true;
 
@@ -40,7 +42,7 @@ void mlir::nova::buildTrainPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   if (options.report)
     pm.addPass(nova_tile::createNovaReport(record));
-  pm.addNestedPass<func::FuncOp>(createNovaFuse());
+  pm.addNestedPass<func::FuncOp>(createNovaFuse(fuse));
   pm.addNestedPass<func::FuncOp>(createConvertNovaToTile());
   pm.addPass(nova_tile::createNovaConfigure(configure));
   pm.addPass(nova_tile::createNovaOutlineKernels());
@@ -60,8 +62,20 @@ LogicalResult mlir::nova::buildGPUPipeline(
   if (!toGPU)
     return errorHandler("nova-gpu-pipeline: convert-tile-to-gpu is not "
                         "registered");
-  return toGPU->addToPipeline(
-      pm, options.deterministic ? "deterministic=true" : "", errorHandler);
+  // wgmma and TMA exist on Hopper only.
+  auto device = ::nova::DeviceDescriptor::lookup(options.target);
+  std::string toGPUOptions = device && device->hasWgmma() ? "" : "wgmma=false";
+  if (options.deterministic)
+    toGPUOptions += " deterministic=true";
+  return toGPU->addToPipeline(pm, toGPUOptions, errorHandler);
+}
+
+bool mlir::nova::singleGemmKernels(const TrainPipelineOptions &options) {
+  if (options.gemmKernels != "auto")
+    return options.gemmKernels == "single";
+  // f32 products keep f32 accuracy on mma.sync (3xTF32), never on wgmma.
+  auto device = ::nova::DeviceDescriptor::lookup(options.target);
+  return device && device->hasWgmma() && options.compute != "f32";
 }
 
 /// Target and precision are checked when the pipeline is parsed, before any
@@ -78,6 +92,12 @@ LogicalResult mlir::nova::checkTrainPipelineOptions(
     return errorHandler(pipeline +
                         ": compute must be bf16, tf32 or f32, got '" + compute +
                         "'");
+  StringRef gemms = options.gemmKernels;
+  if (gemms != "auto" && gemms != "single" && gemms != "grouped")
+    return errorHandler(pipeline +
+                        ": gemm-kernels must be auto, single or grouped, "
+                        "got '" +
+                        gemms + "'");
   return success();
 }
 

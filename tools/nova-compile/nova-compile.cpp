@@ -54,6 +54,12 @@ cl::opt<bool> workingCopies(
     "working-copies",
     cl::desc("carry each parameter's bf16 copy as step state (compute=bf16)"),
     cl::cat(category));
+cl::opt<std::string> gemmKernels(
+    "gemm-kernels",
+    cl::desc("matmul kernels: single (one GEMM each, operands read without "
+             "a cast: the wgmma form), grouped, or auto (single on targets "
+             "with wgmma unless compute=f32)"),
+    cl::init("auto"), cl::cat(category));
 cl::opt<bool> deterministic("deterministic",
                             cl::desc("GPU kernels without float atomics"),
                             cl::cat(category));
@@ -107,6 +113,7 @@ int main(int argc, char **argv) {
   pipeline.clipNorm = clipNorm.getValue();
   pipeline.accumulate = accumulate.getValue();
   pipeline.workingCopies = workingCopies.getValue();
+  pipeline.gemmKernels = gemmKernels.getValue();
   pipeline.report = report.getValue();
   pipeline.explain = explain.getValue();
   pipeline.deterministic = deterministic.getValue();

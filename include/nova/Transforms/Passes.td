@@ -293,6 +293,13 @@ def NovaFuse : Pass<"nova-fuse", "::mlir::func::FuncOp"> {
     (gather, scatter_add, a reduction over a middle dim) stay outside,
     unchanged.
 
+    `single-gemms=true` keeps every matmul a kernel of its own that reads
+    its operands as they are stored, what Hopper's wgmma GEMM takes: no
+    cast in the prologue (a weight's bf16 copy stays a pointwise kernel
+    that writes it once per step) and no grouped GEMMs (siblings reading
+    one value and its column sums stay separate kernels). Views in the
+    prologue and the epilogue (bias, activation, residual, casts) stay.
+
     ```mlir
     %s = nova.add %x, %b : tensor<4x8xf32>, tensor<8xf32>
     %g = nova.gelu tanh %s : tensor<4x8xf32>
@@ -307,6 +314,11 @@ def NovaFuse : Pass<"nova-fuse", "::mlir::func::FuncOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"singleGemms", "single-gemms", "bool", "false",
+           "one GEMM per matmul kernel, operands read without a cast (the "
+           "wgmma path's form)">
+  ];
   let dependentDialects = ["::mlir::nova::NovaDialect",
                            "::mlir::nova_tile::NovaTileDialect"];
 }

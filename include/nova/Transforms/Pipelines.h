@@ -36,6 +36,14 @@ struct TrainPipelineOptions : public PassPipelineOptions<TrainPipelineOptions> {
       llvm::cl::desc("carry each parameter's bf16 copy as step state "
                      "(compute=bf16)"),
       llvm::cl::init(false)};
+  Option<std::string> gemmKernels{
+      *this, "gemm-kernels",
+      llvm::cl::desc("matmul kernels: single (one GEMM each, operands read "
+                     "without a cast: the wgmma form), grouped (casts on "
+                     "load, sibling GEMMs and column sums in one kernel), "
+                     "or auto: single on targets with wgmma unless "
+                     "compute=f32, grouped otherwise"),
+      llvm::cl::init("auto")};
   Option<bool> report{
       *this, "report",
       llvm::cl::desc("print nova-report at the end (baseline recorded "
@@ -68,8 +76,12 @@ LogicalResult
 buildGPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options,
                  function_ref<LogicalResult(const Twine &)> errorHandler);
 
-/// Checks the target and precision of `options`, with the valid values in
-/// the message; `pipeline` names the pipeline in it.
+/// Whether `options` make every matmul kernel a single GEMM with operands
+/// read as stored (nova-fuse single-gemms).
+bool singleGemmKernels(const TrainPipelineOptions &options);
+
+/// Checks the target, precision and GEMM kernels of `options`, with the
+/// valid values in the message; `pipeline` names the pipeline in it.
 LogicalResult checkTrainPipelineOptions(
     const TrainPipelineOptions &options, StringRef pipeline,
     function_ref<LogicalResult(const Twine &)> errorHandler);

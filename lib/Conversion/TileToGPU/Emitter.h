@@ -300,8 +300,10 @@ FailureOr<Geometry> emitRowReduction(KernelContext &k);
 FailureOr<Geometry> emitColumnReduction(KernelContext &k);
 FailureOr<Geometry> emitOptimizer(KernelContext &k);
 FailureOr<Geometry> emitMatmul(KernelContext &k);
-/// The Hopper GEMM (MatmulWgmma.cpp) when it takes the kernel, else none.
-std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k);
+/// The Hopper GEMM (MatmulWgmma.cpp) when it takes the kernel, else none
+/// and why not in `whyNot`.
+std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k,
+                                                   std::string &whyNot);
 FailureOr<Geometry> emitAttentionForward(KernelContext &k);
 FailureOr<Geometry> emitAttentionBackward(KernelContext &k);
 FailureOr<Geometry> emitGather(KernelContext &k);

@@ -567,9 +567,15 @@ FailureOr<Geometry> MatmulEmitter::emit() {
 } // namespace
 
 FailureOr<Geometry> emitMatmul(KernelContext &k) {
+  // Worded without the option name, so a test of the off switch can
+  // forbid "wgmma" anywhere in its output.
+  std::string whyNot = "the Hopper GEMM is turned off";
   if (k.wgmma)
-    if (auto geometry = emitMatmulWgmma(k))
+    if (auto geometry = emitMatmulWgmma(k, whyNot)) {
+      k.func->setAttr(kMatmulPathAttr, k.b.getStringAttr("wgmma"));
       return *geometry;
+    }
+  k.func->setAttr(kMatmulPathAttr, k.b.getStringAttr("mma.sync: " + whyNot));
   return MatmulEmitter(k).emit();
 }
 

@@ -731,7 +731,8 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
 
 } // namespace
 
-std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k) {
+std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k,
+                                                   std::string &whyNot) {
   nv::MatmulOp mm;
   TmaOperand a, bOp;
   // Which path a GEMM takes, and why not wgmma: optimization remarks
@@ -742,6 +743,7 @@ std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k) {
   if (auto why = analyze(k, mm, a, bOp)) {
     remark::missed(k.kernel.getLoc(), opts)
         << remark::reason("stays on mma.sync: {0}", *why);
+    whyNot = std::move(*why);
     return std::nullopt;
   }
   auto major = [](const TmaOperand &op, StringRef mn) {

@@ -19,7 +19,7 @@
 // CHECK: gpu.func @{{.*}}(%arg0: memref<2x100x64xbf16>, %arg1: memref<120x64xbf16>, %arg2: memref<2x100x120xf32>,
 // CHECK-SAME: %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 128>, buffer = 0 : i32, dims = array<i64: 64, 200>, offset = 0 : i64, strides = array<i64: 128>, swizzle = 128 : i32}},
 // CHECK-SAME: %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 128>, buffer = 1 : i32, dims = array<i64: 64, 120>, offset = 0 : i64, strides = array<i64: 128>, swizzle = 128 : i32}})
-// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 2, 1, 1>, nova_gpu.dynamic_shared_bytes = 229488 : i64, nova_gpu.tma_params = array<i32: 3, 4>
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 2, 1, 1>, nova_gpu.dynamic_shared_bytes = 229488 : i64, nova_gpu.matmul_path = "wgmma", nova_gpu.tma_params = array<i32: 3, 4>
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 232

@@ -98,6 +98,10 @@ inline constexpr llvm::StringLiteral kTmaParamsAttr = "nova_gpu.tma_params";
 inline constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
     "nova_gpu.dynamic_shared_bytes";
 
+/// On a matmul family's gpu.func: the path its GEMMs take, "wgmma", or
+/// "mma.sync: " and why the wgmma path does not take it.
+inline constexpr llvm::StringLiteral kMatmulPathAttr = "nova_gpu.matmul_path";
+
 /// After convert-gpu-to-nvvm: the kTmaParamsAttr arguments of every llvm.func
 /// become by-value, 64-byte aligned grid constants of 128 bytes.
 std::unique_ptr<Pass> createMarkKernelParamsPass();
