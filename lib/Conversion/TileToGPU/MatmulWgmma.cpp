@@ -103,10 +103,14 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
   // 128-row tiles (and vectors keep their own layouts).
   if (m * batch < 64 || n < 64 || kExtent == 0)
     return std::string("a product under 64 x 64 or with K = 0");
-  auto operandOf = [&](Value v, const Access &access, bool rhs,
-                       TmaOperand &out) -> std::optional<std::string> {
+  auto operandOf = [&](Value v, unsigned input, const Access &access,
+                       bool rhs, TmaOperand &out) -> std::optional<std::string> {
+    // Reshapes are views: the contract's access already reads through them
+    // (dW's [B, T, C] -> [B*T, C], the heads' [B, T, H, D] -> [B, T, C]).
+    while (auto reshape = v.getDefiningOp<nv::ReshapeOp>())
+      v = reshape.getOperand();
     auto arg = dyn_cast<BlockArgument>(v);
-    if (!arg || elementOf(arg) != element)
+    if (!arg || arg.getArgNumber() != input || elementOf(arg) != element)
       return std::string("a prologue on an operand");
     // The oriented view: lhs [.., M, K], rhs [.., K, N].
     size_t r = access.strides.size();
@@ -146,10 +150,10 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
     out = {arg, access.offset, rows, kExtent, rowStride, mnMajor};
     return std::nullopt;
   };
-  if (auto why = operandOf(mm.getLhs(), p.operands[0].second, false, a))
-    return why;
-  if (auto why = operandOf(mm.getRhs(), p.operands[1].second, true, b))
-    return why;
+  for (auto [i, operand] : llvm::enumerate(p.operands))
+    if (auto why = operandOf(i ? mm.getRhs() : mm.getLhs(), operand.first,
+                             operand.second, i == 1, i ? b : a))
+      return why;
   return std::nullopt;
 }
 

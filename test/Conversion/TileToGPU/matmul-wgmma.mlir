@@ -38,7 +38,7 @@
 // CHECK-SAME: %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 128>, buffer = 0 : i32, dims = array<i64: 64, 100>, offset = 0 : i64, strides = array<i64: 128>, swizzle = 128 : i32}},
 // CHECK-SAME: %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 1 : i32, dims = array<i64: 120, 64>, offset = 0 : i64, strides = array<i64: 240>, swizzle = 128 : i32}},
 // CHECK-SAME: %arg5: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64>, buffer = 2 : i32, dims = array<i64: 120, 100>, offset = 0 : i64, strides = array<i64: 240>, swizzle = 128 : i32}})
-// CHECK-SAME: nova_gpu.dynamic_shared_bytes = 229472 : i64, nova_gpu.tma_params = array<i32: 3, 4, 5>
+// CHECK-SAME: nova_gpu.dynamic_shared_bytes = 229472 : i64, nova_gpu.matmul_path = "wgmma", nova_gpu.tma_params = array<i32: 3, 4, 5>
 // CHECK-COUNT-3: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
