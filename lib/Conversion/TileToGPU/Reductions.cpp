@@ -54,6 +54,11 @@ Value shuffleReduce(ImplicitLocOpBuilder &b, const Combiner &comb, Value x,
 }
 
 namespace {
+
+/// The zero of integer or float type `type`.
+Value zeroOf(ImplicitLocOpBuilder &b, Type type) {
+  return arith::ConstantOp::create(b, cast<TypedAttr>(b.getZeroAttr(type)));
+}
 /// Row and column reductions: the same body, split differently.
 class ReductionEmitter {
 public:
@@ -790,8 +795,11 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
         {
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(forOp.getBody());
-          Value x = memref::LoadOp::create(
-              b, part, ValueRange{forOp.getInductionVar(), col});
+          SmallVector<Value, 2> at{forOp.getInductionVar(), col};
+          Value x = memref::LoadOp::create(b, part, at);
+          // The workspace is left zeroed, as the executable's contract
+          // says (other kernels' counters may sit here).
+          memref::StoreOp::create(b, zeroOf(b, x.getType()), part, at);
           scf::YieldOp::create(
               b, a.comb.combine(b, b.getLoc(), forOp.getRegionIterArg(0), x));
         }
@@ -1153,11 +1161,20 @@ ReductionEmitter::columnStrips(gpu::GPUFuncOp func,
   LogicalResult ok = k.ifThen(isLast, [&]() -> LogicalResult {
     fenceDevice();
     if (failed(finishColumns([&](size_t j, Value c) {
-          Value col = arith::MinUIOp::create(
-              b, arith::AddIOp::create(b, blockCol0, c), body.index(cols - 1));
+          Value unclamped = arith::AddIOp::create(b, blockCol0, c);
+          Value col = arith::MinUIOp::create(b, unclamped, body.index(cols - 1));
+          Value owned = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                              unclamped, body.index(cols));
           return foldInOrder(j, rowChunks, [&](Value part) -> Value {
-            return memref::LoadOp::create(b, partials[j],
-                                          ValueRange{part, col});
+            SmallVector<Value, 2> at{part, col};
+            Value x = memref::LoadOp::create(b, partials[j], at);
+            // Left zeroed for the next kernel (the executable's contract),
+            // by the one thread that owns the column.
+            (void)k.ifThen(owned, [&] {
+              memref::StoreOp::create(b, zeroOf(b, x.getType()), partials[j], at);
+              return success();
+            });
+            return x;
           });
         })))
       return failure();

@@ -5,8 +5,8 @@
 // in registers (f64) and writes the element-wise output with one
 // vector.store; the block's 8 row lanes fold in order through shared
 // memory into the workspace (one f64 row per row chunk); the last block of
-// each column strip to draw its ticket folds the 32 chunks in order,
-// stores the bias gradient and resets its ticket. 3072 columns: 12 column
+// each column strip to draw its ticket folds the 32 chunks in order (zeroing
+// them), stores the bias gradient and resets its ticket. 3072 columns: 12 column
 // blocks of 256 x 32 row chunks of 64 rows. No element is read or written
 // one by one.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu \
@@ -44,7 +44,11 @@
 // CHECK: scf.if
 // CHECK: nvvm.memory.barrier <gpu>
 // CHECK: scf.for %{{.*}} = %c0 to %c32 step %c1
-// CHECK: memref.load %[[PARTS]]
+// CHECK: %[[AT_PART:.*]] = memref.load %[[PARTS]][%[[CHUNK:.*]], %[[COL:.*]]]
+// The partials are left zeroed (the executable's workspace contract), by the
+// thread that owns the column.
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %[[PARTS]][%[[CHUNK]], %[[COL]]]
 // CHECK: arith.truncf %{{.*}} : f64 to f32
 // CHECK: memref.store %{{.*}}, %[[DB]]
 // CHECK: memref.store %c0_i32{{.*}}, %[[TICKETS]]
