@@ -31,6 +31,8 @@ Environment:
                 attention, gpt2, deepest (default: all)
   BENCH_GEMM    GEMM shapes MxKxN, comma-separated (default: the size's)
   BENCH_GEMM_DTYPES  bf16,tf32 (default both)
+  BENCH_TF32_WGMMA  1: TF32 products on wgmma (convert-tile-to-gpu's
+                tf32-wgmma: operands truncated); default: mma.sync
   BENCH_GEMM_LAYOUT  nt (default: C = A B^T, B stored [N, K] as nn.Linear's
                 weight) or nn (B stored [K, N]); cuBLAS gets the same
 
@@ -64,6 +66,10 @@ GPT2_SHAPES = {(16384, 768, 2304), (16384, 768, 3072), (16384, 3072, 768),
                (16384, 768, 50304)}
 SQUARE_BARS = {(4096, 4096, 4096), (8192, 8192, 8192)}
 GEMM_LAYOUT = os.environ.get("BENCH_GEMM_LAYOUT", "nt")
+# BENCH_TF32_WGMMA=1: TF32 products on wgmma (operands truncated, not
+# rounded to nearest as mma.sync and cuBLAS round them; off by default).
+TILE_TO_GPU = ("=tf32-wgmma=true" if os.environ.get("BENCH_TF32_WGMMA") == "1"
+               else "")
 if GEMM_LAYOUT not in ("nt", "nn"):
     sys.exit("prepare: error: BENCH_GEMM_LAYOUT must be nt or nn, got '%s'"
              % GEMM_LAYOUT)
@@ -139,7 +145,8 @@ class Prepare:
             self.tool("nova-opt"), mlir, "--nova-autocast=compute=" + compute,
             "--canonicalize", "--cse", "--nova-fuse", "--convert-nova-to-tile",
             "--nova-configure=target=h200", "--nova-outline-kernels",
-            "--nova-bufferize", "--nova-plan-memory", "--convert-tile-to-gpu",
+            "--nova-bufferize", "--nova-plan-memory",
+            "--convert-tile-to-gpu" + TILE_TO_GPU,
             "-o", gpu]) is not None and self.run(what, [
                 self.tool("nova-translate"), "--nova-to-executable", gpu,
                 "-o", stem + ".nvx", "--nova-cache-dir", self.cache]) is not None

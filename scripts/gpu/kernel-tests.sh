@@ -25,7 +25,8 @@
 # inputs) and exit 1. One built by
 # "guarded" is planned with --guard-bands=256: every buffer fenced by
 # poisoned bytes that nova-run checks after the run; "pack-det" is "pack"
-# with convert-tile-to-gpu=deterministic=true. Tools come from PATH or
+# with convert-tile-to-gpu=deterministic=true, "pack-tf32w" with
+# convert-tile-to-gpu=tf32-wgmma=true. Tools come from PATH or
 # NOVA_BIN. SEED "now" is the time, as when it is left out.
 # An atol of "norm" compares float outputs norm-wise (nova-run
 # --norm-rtol: ||got - want|| <= rtol ||want||), the bound for tensor-core
@@ -89,8 +90,8 @@ wgmma_bf16_1024   matmul_wgmma.mlir   bf16_1024       8e-3  1e-3  no   pack
 wgmma_bf16_ragged matmul_wgmma.mlir   bf16_ragged     8e-3  1e-3  no   pack
 wgmma_fallback    matmul_wgmma.mlir   bf16_fallback   8e-3  1e-3  no   pack
 wgmma_bf16_gelu   matmul_wgmma.mlir   bf16_bias_gelu  1.6e-2 7e-2  no   pack
-wgmma_tf32_1000   matmul_wgmma.mlir   tf32_1000       2e-3  norm  no   pack
-wgmma_tf32_gelu   matmul_wgmma.mlir   tf32_bias_gelu  2e-3  norm  no   pack
+wgmma_tf32_1000   matmul_wgmma.mlir   tf32_1000       2e-3  norm  no   pack-tf32w
+wgmma_tf32_gelu   matmul_wgmma.mlir   tf32_bias_gelu  2e-3  norm  no   pack-tf32w
 wgmma_planned     matmul_wgmma_planned.mlir linears 3e-3  norm  no   planned
 wgmma_mn_xw       matmul_wgmma_mn.mlir xw             8e-3  1e-3  no   pack
 wgmma_mn_dw       matmul_wgmma_mn.mlir dw             8e-3  1e-3  no   pack
@@ -139,8 +140,11 @@ prepare)
         "$(bin nova-translate)" --nova-to-executable "$gpu" "${guard[@]}" \
           -o "$dir/$name.nvx"
     else
-      # pack-det: convert-tile-to-gpu without float atomics.
-      det=; [ "$build" = pack-det ] && det="=deterministic=true"
+      # pack-det: convert-tile-to-gpu without float atomics; pack-tf32w:
+      # TF32 products on wgmma too (operands truncated).
+      det=
+      [ "$build" = pack-det ] && det="=deterministic=true"
+      [ "$build" = pack-tf32w ] && det="=tf32-wgmma=true"
       "$(bin nova-opt)" "$src" --nova-configure=target=h200 \
           --nova-outline-kernels "--convert-tile-to-gpu$det" -o "$gpu" &&
         "$(bin nova-gpu-pack)" "$gpu" --entry "$entry" -o "$dir/$name.nvx"

@@ -46,7 +46,7 @@ prepare)
     "$dir/kernel-tests" "${KERNEL_TEST_SEED:-now}" $cases
   bin=$root/build/bin
   "$bin/nova-opt" "$root/test/GPU/Inputs/matmul_wgmma_bench.mlir" \
-    --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu \
+    --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=tf32-wgmma=true \
     -o "$dir/bench/gpu.mlir"
   while read -r name m k n layout dtypes; do
     [ -z "$name" ] && continue

@@ -197,6 +197,8 @@ struct KernelContext {
   bool deterministic = false;
   /// GEMMs on wgmma and TMA where they apply (MatmulWgmma.cpp).
   bool wgmma = true;
+  /// TF32 products on wgmma too (operands truncated, see the pass option).
+  bool tf32Wgmma = false;
 
   Block &block() { return kernel.getBody().front(); }
   ValueRange outputs() { return block().getTerminator()->getOperands(); }

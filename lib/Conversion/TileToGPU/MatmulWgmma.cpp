@@ -96,6 +96,11 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
   auto precision = main->getAttrOfType<StringAttr>("nova.precision");
   if (element.isF32() && (!precision || precision.getValue() != "tf32"))
     return std::string("f32 operands without nova.precision = \"tf32\"");
+  // wgmma drops the low mantissa bits of f32 operands instead of rounding
+  // them to nearest: less accurate than the TF32 the user asked for.
+  if (element.isF32() && !k.tf32Wgmma)
+    return std::string("TF32 on wgmma is off (tf32-wgmma: wgmma truncates "
+                       "f32 operands)");
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
   int64_t batch = p.space[0], m = p.space[1], n = p.space[2],
           kExtent = p.space[3];

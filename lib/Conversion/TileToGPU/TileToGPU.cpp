@@ -90,7 +90,8 @@ statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
 
 LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
                           const DenseMap<unsigned, uint32_t> &finite,
-                          bool deterministic, bool wgmma) {
+                          bool deterministic, bool wgmma,
+                          bool tf32Wgmma) {
   auto contract = computeContract(kernel);
   if (failed(contract))
     return failure();
@@ -147,7 +148,8 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
     body.bindInput(arg, entry.getArgument(arg.getArgNumber()));
 
   KernelContext k{kernel, *contract, schedule, func,          b,
-                  body,   {},        finite,   deterministic, wgmma};
+                  body,   {},        finite,   deterministic, wgmma,
+                  tf32Wgmma};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
   if (statusBits)
@@ -219,7 +221,7 @@ struct ConvertTileToGPUPass
     for (KernelOp kernel : kernels)
       failedAny |=
           failed(lowerKernel(kernel, builder, finite[kernel.getSymName().str()],
-                             deterministic, wgmma));
+                             deterministic, wgmma, tf32Wgmma));
     if (failedAny)
       return signalPassFailure();
     if (!kernels.empty())

@@ -5,7 +5,7 @@
 // warning) nor spills.
 // REQUIRES: ptxas
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu -o %t/gpu.mlir
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=tf32-wgmma=true -o %t/gpu.mlir
 // RUN: printf '#!/bin/sh\n"$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)" -v "$@" >> "%t/ptxas.log" 2>&1\n' > %t/ptxas-v
 // RUN: chmod +x %t/ptxas-v
 // RUN: nova-gpu-pack %t/gpu.mlir --entry bf16 --ptxas %t/ptxas-v -o %t/k.nvx

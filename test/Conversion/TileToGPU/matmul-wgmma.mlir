@@ -7,9 +7,12 @@
 // cast, N under 64, TF32 read N-major (wgmma transposes only 16-bit
 // types), an M-major batch that does not fold, or wgmma=false. Remarks in
 // category nova-wgmma say which path and why.
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=tf32-wgmma=true | FileCheck %s
+// By default TF32 products stay on mma.sync (wgmma truncates f32 operands).
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=TF32OFF
+// TF32OFF: stays on mma.sync: TF32 on wgmma is off (tf32-wgmma: wgmma truncates f32 operands)
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false | FileCheck %s --check-prefix=OFF --implicit-check-not=wgmma --implicit-check-not=nova_gpu.tma
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=tf32-wgmma=true --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // The [2, 100] batch of x folds into 200 rows; one 128 x 128 tile of
 // columns (N = 120), 2 x 2 blocks of a producer and two consumers; the
