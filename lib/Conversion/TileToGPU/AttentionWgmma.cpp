@@ -606,25 +606,9 @@ FailureOr<Geometry> ForwardEmitter::emit() {
   });
   gpu::BarrierOp::create(b);
 
-  Value warpgroup = div(tid, 128);
-  auto ifOp =
-      scf::IfOp::create(b, cmp(arith::CmpIPredicate::eq, warpgroup, idx(0)),
-                        /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    NVVM::SetMaxRegisterOp::create(b, 40, NVVM::SetMaxRegisterAction::decrease);
-    body.pushScope();
-    producer();
-    body.popScope();
-  }
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  NVVM::SetMaxRegisterOp::create(b, 232, NVVM::SetMaxRegisterAction::increase);
-  body.pushScope();
-  LogicalResult ok = consumer(arith::SubIOp::create(b, warpgroup, idx(1)));
-  body.popScope();
-  if (failed(ok))
+  if (failed(specialize(
+          tid, [&] { producer(); },
+          [&](Value consumerIndex) { return consumer(consumerIndex); })))
     return failure();
   return Geometry{grid, kThreads};
 }

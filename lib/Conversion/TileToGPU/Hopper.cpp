@@ -75,4 +75,25 @@ void tmaLoad(ImplicitLocOpBuilder &b, Value dst, Value desc, ValueRange coords,
       Value());
 }
 
+LogicalResult
+EmitterBase::specialize(Value tid, function_ref<void()> producer,
+                        function_ref<LogicalResult(Value)> consumer) {
+  Value warpgroup = arith::DivUIOp::create(b, tid, idx(128));
+  auto ifOp = scf::IfOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpgroup, idx(0)),
+      /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  NVVM::SetMaxRegisterOp::create(b, 40, NVVM::SetMaxRegisterAction::decrease);
+  body.pushScope();
+  producer();
+  body.popScope();
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  NVVM::SetMaxRegisterOp::create(b, 232, NVVM::SetMaxRegisterAction::increase);
+  body.pushScope();
+  LogicalResult ok = consumer(arith::SubIOp::create(b, warpgroup, idx(1)));
+  body.popScope();
+  return ok;
+}
+
 } // namespace mlir::nova::tile_to_gpu::hopper

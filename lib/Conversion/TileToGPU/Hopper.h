@@ -73,6 +73,12 @@ protected:
   Value toI64(Value index) {
     return arith::IndexCastOp::create(b, b.getI64Type(), index);
   }
+  /// Warp specialization: warpgroup 0 (the producer) lowers its register
+  /// budget to 40 and runs `producer`; the others raise theirs to 232 and
+  /// run `consumer` with their index (warpgroup - 1), each in a scope of
+  /// its own.
+  LogicalResult specialize(Value tid, function_ref<void()> producer,
+                           function_ref<LogicalResult(Value)> consumer);
 
   KernelContext &k;
   ImplicitLocOpBuilder &b;

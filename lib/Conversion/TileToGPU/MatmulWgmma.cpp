@@ -704,37 +704,28 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   });
   gpu::BarrierOp::create(b);
 
-  Value warpgroup = arith::DivUIOp::create(b, tid, idx(128));
-  auto ifOp = scf::IfOp::create(b, eq(warpgroup, idx(0)), /*else=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    NVVM::SetMaxRegisterOp::create(b, 40, NVVM::SetMaxRegisterAction::decrease);
-    body.pushScope();
-    producer();
-    body.popScope();
-  }
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  NVVM::SetMaxRegisterOp::create(b, 232, NVVM::SetMaxRegisterAction::increase);
-  body.pushScope();
-  Value consumerIndex = arith::SubIOp::create(b, warpgroup, idx(1));
-  LogicalResult ok = forEachUnit([&](Value tile, Value split, Value first) {
-    Value acc = consumer(consumerIndex, first);
-    auto [tm, tn] = tileCoordinates(tile);
-    if (splits > 1)
-      return combineSplits(acc, consumerIndex, tile, split, tm, tn);
-    return epilogue(acc, consumerIndex, tm, tn);
-  });
+  LogicalResult ok = specialize(
+      tid, [&] { producer(); },
+      [&](Value consumerIndex) -> LogicalResult {
+        if (failed(forEachUnit([&](Value tile, Value split, Value first) {
+              Value acc = consumer(consumerIndex, first);
+              auto [tm, tn] = tileCoordinates(tile);
+              if (splits > 1)
+                return combineSplits(acc, consumerIndex, tile, split, tm, tn);
+              return epilogue(acc, consumerIndex, tm, tn);
+            })))
+          return failure();
+        // The last TMA stores complete before the block exits.
+        if (descOut)
+          (void)k.ifThen(
+              eq(arith::RemUIOp::create(b, tid, idx(128)), idx(0)), [&] {
+                NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, UnitAttr());
+                return success();
+              });
+        return success();
+      });
   if (failed(ok))
     return failure();
-  // The last TMA stores complete before the block exits.
-  if (descOut)
-    (void)k.ifThen(eq(arith::RemUIOp::create(b, tid, idx(128)), idx(0)), [&] {
-      NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, UnitAttr());
-      return success();
-    });
-  body.popScope();
   return Geometry{grid, t.threads()};
 }
 

@@ -195,6 +195,36 @@ private:
   /// Orders this thread's global writes before its later ones for the
   /// whole device (membar.gl).
   void fenceDevice() { NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU); }
+  /// After a device fence and a barrier, thread 0 draws a ticket from
+  /// `counters[slot]`; true, for every thread of the block, in the block
+  /// that draws `last`: the last to finish, which sees every block's
+  /// partials.
+  Value drawTicket(gpu::GPUFuncOp func, Value isThread0, Value counters,
+                   Value slot, int64_t last) {
+    fenceDevice();
+    gpu::BarrierOp::create(b);
+    Value zero = body.index(0);
+    Value lastFlag = func.addWorkgroupAttribution(
+        MemRefType::get({1}, b.getI32Type(), AffineMap(), shared()),
+        b.getLoc());
+    (void)k.ifThen(isThread0, [&] {
+      Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
+      Value ticket = memref::AtomicRMWOp::create(
+          b, arith::AtomicRMWKind::addi, one, counters, ValueRange{slot});
+      Value isLast = arith::ExtUIOp::create(
+          b, b.getI32Type(),
+          arith::CmpIOp::create(
+              b, arith::CmpIPredicate::eq, ticket,
+              arith::ConstantOp::create(b, b.getI32IntegerAttr(last))));
+      memref::StoreOp::create(b, isLast, lastFlag, ValueRange{zero});
+      return success();
+    });
+    gpu::BarrierOp::create(b);
+    return arith::CmpIOp::create(
+        b, arith::CmpIPredicate::ne,
+        memref::LoadOp::create(b, lastFlag, ValueRange{zero}),
+        arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
+  }
 
   KernelContext &k;
   ImplicitLocOpBuilder &b;
@@ -755,28 +785,8 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
 
   // 2. The ticket: the block that draws grid - 1 is the last to finish and
   // sees every partial (each block fences its writes before drawing).
-  fenceDevice();
-  gpu::BarrierOp::create(b);
   Value counter = k.workspaceView(workspace, 0, {1}, b.getI32Type());
-  Value lastFlag = func.addWorkgroupAttribution(
-      MemRefType::get({1}, b.getI32Type(), AffineMap(), shared()), b.getLoc());
-  (void)k.ifThen(isThread0, [&] {
-    Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
-    Value ticket = memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi,
-                                               one, counter, ValueRange{zero});
-    Value last = arith::ExtUIOp::create(
-        b, b.getI32Type(),
-        arith::CmpIOp::create(
-            b, arith::CmpIPredicate::eq, ticket,
-            arith::ConstantOp::create(b, b.getI32IntegerAttr(grid - 1))));
-    memref::StoreOp::create(b, last, lastFlag, ValueRange{zero});
-    return success();
-  });
-  gpu::BarrierOp::create(b);
-  Value isLast = arith::CmpIOp::create(
-      b, arith::CmpIPredicate::ne,
-      memref::LoadOp::create(b, lastFlag, ValueRange{zero}),
-      arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
+  Value isLast = drawTicket(func, isThread0, counter, zero, grid - 1);
 
   // 3. The last block folds the partials in block order, writes the
   // results and resets the ticket for the next launch (or graph replay).
@@ -1133,31 +1143,12 @@ ReductionEmitter::columnStrips(gpu::GPUFuncOp func,
   // 3. Several row chunks: the last block of a column block to draw its
   // ticket folds the chunks in order and resets the counter for the next
   // launch.
-  fenceDevice();
-  gpu::BarrierOp::create(b);
   Value zero = body.index(0);
   Value isThread0 =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
   Value counters = k.workspaceView(workspace, 0, {colBlocks}, b.getI32Type());
-  Value lastFlag = func.addWorkgroupAttribution(
-      MemRefType::get({1}, b.getI32Type(), AffineMap(), shared()), b.getLoc());
-  (void)k.ifThen(isThread0, [&] {
-    Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
-    Value ticket = memref::AtomicRMWOp::create(
-        b, arith::AtomicRMWKind::addi, one, counters, ValueRange{colBlock});
-    Value last = arith::ExtUIOp::create(
-        b, b.getI32Type(),
-        arith::CmpIOp::create(
-            b, arith::CmpIPredicate::eq, ticket,
-            arith::ConstantOp::create(b, b.getI32IntegerAttr(rowChunks - 1))));
-    memref::StoreOp::create(b, last, lastFlag, ValueRange{zero});
-    return success();
-  });
-  gpu::BarrierOp::create(b);
-  Value isLast = arith::CmpIOp::create(
-      b, arith::CmpIPredicate::ne,
-      memref::LoadOp::create(b, lastFlag, ValueRange{zero}),
-      arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
+  Value isLast =
+      drawTicket(func, isThread0, counters, colBlock, rowChunks - 1);
   LogicalResult ok = k.ifThen(isLast, [&]() -> LogicalResult {
     fenceDevice();
     if (failed(finishColumns([&](size_t j, Value c) {
