@@ -195,14 +195,12 @@ private:
   /// Orders this thread's global writes before its later ones for the
   /// whole device (membar.gl).
   void fenceDevice() { NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU); }
-  /// After a device fence and a barrier, thread 0 draws a ticket from
-  /// `counters[slot]`; true, for every thread of the block, in the block
+  /// Thread 0 draws a ticket from `counters[slot]` (after the block's
+  /// fence and barrier); true, for every thread of the block, in the block
   /// that draws `last`: the last to finish, which sees every block's
   /// partials.
   Value drawTicket(gpu::GPUFuncOp func, Value isThread0, Value counters,
                    Value slot, int64_t last) {
-    fenceDevice();
-    gpu::BarrierOp::create(b);
     Value zero = body.index(0);
     Value lastFlag = func.addWorkgroupAttribution(
         MemRefType::get({1}, b.getI32Type(), AffineMap(), shared()),
@@ -785,6 +783,8 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
 
   // 2. The ticket: the block that draws grid - 1 is the last to finish and
   // sees every partial (each block fences its writes before drawing).
+  fenceDevice();
+  gpu::BarrierOp::create(b);
   Value counter = k.workspaceView(workspace, 0, {1}, b.getI32Type());
   Value isLast = drawTicket(func, isThread0, counter, zero, grid - 1);
 
@@ -1143,6 +1143,8 @@ ReductionEmitter::columnStrips(gpu::GPUFuncOp func,
   // 3. Several row chunks: the last block of a column block to draw its
   // ticket folds the chunks in order and resets the counter for the next
   // launch.
+  fenceDevice();
+  gpu::BarrierOp::create(b);
   Value zero = body.index(0);
   Value isThread0 =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
