@@ -64,9 +64,10 @@ FiniteChecks findFiniteChecks(ModuleOp module) {
           !isa<FloatType>(type.getElementType()) || !output)
         continue;
       std::string name = mlir::nova::resultName(fn, j);
-      uint32_t bit = name == "loss"        ? ::nova::NonFiniteLoss
-                     : name == "grad_norm" ? ::nova::NonFiniteGradients
-                                           : 0;
+      uint32_t bit = name == "loss" ? uint32_t(::nova::NonFiniteLoss)
+                     : name == "grad_norm"
+                         ? uint32_t(::nova::NonFiniteGradients)
+                         : 0u;
       auto w = writer.find(output.getBuffer());
       if (bit && w != writer.end())
         checks[w->second.first.getKernel().str()][w->second.second] |= bit;
