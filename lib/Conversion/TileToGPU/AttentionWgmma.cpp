@@ -37,12 +37,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
-#include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
-
-#define DEBUG_TYPE "nova-wgmma"
 
 using namespace mlir;
 
@@ -617,11 +614,10 @@ FailureOr<Geometry> ForwardEmitter::emit() {
 
 std::optional<FailureOr<Geometry>>
 emitAttentionForwardWgmma(const AttentionForward &fwd) {
-  if (auto why = whyNot(fwd)) {
-    LLVM_DEBUG(llvm::dbgs() << "attention kernel @" << fwd.k.kernel.getSymName()
-                            << " stays on mma.sync: " << *why << "\n");
+  auto why = whyNot(fwd);
+  hopper::remarkPath(fwd.k, why, "wgmma attention forward");
+  if (why)
     return std::nullopt;
-  }
   return ForwardEmitter(fwd).emit();
 }
 

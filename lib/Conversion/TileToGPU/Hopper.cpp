@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Remarks.h"
 
 using namespace mlir;
 
@@ -73,6 +74,18 @@ void tmaLoad(ImplicitLocOpBuilder &b, Value dst, Value desc, ValueRange coords,
       b, toCluster(b, dst), desc, coords, barrier, ValueRange{}, Value(),
       Value(), NVVM::TMALoadMode::TILE, false, NVVM::CTAGroupKindAttr(),
       Value());
+}
+
+void remarkPath(KernelContext &k, const std::optional<std::string> &whyNot,
+                StringRef how) {
+  auto opts = remark::RemarkOpts::name("wgmma")
+                  .category("nova-wgmma")
+                  .function(k.kernel.getSymName());
+  if (whyNot)
+    remark::missed(k.kernel.getLoc(), opts)
+        << remark::reason("stays on mma.sync: {0}", *whyNot);
+  else
+    remark::passed(k.kernel.getLoc(), opts) << remark::add("{0}", how);
 }
 
 LogicalResult

@@ -55,6 +55,13 @@ void waitParity(ImplicitLocOpBuilder &b, Value barrier, Value phase);
 void tmaLoad(ImplicitLocOpBuilder &b, Value dst, Value desc, ValueRange coords,
              Value barrier);
 
+/// Says which path kernel `k` takes as an optimization remark (category
+/// nova-wgmma; `nova-opt --remarks-filter=nova-wgmma
+/// --remark-format=emitRemark`): [Missed] "stays on mma.sync: <whyNot>", or
+/// [Passed] `how`.
+void remarkPath(KernelContext &k, const std::optional<std::string> &whyNot,
+                StringRef how);
+
 /// What the wgmma emitters build with: the kernel, its builder and body
 /// emitter, and the integer constants and casts of index arithmetic.
 class EmitterBase {

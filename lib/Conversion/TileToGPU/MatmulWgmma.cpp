@@ -33,8 +33,6 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
-#include "mlir/IR/Remarks.h"
-
 using namespace mlir;
 
 namespace mlir::nova::tile_to_gpu {
@@ -735,22 +733,16 @@ std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k,
                                                    std::string &whyNot) {
   nv::MatmulOp mm;
   TmaOperand a, bOp;
-  // Which path a GEMM takes, and why not wgmma: optimization remarks
-  // (nova-opt --remarks-filter=nova-wgmma --remark-format=emitRemark).
-  auto opts = remark::RemarkOpts::name("wgmma")
-                  .category("nova-wgmma")
-                  .function(k.kernel.getSymName());
   if (auto why = analyze(k, mm, a, bOp)) {
-    remark::missed(k.kernel.getLoc(), opts)
-        << remark::reason("stays on mma.sync: {0}", *why);
+    hopper::remarkPath(k, why, "");
     whyNot = std::move(*why);
     return std::nullopt;
   }
   auto major = [](const TmaOperand &op, StringRef mn) {
     return (op.mnMajor ? mn + "-major" : Twine("K-major")).str();
   };
-  remark::passed(k.kernel.getLoc(), opts)
-      << remark::add("wgmma, A {0}, B {1}", major(a, "M"), major(bOp, "N"));
+  hopper::remarkPath(k, std::nullopt,
+                     "wgmma, A " + major(a, "M") + ", B " + major(bOp, "N"));
   return WgmmaEmitter(k, mm, a, bOp).emit();
 }
 

@@ -7,6 +7,14 @@
 // head dim 96, a prologue cast and wgmma=false stay on mma.sync.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false | FileCheck %s --check-prefix=OFF --implicit-check-not=wgmma --implicit-check-not=nova_gpu.tma
+// Which path each attention forward takes, and why not wgmma, as remarks
+// (the same category as the GEMMs').
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=attention_forward_{{[0-9a-f]+}} | Remark="wgmma attention forward"
+// REMARK: remark: [Passed] wgmma
+// REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=attention_forward_{{[0-9a-f]+}} | Reason="stays on mma.sync: operands are not bf16
+// REMARK: remark: [Missed] wgmma {{.*}} Reason="stays on mma.sync: head dims other than 64 or 128"
+// REMARK: remark: [Missed] wgmma {{.*}} Reason="stays on mma.sync: a prologue on an operand"
 
 // q, k, v as windows of one packed qkv: 4-d boxes (64 x 128 rows x 1 head
 // x 1 batch), rows 1152 bytes apart, heads 128, batches 345600; q, k, v
