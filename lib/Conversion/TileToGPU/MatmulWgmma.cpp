@@ -565,12 +565,16 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
         add(add(stagingBlock, i64((i / 32) * 64 * 128)),
             add(add(mul(row, i64(128)), mul(chunk, i64(16))), within)));
   };
+  // When the tiles cover the output exactly no element needs a guard, and
+  // the elements' code stays in one block that ptxas can interleave (one
+  // branch per element serializes a costly epilogue such as GELU's).
+  bool exact = rows % t.bm() == 0 && n % t.bn == 0;
+  if (exact)
+    body.pushScope();
   for (int64_t i = 0; i < t.bn / 2; i += pairs ? 2 : 1) {
     Value row = add(rowBase, idx((i & 2) ? 8 : 0));
     Value col = add(colBase, idx((i / 4) * 8 + (i % 2)));
-    Value inside =
-        arith::AndIOp::create(b, lt(row, idx(rows)), lt(col, idx(n)));
-    LogicalResult ok = k.ifThen(inside, [&] {
+    auto element = [&] {
       SmallVector<Value> at;
       if (!batchShape.empty())
         at = body.delinearize(arith::DivUIOp::create(b, row, idx(m)),
@@ -615,10 +619,17 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
             llvm::MaybeAlign(2 * element.getIntOrFloatBitWidth() / 8));
       }
       return success();
-    });
+    };
+    LogicalResult ok =
+        exact ? element()
+              : k.ifThen(arith::AndIOp::create(b, lt(row, idx(rows)),
+                                               lt(col, idx(n))),
+                         element);
     if (failed(ok))
       return failure();
   }
+  if (exact)
+    body.popScope();
   if (!staged)
     return success();
   // The generic-proxy writes made visible to TMA (the async proxy), then

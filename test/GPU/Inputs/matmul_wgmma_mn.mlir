@@ -60,3 +60,18 @@ func.func @xw_gelu_staged(%x: tensor<4x250x768xbf16>, %w: tensor<768x1000xbf16>,
   }
   return %r : tensor<4x250x1000xbf16>
 }
+
+// The tiles cover [1024, 1024] exactly: the two-output GELU epilogue runs
+// with no per-element guards (the GPT-2 MLP's fc form).
+func.func @xw_bias_gelu_exact(%x: tensor<4x256x768xbf16>, %w: tensor<768x1024xbf16>, %bias: tensor<1024xbf16>)
+    -> (tensor<4x256x1024xbf16>, tensor<4x256x1024xbf16>) {
+  %r:2 = nova_tile.fusion matmul (%x, %w, %bias) : (tensor<4x256x768xbf16>, tensor<768x1024xbf16>, tensor<1024xbf16>)
+      -> (tensor<4x256x1024xbf16>, tensor<4x256x1024xbf16>) {
+  ^bb0(%xa: tensor<4x256x768xbf16>, %wa: tensor<768x1024xbf16>, %ba: tensor<1024xbf16>):
+    %p = nova.matmul %xa, %wa : tensor<4x256x768xbf16>, tensor<768x1024xbf16> -> tensor<4x256x1024xbf16>
+    %h = nova.add %p, %ba : tensor<4x256x1024xbf16>, tensor<1024xbf16>
+    %g = nova.gelu tanh %h : tensor<4x256x1024xbf16>
+    nova_tile.yield %h, %g : tensor<4x256x1024xbf16>, tensor<4x256x1024xbf16>
+  }
+  return %r#0, %r#1 : tensor<4x256x1024xbf16>, tensor<4x256x1024xbf16>
+}
