@@ -7,6 +7,7 @@
 # helpers beside it, bin/nova-run (runtime-only build), old/ and new/
 # with {bf16,tf32}.nvx (scripts/gpu/gpt2-round.sh prepare with each
 # compiler, MODELS=124m), kernel-tests.sh and kernel-tests/ (its prepare).
+# COMPUTES picks the steps (default "bf16 tf32").
 set -uo pipefail
 C=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/rowbw-out}
@@ -19,7 +20,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format
 timeout 40 python3 "$C/copy_bandwidth.py" || status=1
 timeout 50 bash "$C/kernel-tests.sh" run "$C/kernel-tests" "$R" > "$OUT/kernel-tests.log" 2>&1 || status=1
 grep -E "^\+|FAILED|MISMATCH|max" "$OUT/kernel-tests.log" | head -80
-for c in bf16 tf32; do
+for c in ${COMPUTES:-bf16 tf32}; do
   timeout 40 python3 "$C/step_inputs.py" "$R" "$C/new/$c.nvx" "$W/in.safetensors" || status=1
   for v in old new; do
     echo "== $v $c"
