@@ -215,15 +215,17 @@ private:
   LogicalResult combineSplits(Value acc, Value consumerIndex, Value tile,
                               Value split, Value tm, Value tn);
   LogicalResult epilogue(Value acc, Value consumerIndex, Value tm, Value tn);
-  /// Whether the epilogue stages its one bf16 output in shared memory for
-  /// TMA stores: full 128-byte lines, the stores asynchronous (not with
-  /// split K: its epilogue runs per warp).
+  /// Whether the epilogue stages its bf16 outputs, one after the other, in
+  /// shared memory for TMA stores: full 128-byte lines, the stores
+  /// asynchronous (not with split K: its epilogue runs per warp).
   bool canStageOutput();
 
   nv::MatmulOp mm;
   TmaOperand a, bo;
   WgmmaTiling t{};
-  Value smem, descA, descB, descOut, tid, block, workspace;
+  Value smem, descA, descB, tid, block, workspace;
+  /// One TMA descriptor per output when the epilogue stages them.
+  SmallVector<Value> descOuts;
   int64_t tilesM = 0, tilesN = 0, kTiles = 0, grid = 0;
   /// K tiles split over `splits` blocks of kPerUnit each.
   int64_t splits = 1, kPerUnit = 0;
@@ -528,10 +530,11 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
                llvm::all_of(k.outputs(), [&](Value v) {
                  return shapeOf(v) == out && vectorizable(elementOf(v));
                });
-  // Staged output: this consumer's 64 x bn block of the staging area, the
+  // Staged outputs: this consumer's 64 x bn block of the staging area, the
   // pair of accumulator i at 64-column block i / 32, row r, 16-byte chunk
   // (i / 4) % 8 swizzled by r % 8 (= lane / 4), byte 4 (lane % 4) in it.
-  bool staged = bool(descOut);
+  // Each output takes its turn in the block.
+  bool staged = !descOuts.empty();
   Value consumerThread0 = eq(thread, idx(0));
   // A named barrier for this consumer's 128 threads (0 is the block's),
   // as PTX: nvvm.barrier with a thread count does not survive printing
@@ -550,12 +553,6 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
                        mul(toI64(consumerIndex), i64(64 * t.bn * 2)));
     laneQuad = toI64(arith::DivUIOp::create(b, lane, idx(4)));
     rowInConsumer = add(mul(toI64(warp), i64(16)), laneQuad);
-    // The previous tile's TMA stores have read the staging block.
-    (void)k.ifThen(consumerThread0, [&] {
-      NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, b.getUnitAttr());
-      return success();
-    });
-    consumerBarrier();
   }
   auto stagedAddress = [&](int64_t i) {
     Value row = add(rowInConsumer, i64((i & 2) ? 8 : 0));
@@ -566,102 +563,124 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
             add(add(mul(row, i64(128)), mul(chunk, i64(16))), within)));
   };
   // When the tiles cover the output exactly no element needs a guard, and
-  // the elements' code stays in one block that ptxas can interleave (one
-  // branch per element serializes a costly epilogue such as GELU's).
+  // the elements' code stays in one block that ptxas can interleave.
   bool exact = rows % t.bm() == 0 && n % t.bn == 0;
-  if (exact)
-    body.pushScope();
-  for (int64_t i = 0; i < t.bn / 2; i += pairs ? 2 : 1) {
-    Value row = add(rowBase, idx((i & 2) ? 8 : 0));
-    Value col = add(colBase, idx((i / 4) * 8 + (i % 2)));
-    auto element = [&] {
-      SmallVector<Value> at;
-      if (!batchShape.empty())
-        at = body.delinearize(arith::DivUIOp::create(b, row, idx(m)),
-                              batchShape);
-      Value r =
-          batchShape.empty() ? row : arith::RemUIOp::create(b, row, idx(m));
-      // Dims of size 1 are indexed by the shared zero (as project() does).
-      at.push_back(m == 1 ? idx(0) : r);
-      at.push_back(n == 1 ? idx(0) : col);
-      SmallVector<SmallVector<Value>> points{at};
-      if (pairs) {
-        points.push_back(at);
-        points.back().back() = add(col, idx(1));
-      }
-      for (auto [e, point] : llvm::enumerate(points)) {
-        Value x = LLVM::ExtractValueOp::create(
-            b, acc, ArrayRef<int64_t>{i + int64_t(e)});
-        body.bind(mm.getResult(), point, body.convert(x, resultElement));
-      }
-      for (unsigned o = 0; o < k.outputs().size(); ++o) {
-        if (!pairs) {
-          if (failed(k.store(o, at)))
-            return failure();
-          continue;
+  // Stores outputs `which` at every accumulator element of the thread.
+  auto storeElements = [&](ArrayRef<unsigned> which) -> LogicalResult {
+    if (exact)
+      body.pushScope();
+    for (int64_t i = 0; i < t.bn / 2; i += pairs ? 2 : 1) {
+      Value row = add(rowBase, idx((i & 2) ? 8 : 0));
+      Value col = add(colBase, idx((i / 4) * 8 + (i % 2)));
+      auto element = [&] {
+        SmallVector<Value> at;
+        if (!batchShape.empty())
+          at = body.delinearize(arith::DivUIOp::create(b, row, idx(m)),
+                                batchShape);
+        Value r =
+            batchShape.empty() ? row : arith::RemUIOp::create(b, row, idx(m));
+        // Dims of size 1 are indexed by the shared zero (as project() does).
+        at.push_back(m == 1 ? idx(0) : r);
+        at.push_back(n == 1 ? idx(0) : col);
+        SmallVector<SmallVector<Value>> points{at};
+        if (pairs) {
+          points.push_back(at);
+          points.back().back() = add(col, idx(1));
         }
-        SmallVector<Value> values;
-        for (ArrayRef<Value> point : points) {
-          FailureOr<Value> v = body.eval(k.outputs()[o], point);
-          if (failed(v))
-            return k.unsupported();
-          values.push_back(*v);
+        for (auto [e, point] : llvm::enumerate(points)) {
+          Value x = LLVM::ExtractValueOp::create(
+              b, acc, ArrayRef<int64_t>{i + int64_t(e)});
+          body.bind(mm.getResult(), point, body.convert(x, resultElement));
         }
-        Type element = elementOf(k.outputs()[o]);
-        Value pair = vector::FromElementsOp::create(
-            b, VectorType::get({2}, element), values);
-        if (staged) {
-          LLVM::StoreOp::create(b, pair, stagedAddress(i), /*alignment=*/4);
-          continue;
+        for (unsigned o : which) {
+          if (!pairs) {
+            if (failed(k.store(o, at)))
+              return failure();
+            continue;
+          }
+          SmallVector<Value> values;
+          for (ArrayRef<Value> point : points) {
+            FailureOr<Value> v = body.eval(k.outputs()[o], point);
+            if (failed(v))
+              return k.unsupported();
+            values.push_back(*v);
+          }
+          Type element = elementOf(k.outputs()[o]);
+          Value pair = vector::FromElementsOp::create(
+              b, VectorType::get({2}, element), values);
+          if (staged) {
+            LLVM::StoreOp::create(b, pair, stagedAddress(i), /*alignment=*/4);
+            continue;
+          }
+          vector::StoreOp::create(
+              b, pair, k.outputBuffers[o], at, /*nontemporal=*/false,
+              llvm::MaybeAlign(2 * element.getIntOrFloatBitWidth() / 8));
         }
-        vector::StoreOp::create(
-            b, pair, k.outputBuffers[o], at, /*nontemporal=*/false,
-            llvm::MaybeAlign(2 * element.getIntOrFloatBitWidth() / 8));
-      }
+        return success();
+      };
+      LogicalResult ok =
+          exact ? element()
+                : k.ifThen(arith::AndIOp::create(b, lt(row, idx(rows)),
+                                                 lt(col, idx(n))),
+                           element);
+      if (failed(ok))
+        return failure();
+    }
+    if (exact)
+      body.popScope();
+    return success();
+  };
+  if (!staged) {
+    SmallVector<unsigned> all =
+        llvm::to_vector(llvm::seq<unsigned>(0, k.outputs().size()));
+    return storeElements(all);
+  }
+  for (unsigned o = 0; o < k.outputs().size(); ++o) {
+    // The previous TMA stores (of this tile's previous output or of the
+    // previous tile) have read the staging block.
+    (void)k.ifThen(consumerThread0, [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, b.getUnitAttr());
       return success();
-    };
-    LogicalResult ok =
-        exact ? element()
-              : k.ifThen(arith::AndIOp::create(b, lt(row, idx(rows)),
-                                               lt(col, idx(n))),
-                         element);
-    if (failed(ok))
+    });
+    consumerBarrier();
+    if (failed(storeElements({o})))
+      return failure();
+    // The generic-proxy writes made visible to TMA (the async proxy), then
+    // one thread stores the block's 64-column boxes (TMA clips the rows and
+    // columns past the edges, which the guards left unwritten).
+    NVVM::FenceProxyOp::create(
+        b, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    consumerBarrier();
+    if (failed(k.ifThen(consumerThread0, [&] {
+          Value firstRow =
+              toI32(add(mul(tm, idx(t.bm())), mul(consumerIndex, idx(64))));
+          for (int64_t j = 0; j < t.bn / 64; ++j)
+            NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                b, descOuts[o], shared(add(stagingBlock, i64(j * 64 * 128))),
+                ValueRange{toI32(add(mul(tn, idx(t.bn)), idx(64 * j))),
+                           firstRow},
+                Value(), NVVM::TMAStoreMode::TILE, Value());
+          NVVM::CpAsyncBulkCommitGroupOp::create(b);
+          return success();
+        })))
       return failure();
   }
-  if (exact)
-    body.popScope();
-  if (!staged)
-    return success();
-  // The generic-proxy writes made visible to TMA (the async proxy), then
-  // one thread stores the block's 64-column boxes (TMA clips the rows and
-  // columns past the edges, which the guards left unwritten).
-  NVVM::FenceProxyOp::create(
-      b, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(),
-                                 NVVM::SharedSpace::shared_cta));
-  consumerBarrier();
-  return k.ifThen(consumerThread0, [&] {
-    Value firstRow =
-        toI32(add(mul(tm, idx(t.bm())), mul(consumerIndex, idx(64))));
-    for (int64_t j = 0; j < t.bn / 64; ++j)
-      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-          b, descOut, shared(add(stagingBlock, i64(j * 64 * 128))),
-          ValueRange{toI32(add(mul(tn, idx(t.bn)), idx(64 * j))), firstRow},
-          Value(), NVVM::TMAStoreMode::TILE, Value());
-    NVVM::CpAsyncBulkCommitGroupOp::create(b);
-    return success();
-  });
+  return success();
 }
 
 bool WgmmaEmitter::canStageOutput() {
   ArrayRef<int64_t> out = shapeOf(mm.getResult());
   int64_t n = out.back();
-  if (splits != 1 || k.outputs().size() != 1 || !k.finiteChecks.empty())
+  if (splits != 1 || !k.finiteChecks.empty() || n < 2 || (n * 2) % 16)
     return false;
-  Value output = k.outputs()[0];
   // Rows of the 2-D view (batch folded) 16-byte multiples for TMA.
-  return shapeOf(output) == out && elementOf(output).isBF16() && n > 1 &&
-         (n * 2) % 16 == 0 && isa<BlockArgument>(k.outputBuffers[0]);
+  return llvm::all_of(llvm::zip(k.outputs(), k.outputBuffers), [&](auto o) {
+    auto [value, buffer] = o;
+    return shapeOf(value) == out && elementOf(value).isBF16() &&
+           isa<BlockArgument>(buffer);
+  });
 }
 
 FailureOr<Geometry> WgmmaEmitter::emit() {
@@ -690,9 +709,10 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   tid = k.threadId();
   block = k.blockId();
   if (stageOutput)
-    descOut = hopper::addTmaDescriptor(
-        k, cast<BlockArgument>(k.outputBuffers[0]), 0, {n, a.rows}, {n * 2},
-        {64, 64}, 128);
+    for (Value buffer : k.outputBuffers)
+      descOuts.push_back(hopper::addTmaDescriptor(
+          k, cast<BlockArgument>(buffer), 0, {n, a.rows}, {n * 2}, {64, 64},
+          128));
   if (splits > 1)
     workspace = k.addWorkspace(tilesM * tilesN * 4 * t.consumers *
                                (splits * t.bn / 2 * 32 + 1) * 4);
@@ -725,7 +745,7 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
             })))
           return failure();
         // The last TMA stores complete before the block exits.
-        if (descOut)
+        if (!descOuts.empty())
           (void)k.ifThen(
               eq(arith::RemUIOp::create(b, tid, idx(128)), idx(0)), [&] {
                 NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, UnitAttr());
