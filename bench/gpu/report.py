@@ -282,6 +282,12 @@ class Report:
                     b.get("date", "?"), "issue 11", b.get("device", "?"),
                     fmt(b.get("seconds")), b.get("size", "?"),
                     b.get("git", "?")))
+        if len(b.get("calls", [])) > 1:
+            head += ("Two calls on the same prepared round (each ratio pairs "
+                     "figures of one call): %s.\n\n" % "; ".join(
+                         "call %d: %s (%s s)" % (i + 1, ", ".join(c["parts"]),
+                                                 fmt(c.get("seconds")))
+                         for i, c in enumerate(b["calls"])))
         if b.get("jobs", 1) > 1:
             head += ("**%d parts ran at once on the GPU: a check that the "
                      "parts run, not a measurement.**\n\n" % b["jobs"])

@@ -580,6 +580,11 @@ def main():
     p.add_argument("--jobs", type=int, default=1,
                    help="parts run at once (default 1: alone on the GPU, "
                         "for timings; more only to check that parts run)")
+    p.add_argument("--merge", metavar="BENCH_JSON",
+                   help="bench.json of an earlier call on the same prepared "
+                        "DIR: its parts not run now join this report, each "
+                        "marked with its call (a round too long for one "
+                        "call; every ratio still pairs figures of one call)")
     p.add_argument("--part", help=argparse.SUPPRESS)
     p.add_argument("--deadline", type=float, help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -600,6 +605,16 @@ def main():
     for sub in ("parts", "logs"):
         os.makedirs(os.path.join(args.out, sub), exist_ok=True)
     manifest = json.load(open(manifest_path))
+    earlier = None
+    if args.merge:
+        try:
+            earlier = json.load(open(args.merge))
+        except (OSError, ValueError) as e:
+            sys.exit("run.py: error: --merge %s: %s" % (args.merge, e))
+        if earlier.get("git") != manifest.get("git"):
+            sys.exit("run.py: error: --merge %s was prepared at %s, this "
+                     "round at %s" % (args.merge, earlier.get("git"),
+                                      manifest.get("git")))
     start = time.monotonic()
     results = {}
     pending, running = list(parts), {}
@@ -626,7 +641,19 @@ def main():
             log.close()
             del running[part]
             results[part] = collect(args, part, proc, took, limit)
+    calls = [{"seconds": round(time.monotonic() - start, 1),
+              "parts": list(results)}]
+    if earlier:
+        for part, result in earlier.get("parts", {}).items():
+            if part not in results:
+                results[part] = dict(result, call=1)
+        calls = [{"seconds": earlier.get("seconds"),
+                  "parts": [p for p in earlier.get("parts", {})
+                            if results[p].get("call") == 1]}] + calls
+        for part in calls[1]["parts"]:
+            results[part]["call"] = 2
     bench = {"date": time.strftime("%Y-%m-%d", time.gmtime()),
+             "calls": calls,
              "device": device_info(), "size": manifest.get("size"),
              "git": manifest.get("git"), "jobs": args.jobs,
              "seconds": round(

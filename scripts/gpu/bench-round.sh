@@ -18,7 +18,10 @@
 #       (default 1; more only for a quick check that every part runs, as
 #       the timings are then shared); $OUT/bench.json, bench.md,
 #       bench.png, logs.txt and round.log (OUT defaults to /tmp/nova-bench).
-#       BENCH_RUN_PARTS picks the parts run (bench/gpu/run.py's names).
+#       BENCH_RUN_PARTS picks the parts run (bench/gpu/run.py's names);
+#       BENCH_MERGE names the bench.json of an earlier call on the same DIR,
+#       whose other parts join this call's report (a round longer than one
+#       call).
 #       Exit 1 when any part or the report failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -54,6 +57,7 @@ run)
   mkdir -p "$out" || exit 1
   parts=()
   [ -n "${BENCH_RUN_PARTS:-}" ] && parts=(--parts "$BENCH_RUN_PARTS")
+  [ -n "${BENCH_MERGE:-}" ] && parts+=(--merge "$BENCH_MERGE")
   python3 "$root/bench/gpu/run.py" "$dir" --out "$out" "${parts[@]}" \
     --budget "${BENCH_BUDGET:-470}" --jobs "${BENCH_JOBS:-1}" 2>&1 |
     tee "$out/round.log"
