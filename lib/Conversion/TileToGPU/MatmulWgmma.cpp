@@ -29,6 +29,8 @@
 
 #include "Hopper.h"
 
+#include "nova/Runtime/WgmmaTiling.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -408,26 +410,6 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   return forOp.getResult(0);
 }
 
-/// Split K over blocks when the tiles alone leave SMs idle (few output
-/// tiles, long K: the weight gradients): the number of splits (a divisor
-/// of the K tiles, each split at least 8 of them, at most 8 splits, all
-/// units in one wave of the grid) that minimises the K tiles per split
-/// plus the partial sums' traffic (a 128 x 256 f32 tile written, then read
-/// back by the last split: about 2.5 K tiles' time per split), when that
-/// saves more than 10 %. Splits over several waves measured far slower
-/// (768 x 16384 x 3072 in 8 splits, 5 waves: 0.57 ms against 0.16 whole).
-static int64_t chooseSplits(int64_t tiles, int64_t kTiles) {
-  auto cost = [&](int64_t s) {
-    return double(kTiles / s) + (s > 1 ? 2.5 * double(s) : 0.0);
-  };
-  int64_t best = 1;
-  for (int64_t s = 2; s <= 8 && tiles * s <= kSMs; ++s)
-    if (kTiles % s == 0 && kTiles / s >= 8 && cost(s) < cost(best) &&
-        cost(s) < 0.9 * cost(1))
-      best = s;
-  return best;
-}
-
 LogicalResult WgmmaEmitter::combineSplits(Value acc, Value consumerIndex,
                                           Value tile, Value split, Value tm,
                                           Value tn) {
@@ -688,11 +670,11 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   tf32 = element.isF32();
   t.elementBytes = element.getIntOrFloatBitWidth() / 8;
   int64_t n = bo.rows;
-  t.bn = n > 128 ? 256 : 128;
+  t.bn = ::nova::wgmma::tileN(n);
   tilesM = llvm::divideCeil(a.rows, t.bm());
   tilesN = llvm::divideCeil(n, t.bn);
   kTiles = llvm::divideCeil(a.k, t.bk());
-  splits = chooseSplits(tilesM * tilesN, kTiles);
+  splits = ::nova::wgmma::splits(tilesM * tilesN, kTiles, kSMs);
   kPerUnit = kTiles / splits;
   bool stageOutput = canStageOutput();
   if (stageOutput)
