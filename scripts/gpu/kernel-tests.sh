@@ -107,6 +107,7 @@ col_gelu          column-reduction.mlir gelu_bias_grad 8e-3 1e-6 no   pack
 col_narrow        column-reduction.mlir narrow_many_rows 1e-6 1e-7 no  pack
 col_few_rows      column-reduction.mlir few_rows      1e-6  1e-7  no   pack
 wgmma_exact_gelu  matmul_wgmma_mn.mlir xw_bias_gelu_exact 1.6e-2 7e-2 no pack
+wgmma_copy_out    matmul_wgmma_mn.mlir x_wt_bias_odd_n 8e-3 1e-3 no  pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

@@ -217,10 +217,26 @@ private:
   LogicalResult combineSplits(Value acc, Value consumerIndex, Value tile,
                               Value split, Value tm, Value tn);
   LogicalResult epilogue(Value acc, Value consumerIndex, Value tm, Value tn);
-  /// Whether the epilogue stages its bf16 outputs, one after the other, in
-  /// shared memory for TMA stores: full 128-byte lines, the stores
-  /// asynchronous (not with split K: its epilogue runs per warp).
-  bool canStageOutput();
+  /// How the epilogue stores its outputs.
+  enum class Staging {
+    /// From the accumulators' registers.
+    None,
+    /// bf16 outputs one after the other through shared memory, then TMA
+    /// stores: full 128-byte lines, asynchronous (not with split K: its
+    /// epilogue runs per warp).
+    Tma,
+    /// The same, but rows TMA cannot address (a pitch that is not a multiple
+    /// of 16 bytes, such as a 50257 vocabulary): the consumer's threads copy
+    /// the staged block out row by row, consecutive threads on consecutive
+    /// columns (coalesced, instead of the accumulator layout's 8 rows per
+    /// warp store).
+    CopyOut,
+  };
+  Staging chooseStaging();
+  /// Staging::CopyOut: output `o`'s staged block of this consumer to global
+  /// memory, a row at a time, thread t on columns t, t + 128, ...
+  LogicalResult copyOut(unsigned o, Value consumerIndex, Value tm, Value tn,
+                        Value stagingBlock);
 
   nv::MatmulOp mm;
   TmaOperand a, bo;
@@ -228,6 +244,7 @@ private:
   Value smem, descA, descB, tid, block, workspace;
   /// One TMA descriptor per output when the epilogue stages them.
   SmallVector<Value> descOuts;
+  Staging staging = Staging::None;
   int64_t tilesM = 0, tilesN = 0, kTiles = 0, grid = 0;
   /// K tiles split over `splits` blocks of kPerUnit each.
   int64_t splits = 1, kPerUnit = 0;
@@ -516,7 +533,7 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
   // pair of accumulator i at 64-column block i / 32, row r, 16-byte chunk
   // (i / 4) % 8 swizzled by r % 8 (= lane / 4), byte 4 (lane % 4) in it.
   // Each output takes its turn in the block.
-  bool staged = !descOuts.empty();
+  bool staged = staging != Staging::None;
   Value consumerThread0 = eq(thread, idx(0));
   // A named barrier for this consumer's 128 threads (0 is the block's),
   // as PTX: nvvm.barrier with a thread count does not survive printing
@@ -575,6 +592,18 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
           body.bind(mm.getResult(), point, body.convert(x, resultElement));
         }
         for (unsigned o : which) {
+          if (!pairs && staged) {
+            // Element i alone: its half of pair i / 2's slot.
+            FailureOr<Value> v = body.eval(k.outputs()[o], at);
+            if (failed(v))
+              return k.unsupported();
+            Value slot = stagedAddress(i & ~int64_t(1));
+            if (i % 2)
+              slot = LLVM::GEPOp::create(b, slot.getType(), b.getI8Type(),
+                                         slot, ArrayRef<LLVM::GEPArg>{2});
+            LLVM::StoreOp::create(b, *v, slot, /*alignment=*/2);
+            continue;
+          }
           if (!pairs) {
             if (failed(k.store(o, at)))
               return failure();
@@ -627,6 +656,12 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
     consumerBarrier();
     if (failed(storeElements({o})))
       return failure();
+    if (staging == Staging::CopyOut) {
+      consumerBarrier();
+      if (failed(copyOut(o, consumerIndex, tm, tn, stagingBlock)))
+        return failure();
+      continue;
+    }
     // The generic-proxy writes made visible to TMA (the async proxy), then
     // one thread stores the block's 64-column boxes (TMA clips the rows and
     // columns past the edges, which the guards left unwritten).
@@ -652,17 +687,67 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
   return success();
 }
 
-bool WgmmaEmitter::canStageOutput() {
+LogicalResult WgmmaEmitter::copyOut(unsigned o, Value consumerIndex, Value tm,
+                                    Value tn, Value stagingBlock) {
+  ArrayRef<int64_t> out = shapeOf(mm.getResult());
+  ArrayRef<int64_t> batchShape = out.drop_back(2);
+  int64_t m = out[out.size() - 2], n = out.back();
+  Value thread = arith::RemUIOp::create(b, tid, idx(128));
+  Value firstRow = add(mul(tm, idx(t.bm())), mul(consumerIndex, idx(64)));
+  return k.loop(idx(0), idx(64), idx(1), [&](Value r) -> LogicalResult {
+    Value row = add(firstRow, r);
+    for (int64_t j = 0; j < t.bn / 128; ++j) {
+      Value col = add(thread, idx(128 * j));
+      Value outCol = add(mul(tn, idx(t.bn)), col);
+      Value inside =
+          arith::AndIOp::create(b, lt(row, idx(a.rows)), lt(outCol, idx(n)));
+      if (failed(k.ifThen(inside, [&] {
+            // The staged layout (see epilogue): 64-column block, row,
+            // 16-byte chunk swizzled by the row, 2 bytes per column.
+            Value r64 = toI64(r), c64 = toI64(col);
+            Value chunk = arith::XOrIOp::create(
+                b, arith::DivUIOp::create(
+                       b, arith::RemUIOp::create(b, c64, i64(64)), i64(8)),
+                arith::RemUIOp::create(b, r64, i64(8)));
+            Value byte = add(
+                add(mul(arith::DivUIOp::create(b, c64, i64(64)), i64(64 * 128)),
+                    mul(r64, i64(128))),
+                add(mul(chunk, i64(16)),
+                    mul(arith::RemUIOp::create(b, c64, i64(8)), i64(2))));
+            Value v = LLVM::LoadOp::create(b, b.getBF16Type(),
+                                           shared(add(stagingBlock, byte)),
+                                           /*alignment=*/2);
+            SmallVector<Value> at;
+            if (!batchShape.empty())
+              at = body.delinearize(arith::DivUIOp::create(b, row, idx(m)),
+                                    batchShape);
+            at.push_back(m == 1 ? idx(0)
+                         : batchShape.empty()
+                             ? row
+                             : arith::RemUIOp::create(b, row, idx(m)));
+            at.push_back(n == 1 ? idx(0) : outCol);
+            memref::StoreOp::create(b, v, k.outputBuffers[o], at);
+            return success();
+          })))
+        return failure();
+    }
+    return success();
+  });
+}
+
+WgmmaEmitter::Staging WgmmaEmitter::chooseStaging() {
   ArrayRef<int64_t> out = shapeOf(mm.getResult());
   int64_t n = out.back();
-  if (splits != 1 || !k.finiteChecks.empty() || n < 2 || (n * 2) % 16)
-    return false;
+  if (splits != 1 || !k.finiteChecks.empty() || n < 2)
+    return Staging::None;
+  if (!llvm::all_of(llvm::zip(k.outputs(), k.outputBuffers), [&](auto o) {
+        auto [value, buffer] = o;
+        return shapeOf(value) == out && elementOf(value).isBF16() &&
+               isa<BlockArgument>(buffer);
+      }))
+    return Staging::None;
   // Rows of the 2-D view (batch folded) 16-byte multiples for TMA.
-  return llvm::all_of(llvm::zip(k.outputs(), k.outputBuffers), [&](auto o) {
-    auto [value, buffer] = o;
-    return shapeOf(value) == out && elementOf(value).isBF16() &&
-           isa<BlockArgument>(buffer);
-  });
+  return (n * 2) % 16 == 0 ? Staging::Tma : Staging::CopyOut;
 }
 
 FailureOr<Geometry> WgmmaEmitter::emit() {
@@ -676,8 +761,8 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   kTiles = llvm::divideCeil(a.k, t.bk());
   splits = ::nova::wgmma::splits(tilesM * tilesN, kTiles, kSMs);
   kPerUnit = kTiles / splits;
-  bool stageOutput = canStageOutput();
-  if (stageOutput)
+  staging = chooseStaging();
+  if (staging != Staging::None)
     t.stagingBytes = t.consumers * 64 * t.bn * 2;
   // As many stages as fit next to the staging area and the barriers in
   // 227 KB.
@@ -690,7 +775,7 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
 
   tid = k.threadId();
   block = k.blockId();
-  if (stageOutput)
+  if (staging == Staging::Tma)
     for (Value buffer : k.outputBuffers)
       descOuts.push_back(hopper::addTmaDescriptor(
           k, cast<BlockArgument>(buffer), 0, {n, a.rows}, {n * 2}, {64, 64},

@@ -67,3 +67,31 @@ func.func @ragged(%x: tensor<4x256x768xbf16>, %w: tensor<768x1000xbf16>, %bias: 
   }
   return %r#0, %r#1 : tensor<4x256x1000xbf16>, tensor<4x256x1000xbf16>
 }
+
+// N = 301: rows of 602 bytes cannot be TMA-stored. Each element is staged
+// alone (N odd: no pairs), then the consumer's threads copy the block out a
+// row at a time, thread t on columns t and t + 128 of the 256.
+// CHECK-LABEL: gpu.func @matmul
+// CHECK:       nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK:       scf.if
+// CHECK:       llvm.store {{.*}} : bf16, !llvm.ptr<3>
+// CHECK:       scf.for {{.*}} = %c0 to %c64 step %c1
+// CHECK:       scf.if
+// CHECK:       llvm.load {{.*}} : !llvm.ptr<3> -> bf16
+// CHECK:       memref.store {{.*}} : memref<2x100x301xbf16>
+// CHECK:       scf.if
+// CHECK:       llvm.load {{.*}} : !llvm.ptr<3> -> bf16
+// CHECK:       memref.store {{.*}} : memref<2x100x301xbf16>
+// CHECK-NOT:   cp.async.bulk.tensor
+// CHECK:       gpu.return
+func.func @odd_n(%x: tensor<2x100x64xbf16>, %w: tensor<301x64xbf16>, %bias: tensor<301xbf16>)
+    -> tensor<2x100x301xbf16> {
+  %r = nova_tile.fusion matmul (%x, %w, %bias) : (tensor<2x100x64xbf16>, tensor<301x64xbf16>, tensor<301xbf16>)
+      -> tensor<2x100x301xbf16> {
+  ^bb0(%xa: tensor<2x100x64xbf16>, %wa: tensor<301x64xbf16>, %ba: tensor<301xbf16>):
+    %p = nova.matmul %xa, %wa transpose_rhs : tensor<2x100x64xbf16>, tensor<301x64xbf16> -> tensor<2x100x301xbf16>
+    %h = nova.add %p, %ba : tensor<2x100x301xbf16>, tensor<301xbf16>
+    nova_tile.yield %h : tensor<2x100x301xbf16>
+  }
+  return %r : tensor<2x100x301xbf16>
+}

@@ -75,3 +75,18 @@ func.func @xw_bias_gelu_exact(%x: tensor<4x256x768xbf16>, %w: tensor<768x1024xbf
   }
   return %r#0, %r#1 : tensor<4x256x1024xbf16>, tensor<4x256x1024xbf16>
 }
+
+// N = 301: output rows of 602 bytes, which TMA cannot store, so the staged
+// tile is copied out by the consumer threads (a row at a time, coalesced);
+// the batch folds into the rows and the last tile overhangs M and N.
+func.func @x_wt_bias_odd_n(%x: tensor<2x100x64xbf16>, %w: tensor<301x64xbf16>, %bias: tensor<301xbf16>)
+    -> tensor<2x100x301xbf16> {
+  %r = nova_tile.fusion matmul (%x, %w, %bias) : (tensor<2x100x64xbf16>, tensor<301x64xbf16>, tensor<301xbf16>)
+      -> tensor<2x100x301xbf16> {
+  ^bb0(%xa: tensor<2x100x64xbf16>, %wa: tensor<301x64xbf16>, %ba: tensor<301xbf16>):
+    %p = nova.matmul %xa, %wa transpose_rhs : tensor<2x100x64xbf16>, tensor<301x64xbf16> -> tensor<2x100x301xbf16>
+    %h = nova.add %p, %ba : tensor<2x100x301xbf16>, tensor<301xbf16>
+    nova_tile.yield %h : tensor<2x100x301xbf16>
+  }
+  return %r : tensor<2x100x301xbf16>
+}
