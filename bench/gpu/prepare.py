@@ -141,9 +141,14 @@ class Prepare:
         with open(mlir, "w") as f:
             f.write(text)
         gpu = os.path.join(self.scratch, os.path.basename(stem) + ".gpu.mlir")
+        # As nova-gpu-pipeline's gemm-kernels=auto on the H200: single GEMM
+        # kernels in bf16 (the wgmma form, with padded copies of operands
+        # whose rows TMA cannot load), grouped ones in f32.
+        fuse = "--nova-fuse" + ("=single-gemms=true" if compute == "bf16"
+                                else "")
         ok = self.run(what, [
             self.tool("nova-opt"), mlir, "--nova-autocast=compute=" + compute,
-            "--canonicalize", "--cse", "--nova-fuse", "--convert-nova-to-tile",
+            "--canonicalize", "--cse", fuse, "--convert-nova-to-tile",
             "--nova-configure=target=h200", "--nova-outline-kernels",
             "--nova-bufferize", "--nova-plan-memory",
             "--convert-tile-to-gpu" + TILE_TO_GPU,

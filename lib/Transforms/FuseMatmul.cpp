@@ -132,6 +132,8 @@ private:
   /// from the operand back to what they read.
   SmallVector<Operation *> prologueOf(Value operand, bool casts = true) const;
 
+  /// Single GEMMs: padded copies of operands whose rows TMA cannot load.
+  void copyUnalignedOperands();
   void formMatmulGroups();
   void mergeEpilogues();
   void groupHorizontally();
@@ -315,6 +317,88 @@ MatmulFuser::materializeWithChains(nt::Family family,
       }
   }
   return materialize(family, moved, cloned(lengths));
+}
+
+/// Rates of the Hopper target that decide whether a GEMM operand gets a
+/// padded copy: wgmma against mma.sync (bf16 TFLOP/s measured on the
+/// H200) and the copy bandwidth (bytes/s, read + write).
+static constexpr double kWgmmaFlops = 700e12, kMmaSyncFlops = 300e12,
+                        kCopyBytesPerSecond = 4.1e12;
+
+void MatmulFuser::copyUnalignedOperands() {
+  // The copy of each value, shared by every GEMM that reads it.
+  DenseMap<Value, Value> copies;
+  SmallVector<nv::MatmulOp> matmuls(block.getOps<nv::MatmulOp>());
+  for (nv::MatmulOp mm : matmuls) {
+    auto lhs = cast<RankedTensorType>(mm.getLhs().getType());
+    auto result = cast<RankedTensorType>(mm.getType());
+    int64_t rank = result.getRank();
+    // What wgmma would take but for the rows: bf16, at least 64 x 64.
+    if (!lhs.getElementType().isBF16() || rank < 2 ||
+        result.getNumElements() / result.getShape().back() < 64 ||
+        result.getShape().back() < 64)
+      continue;
+    // Each operand's value before the views (reshapes that keep its rows
+    // whole, transposes) the kernel reads it through.
+    SmallVector<std::pair<OpOperand *, Value>> unaligned;
+    double copySeconds = 0;
+    for (OpOperand &operand : mm->getOpOperands()) {
+      OpOperand *use = &operand;
+      Value v = operand.get();
+      while (Operation *def = v.getDefiningOp()) {
+        auto reshape = dyn_cast<nv::ReshapeOp>(def);
+        if (def->getBlock() != &block ||
+            !(isa<nv::TransposeOp>(def) ||
+              (reshape && cast<RankedTensorType>(reshape.getType())
+                                  .getShape()
+                                  .back() == cast<RankedTensorType>(
+                                                 reshape.getInput().getType())
+                                                 .getShape()
+                                                 .back())))
+          break;
+        use = &def->getOpOperand(0);
+        v = def->getOperand(0);
+      }
+      auto type = cast<RankedTensorType>(v.getType());
+      int64_t rowBytes = type.getRank() ? type.getShape().back() * 2 : 0;
+      if (!type.getElementType().isBF16() || type.getRank() < 2 ||
+          rowBytes < 16 || rowBytes % 16 == 0)
+        continue;
+      unaligned.push_back({use, v});
+      if (!copies.contains(v))
+        copySeconds += 2.0 * double(type.getNumElements()) * 2 /
+                       kCopyBytesPerSecond;
+    }
+    if (unaligned.empty())
+      continue;
+    int64_t k = lhs.getShape()[mm.getTransposeLhs() ? rank - 2 : rank - 1];
+    double flops = 2.0 * double(result.getNumElements()) * double(k);
+    if (copySeconds >= flops / kMmaSyncFlops - flops / kWgmmaFlops)
+      continue;
+    for (auto [use, v] : unaligned) {
+      Value &copy = copies[v];
+      if (!copy) {
+        OpBuilder builder(mm);
+        if (Operation *def = v.getDefiningOp())
+          builder.setInsertionPointAfter(def);
+        else
+          builder.setInsertionPointToStart(&block);
+        // A cast to its own type: a pointwise kernel that only copies (a
+        // cast group, which single GEMMs never take as a prologue).
+        auto cast = nv::CastOp::create(builder, v.getLoc(), v.getType(), v);
+        use->set(cast);
+        nt::FusionOp group = materialize(nt::Family::pointwise, {cast}, {});
+        if (!group) {
+          use->set(v);
+          cast.erase();
+          continue;
+        }
+        copy = group.getResult(0);
+        continue;
+      }
+      use->set(copy);
+    }
+  }
 }
 
 void MatmulFuser::formMatmulGroups() {
@@ -550,6 +634,8 @@ void MatmulFuser::readThroughWrittenView(Value result,
 }
 
 LogicalResult MatmulFuser::run() {
+  if (singleGemms)
+    copyUnalignedOperands();
   formMatmulGroups();
   // Grouping first: an epilogue can make a kernel depend on its partner
   // (the tied embedding's gradient adds the scatter of the other GEMM's

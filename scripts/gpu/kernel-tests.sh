@@ -24,7 +24,9 @@
 # range" status error, skip the optimizer's update (outputs equal to the
 # inputs) and exit 1. One built by
 # "guarded" is planned with --guard-bands=256: every buffer fenced by
-# poisoned bytes that nova-run checks after the run; "pack-det" is "pack"
+# poisoned bytes that nova-run checks after the run; "planned-single" is
+# "planned" with nova-fuse=single-gemms=true (the Hopper pipeline's GEMM
+# kernels, padded copies of unaligned operands); "pack-det" is "pack"
 # with convert-tile-to-gpu=deterministic=true, "pack-tf32w" with
 # convert-tile-to-gpu=tf32-wgmma=true. Tools come from PATH or
 # NOVA_BIN. SEED "now" is the time, as when it is left out.
@@ -108,6 +110,9 @@ col_narrow        column-reduction.mlir narrow_many_rows 1e-6 1e-7 no  pack
 col_few_rows      column-reduction.mlir few_rows      1e-6  1e-7  no   pack
 wgmma_exact_gelu  matmul_wgmma_mn.mlir xw_bias_gelu_exact 1.6e-2 7e-2 no pack
 wgmma_copy_out    matmul_wgmma_mn.mlir x_wt_bias_odd_n 8e-3 1e-3 no  pack
+pad_chain_bf16    matmul_padded.mlir  chain_bf16      2e-2  norm  no   planned
+pad_chain_f32     matmul_padded.mlir  chain_f32       1e-5  norm  no   planned
+pad_copy_odd      matmul_padded.mlir  copy_odd        1e-2  norm  no   planned-single
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read
@@ -133,10 +138,12 @@ prepare)
     gpu=$dir/$name.gpu.mlir
     src=$inputs/$file
     [[ $file == /* ]] && src=$file
-    if [ "$build" = planned ] || [ "$build" = skip ] || [ "$build" = guarded ]; then
-      guard=()
+    if [ "$build" = planned ] || [ "$build" = skip ] || [ "$build" = guarded ] ||
+        [ "$build" = planned-single ]; then
+      guard=() fuse=--nova-fuse
       [ "$build" = guarded ] && guard=(--guard-bands=256)
-      "$(bin nova-opt)" "$src" --nova-fuse --convert-nova-to-tile \
+      [ "$build" = planned-single ] && fuse=--nova-fuse=single-gemms=true
+      "$(bin nova-opt)" "$src" "$fuse" --convert-nova-to-tile \
           --nova-configure=target=h200 --nova-outline-kernels \
           --nova-bufferize --nova-plan-memory --convert-tile-to-gpu -o "$gpu" &&
         "$(bin nova-translate)" --nova-to-executable "$gpu" "${guard[@]}" \

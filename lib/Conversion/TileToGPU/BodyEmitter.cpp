@@ -479,4 +479,35 @@ Value flatten(ImplicitLocOpBuilder &b, Value buffer) {
   return memref::CollapseShapeOp::create(b, buffer, all);
 }
 
+int64_t rowPitchOf(Value buffer) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!type || type.getRank() < 2 || type.getLayout().isIdentity())
+    return 0;
+  auto [strides, offset] = type.getStridesAndOffset();
+  int64_t pitch = strides[type.getRank() - 2];
+  return pitch == type.getShape().back() ? 0 : pitch;
+}
+
+Value flattenPadded(ImplicitLocOpBuilder &b, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t pitch = rowPitchOf(buffer);
+  if (!pitch)
+    return flatten(b, buffer);
+  int64_t rows = type.getNumElements() / type.getShape().back();
+  return memref::ReinterpretCastOp::create(
+      b, MemRefType::get({rows * pitch}, type.getElementType()), buffer,
+      /*offset=*/0, /*sizes=*/ArrayRef<int64_t>{rows * pitch},
+      /*strides=*/ArrayRef<int64_t>{1});
+}
+
+Value pitchedIndex(ImplicitLocOpBuilder &b, Value linear, int64_t rowLength,
+                   int64_t pitch) {
+  Value length = arith::ConstantIndexOp::create(b, rowLength);
+  return arith::AddIOp::create(
+      b,
+      arith::MulIOp::create(b, arith::DivUIOp::create(b, linear, length),
+                            arith::ConstantIndexOp::create(b, pitch)),
+      arith::RemUIOp::create(b, linear, length));
+}
+
 } // namespace mlir::nova::tile_to_gpu

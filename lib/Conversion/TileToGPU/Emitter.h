@@ -410,6 +410,18 @@ inline bool vectorizable(Type element) { return !element.isInteger(1); }
 /// `buffer` as a 1-D memref (its static shape is contiguous).
 Value flatten(ImplicitLocOpBuilder &b, Value buffer);
 
+/// The padded row pitch (elements) of a kernel buffer whose rows the memory
+/// planner padded (nova_mem.buffer's `ld`, a strided memref layout here),
+/// or 0 when its rows are packed.
+int64_t rowPitchOf(Value buffer);
+
+/// A padded `buffer` as a 1-D memref over all its rows, padding included:
+/// element (.., r, c) of row-major index `linear` over the packed shape is
+/// at `pitchedIndex(linear)` in it.
+Value flattenPadded(ImplicitLocOpBuilder &b, Value buffer);
+Value pitchedIndex(ImplicitLocOpBuilder &b, Value linear, int64_t rowLength,
+                   int64_t pitch);
+
 } // namespace mlir::nova::tile_to_gpu
 
 #endif // NOVA_LIB_CONVERSION_TILETOGPU_EMITTER_H

@@ -60,6 +60,14 @@ struct Operand {
   Value flat;
   Access access;
   SmallVector<Type> casts;
+  /// Rows of `rowLength` elements `pitch` apart in `flat` when the planner
+  /// padded them (pitch 0: packed): the access's indices are the packed
+  /// ones.
+  int64_t rowLength = 0, pitch = 0;
+  /// Where element `linear` of the packed input is in `flat`.
+  Value at(ImplicitLocOpBuilder &b, Value linear) const {
+    return pitch ? pitchedIndex(b, linear, rowLength, pitch) : linear;
+  }
 };
 
 class MatmulEmitter {
@@ -165,7 +173,10 @@ Operand MatmulEmitter::operand(Value mainOperand, const Access &access) {
     v = def->getOperand(0);
   }
   std::reverse(op.casts.begin(), op.casts.end());
-  op.flat = flatten(b, body.input(cast<BlockArgument>(v)));
+  Value input = body.input(cast<BlockArgument>(v));
+  op.pitch = rowPitchOf(input);
+  op.rowLength = cast<MemRefType>(input.getType()).getShape().back();
+  op.flat = flattenPadded(b, input);
   return op;
 }
 
@@ -178,7 +189,8 @@ Value MatmulEmitter::splat(Type type, TypedAttr scalar) {
 Value MatmulEmitter::load(const Operand &op, Value linear, Value inBounds,
                           int64_t width) {
   // Out-of-bounds lanes read element 0 (always there) and keep zero.
-  Value safe = arith::SelectOp::create(b, inBounds, linear, idx(0));
+  Value safe =
+      arith::SelectOp::create(b, inBounds, op.at(b, linear), idx(0));
   Type input = elementOf(op.flat);
   Value x;
   if (width == 1) {
@@ -209,7 +221,8 @@ int64_t MatmulEmitter::vectorWidth(const Operand &op, int64_t rows,
                                    int64_t kExtent, int64_t kStride,
                                    bool kFastest) {
   Type input = elementOf(op.flat);
-  if (!isa<FloatType>(input) ||
+  // Padded rows: a 16-byte access of the packed index space may span two.
+  if (op.pitch || !isa<FloatType>(input) ||
       !llvm::all_of(op.casts, [](Type t) { return isa<FloatType>(t); }))
     return 1;
   // 16 bytes per access: the contiguous dim, the tile's extent along it and
@@ -445,7 +458,7 @@ LogicalResult MatmulEmitter::columnSum(nv::ReduceOp reduce,
     Value linear = add(idx(x.access.offset),
                        add(mul(forOp.getInductionVar(), idx(rowStride)),
                            mul(col, idx(colStride))));
-    Value safe = arith::SelectOp::create(b, valid, linear, idx(0));
+    Value safe = arith::SelectOp::create(b, valid, x.at(b, linear), idx(0));
     Value v = memref::LoadOp::create(b, x.flat, ValueRange{safe});
     for (Type t : x.casts)
       v = body.convert(v, t);

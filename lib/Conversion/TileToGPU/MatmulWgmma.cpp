@@ -144,15 +144,29 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
     }
     if (!rhs)
       rows *= batch;
+    // Rows the planner padded (nova_mem.buffer's ld): TMA steps them by
+    // the pitch, its global dims stay the logical sizes, so the pad is
+    // never read (zero fill past K, M and N). The contiguous dim must be
+    // the input's rows, whole or in part.
+    int64_t offset = access.offset;
+    if (int64_t pitch = rowPitchOf(k.body.input(arg))) {
+      int64_t rowLength = shapeOf(arg).back();
+      int64_t contiguous = mnMajor ? rows : kExtent;
+      if (rowStride % rowLength || offset % rowLength ||
+          contiguous > rowLength)
+        return std::string("a view that splits the padded rows of an operand");
+      rowStride = rowStride / rowLength * pitch;
+      offset = offset / rowLength * pitch;
+    }
     // TMA's global strides are multiples of 16 bytes: an odd row length
     // (a vocabulary of 50257) cannot be loaded by TMA.
     if ((rowStride * bytes) % 16 != 0)
       return std::string("a row stride that is not a multiple of 16 bytes");
-    if ((access.offset * bytes) % 16 != 0)
+    if ((offset * bytes) % 16 != 0)
       return std::string("an operand that does not start 16-byte aligned");
     if (rows >= (int64_t(1) << 31) || kExtent >= (int64_t(1) << 31))
       return std::string("an operand too large for 32-bit TMA coordinates");
-    out = {arg, access.offset, rows, kExtent, rowStride, mnMajor};
+    out = {arg, offset, rows, kExtent, rowStride, mnMajor};
     return std::nullopt;
   };
   for (auto [i, operand] : llvm::enumerate(p.operands))
@@ -237,6 +251,11 @@ private:
   /// memory, a row at a time, thread t on columns t, t + 128, ...
   LogicalResult copyOut(unsigned o, Value consumerIndex, Value tm, Value tn,
                         Value stagingBlock);
+  /// Elements from one row of output `o` to the next.
+  int64_t outputPitch(unsigned o) {
+    int64_t pitch = rowPitchOf(k.outputBuffers[o]);
+    return pitch ? pitch : shapeOf(mm.getResult()).back();
+  }
 
   nv::MatmulOp mm;
   TmaOperand a, bo;
@@ -747,7 +766,10 @@ WgmmaEmitter::Staging WgmmaEmitter::chooseStaging() {
       }))
     return Staging::None;
   // Rows of the 2-D view (batch folded) 16-byte multiples for TMA.
-  return (n * 2) % 16 == 0 ? Staging::Tma : Staging::CopyOut;
+  return llvm::all_of(llvm::seq<unsigned>(0, k.outputs().size()),
+                      [&](unsigned o) { return (outputPitch(o) * 2) % 16 == 0; })
+             ? Staging::Tma
+             : Staging::CopyOut;
 }
 
 FailureOr<Geometry> WgmmaEmitter::emit() {
@@ -776,10 +798,10 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   tid = k.threadId();
   block = k.blockId();
   if (staging == Staging::Tma)
-    for (Value buffer : k.outputBuffers)
+    for (auto [o, buffer] : llvm::enumerate(k.outputBuffers))
       descOuts.push_back(hopper::addTmaDescriptor(
-          k, cast<BlockArgument>(buffer), 0, {n, a.rows}, {n * 2}, {64, 64},
-          128));
+          k, cast<BlockArgument>(buffer), 0, {n, a.rows},
+          {outputPitch(o) * 2}, {64, 64}, 128));
   if (splits > 1)
     workspace = k.addWorkspace(tilesM * tilesN * 4 * t.consumers *
                                (splits * t.bn / 2 * 32 + 1) * 4);

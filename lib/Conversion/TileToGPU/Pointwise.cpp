@@ -34,18 +34,22 @@ FailureOr<Geometry> emitPointwise(KernelContext &k) {
   chunksPerBlock = (chunksPerBlock + threads - 1) / threads * threads;
   int64_t chunks = (n + width - 1) / width;
 
-  // Vector views of the tensors read and written element for element.
+  // Vector views of the tensors read and written element for element
+  // (those with padded rows element by element at their index: a chunk of
+  // the packed space may span two of their rows).
   SmallVector<std::pair<BlockArgument, Value>> direct;
   for (auto [arg, access] :
        llvm::zip(k.block().getArguments(), k.contract.inputs))
     if (width > 1 && access.kind == AccessKind::Elementwise &&
-        !arg.use_empty() && vectorizable(elementOf(arg)))
+        !arg.use_empty() && vectorizable(elementOf(arg)) &&
+        !rowPitchOf(body.input(arg)))
       direct.push_back({arg, flatten(b, body.input(arg))});
   SmallVector<Value> flatOutputs; // null: stored element by element
   if (width > 1)
     for (auto [v, buffer] : llvm::zip(k.outputs(), k.outputBuffers))
-      flatOutputs.push_back(vectorizable(elementOf(v)) ? flatten(b, buffer)
-                                                       : Value());
+      flatOutputs.push_back(vectorizable(elementOf(v)) && !rowPitchOf(buffer)
+                                ? flatten(b, buffer)
+                                : Value());
   auto alignment = [&](Type element) {
     return llvm::MaybeAlign(
         std::max<uint64_t>(1, width * element.getIntOrFloatBitWidth() / 8));

@@ -31,9 +31,43 @@ namespace {
 // The pass
 //===----------------------------------------------------------------------===//
 
-MemRefType bufferType(Type tensor) {
+/// A kernel parameter: the tensor's memref, rows `pitch` elements apart
+/// when the memory planner padded them (0: packed).
+MemRefType bufferType(Type tensor, int64_t pitch) {
   auto t = cast<RankedTensorType>(tensor);
-  return MemRefType::get(t.getShape(), t.getElementType());
+  if (!pitch || t.getRank() < 2 || pitch == t.getShape().back())
+    return MemRefType::get(t.getShape(), t.getElementType());
+  SmallVector<int64_t> strides(t.getRank(), 1);
+  strides[t.getRank() - 2] = pitch;
+  for (int64_t d = t.getRank() - 3; d >= 0; --d)
+    strides[d] = strides[d + 1] * t.getShape()[d + 1];
+  return MemRefType::get(t.getShape(), t.getElementType(),
+                         StridedLayoutAttr::get(t.getContext(), 0, strides));
+}
+
+/// Kernel -> the row pitch of each of its buffers (inputs, then outputs) as
+/// its launches pass them; a kernel launched on buffers of different
+/// pitches is reported (the planner pads only buffers of kernels launched
+/// once).
+using Pitches = std::map<std::string, SmallVector<int64_t>>;
+FailureOr<Pitches> findPitches(ModuleOp module) {
+  Pitches pitches;
+  WalkResult walk = module.walk([&](nova_mem::LaunchOp launch) {
+    SmallVector<int64_t> here;
+    for (Value v : llvm::concat<Value>(launch.getInputs(), launch.getOutputs()))
+      here.push_back(cast<nova_mem::BufferType>(v.getType()).getLd());
+    auto [it, isNew] = pitches.try_emplace(launch.getKernel().str(), here);
+    if (!isNew && it->second != here) {
+      launch.emitError("convert-tile-to-gpu: kernel @")
+          << launch.getKernel()
+          << " is launched on buffers with different row pitches (ld)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return pitches;
 }
 
 /// Kernel -> output index -> the StatusBit raised when that scalar output
@@ -90,6 +124,7 @@ statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
 }
 
 LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
+                          ArrayRef<int64_t> pitches,
                           const DenseMap<unsigned, uint32_t> &finite,
                           bool deterministic, bool wgmma,
                           bool tf32Wgmma) {
@@ -124,10 +159,10 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   OpBuilder inner(gpuModule.getBodyRegion());
   SmallVector<Type> params;
   FunctionType type = kernel.getKernelType();
-  for (Type t : type.getInputs())
-    params.push_back(bufferType(t));
-  for (Type t : type.getResults())
-    params.push_back(bufferType(t));
+  for (auto [i, t] :
+       llvm::enumerate(llvm::concat<const Type>(type.getInputs(),
+                                                type.getResults())))
+    params.push_back(bufferType(t, i < pitches.size() ? pitches[i] : 0));
   // The status record is the last parameter, marked with the bits the
   // kernel may set (CompileKernels turns it into a StatusWord parameter).
   std::optional<uint32_t> statusBits = statusBitsOf(kernel, finite);
@@ -219,10 +254,15 @@ struct ConvertTileToGPUPass
     OpBuilder builder(module.getBodyRegion());
     builder.setInsertionPointToEnd(module.getBody());
     FiniteChecks finite = findFiniteChecks(module);
-    for (KernelOp kernel : kernels)
-      failedAny |=
-          failed(lowerKernel(kernel, builder, finite[kernel.getSymName().str()],
-                             deterministic, wgmma, tf32Wgmma));
+    FailureOr<Pitches> pitches = findPitches(module);
+    if (failed(pitches))
+      return signalPassFailure();
+    for (KernelOp kernel : kernels) {
+      std::string name = kernel.getSymName().str();
+      failedAny |= failed(lowerKernel(kernel, builder, (*pitches)[name],
+                                      finite[name], deterministic, wgmma,
+                                      tf32Wgmma));
+    }
     if (failedAny)
       return signalPassFailure();
     if (!kernels.empty())

@@ -10,6 +10,17 @@
 // RUN: chmod +x %t/ptxas-v
 // RUN: nova-gpu-pack %t/gpu.mlir --entry bf16 --ptxas %t/ptxas-v -o %t/k.nvx
 // RUN: FileCheck %s --check-prefix=PTXAS --implicit-check-not=C751 --implicit-check-not=warning < %t/ptxas.log
+// The padded-row forms (GPU/Inputs/matmul_padded.mlir, planned: TMA
+// strides from the pitch, the staged store at the pitch, the padded copies
+// of unaligned operands) compile the same way: no serialization warning,
+// no spill, no stack frame, in any of their kernels.
+// RUN: printf '#!/bin/sh\n"$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)" -v "$@" >> "%t/padded.log" 2>&1\n' > %t/ptxas-padded
+// RUN: chmod +x %t/ptxas-padded
+// RUN: nova-opt %S/../../GPU/Inputs/matmul_padded.mlir --nova-fuse=single-gemms=true --convert-nova-to-tile --nova-configure=target=h200 --nova-outline-kernels --nova-bufferize --nova-plan-memory --convert-tile-to-gpu -o %t/padded.mlir
+// RUN: nova-translate --nova-to-executable %t/padded.mlir --no-nova-cache --ptxas %t/ptxas-padded -o %t/padded.nvx
+// RUN: FileCheck %s --check-prefix=PADDED --implicit-check-not=C751 --implicit-check-not=warning < %t/padded.log
+// RUN: not grep -E "[1-9][0-9]* bytes (stack frame|spill)" %t/padded.log
+// PADDED-COUNT-7: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|\.extern \.shared \.align 1024|cp.async.bulk.tensor.2d.[a-z:]*|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+|p, [01], +[01], [01], +[01];" %t/k.nvx | sed 's/matmul_[0-9a-f]*_param/P/' | sort | uniq -c | FileCheck %s
 
 // PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'

@@ -9,6 +9,7 @@
 #include "nova/Dialect/NovaMem/Transforms/Passes.h"
 
 #include "nova/Dialect/NovaMem/IR/Program.h"
+#include "nova/Dialect/NovaTile/IR/NovaTile.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -26,10 +27,32 @@ using namespace mlir::nova_mem;
 
 static int64_t alignUp(int64_t n, int64_t a) { return (n + a - 1) / a * a; }
 
+/// Whether `launch`'s kernel reads and writes its buffers at their row
+/// pitch: the pointwise kernels and the GEMMs (TMA strides, or the pitch
+/// in mma.sync's addresses), launched once (a kernel's parameters take one
+/// layout). Row and column reductions, gather, attention and the optimizer
+/// index their buffers as packed.
+static bool honoursPitch(LaunchOp launch,
+                         const DenseMap<StringAttr, int> &launchesOf) {
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<nova_tile::KernelOp>(
+      launch, launch.getKernelAttr());
+  if (!kernel || launchesOf.lookup(launch.getKernelAttr().getAttr()) != 1)
+    return false;
+  nova_tile::Family family = kernel.getFamily();
+  return family == nova_tile::Family::pointwise ||
+         family == nova_tile::Family::matmul;
+}
+
 /// Pads the rows of internal buffers to a multiple of 16 bytes (rows of at
-/// least 16 bytes; narrower ones, such as keep_dims columns, stay packed): an
-/// alloc that is not returned and has no views (a view fixes its layout).
+/// least 16 bytes; narrower ones, such as keep_dims columns, stay packed):
+/// an alloc that is not returned, whose views keep its rows (reshapes of
+/// the leading dims; they take the same ld) and whose every launch runs a
+/// kernel that honours the pitch.
 static void padLeadingDimensions(func::FuncOp fn) {
+  DenseMap<StringAttr, int> launchesOf;
+  fn.walk([&](LaunchOp launch) {
+    ++launchesOf[launch.getKernelAttr().getAttr()];
+  });
   for (auto alloc : fn.getBody().getOps<AllocOp>()) {
     BufferType type = alloc.getBuffer().getType();
     ArrayRef<int64_t> shape = type.getShape();
@@ -38,12 +61,28 @@ static void padLeadingDimensions(func::FuncOp fn) {
         (shape.back() * bytes) % kAlignment == 0 || kAlignment % bytes ||
         shape.back() * bytes < kAlignment)
       continue;
-    if (llvm::any_of(alloc.getBuffer().getUsers(), [](Operation *user) {
-          return isa<ViewOp, OutputOp>(user);
-        }))
+    // The alloc and its views, transitively.
+    SmallVector<Value> buffers{alloc.getBuffer()};
+    bool paddable = true;
+    for (size_t i = 0; i < buffers.size() && paddable; ++i)
+      for (Operation *user : buffers[i].getUsers()) {
+        if (auto view = dyn_cast<ViewOp>(user)) {
+          ArrayRef<int64_t> viewed = view.getResult().getType().getShape();
+          paddable &= viewed.size() >= 2 && viewed.back() == shape.back();
+          buffers.push_back(view.getResult());
+        } else if (auto launch = dyn_cast<LaunchOp>(user)) {
+          paddable &= honoursPitch(launch, launchesOf);
+        } else {
+          paddable = false; // returned, or an op not known here
+        }
+      }
+    if (!paddable)
       continue;
     int64_t ld = alignUp(shape.back() * bytes, kAlignment) / bytes;
-    alloc.getBuffer().setType(BufferType::get(type.getTensorType(), ld));
+    for (Value buffer : buffers) {
+      auto viewed = cast<BufferType>(buffer.getType());
+      buffer.setType(BufferType::get(viewed.getTensorType(), ld));
+    }
   }
 }
 
