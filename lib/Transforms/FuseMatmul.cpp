@@ -345,16 +345,17 @@ void MatmulFuser::copyUnalignedOperands() {
     for (OpOperand &operand : mm->getOpOperands()) {
       OpOperand *use = &operand;
       Value v = operand.get();
+      auto keepsRows = [](Operation *view) {
+        auto reshape = dyn_cast<nv::ReshapeOp>(view);
+        return isa<nv::TransposeOp>(view) ||
+               (reshape &&
+                cast<RankedTensorType>(reshape.getType()).getShape().back() ==
+                    cast<RankedTensorType>(reshape.getInput().getType())
+                        .getShape()
+                        .back());
+      };
       while (Operation *def = v.getDefiningOp()) {
-        auto reshape = dyn_cast<nv::ReshapeOp>(def);
-        if (def->getBlock() != &block ||
-            !(isa<nv::TransposeOp>(def) ||
-              (reshape && cast<RankedTensorType>(reshape.getType())
-                                  .getShape()
-                                  .back() == cast<RankedTensorType>(
-                                                 reshape.getInput().getType())
-                                                 .getShape()
-                                                 .back())))
+        if (def->getBlock() != &block || !keepsRows(def))
           break;
         use = &def->getOpOperand(0);
         v = def->getOperand(0);
@@ -366,8 +367,8 @@ void MatmulFuser::copyUnalignedOperands() {
         continue;
       unaligned.push_back({use, v});
       if (!copies.contains(v))
-        copySeconds += 2.0 * double(type.getNumElements()) * 2 /
-                       kCopyBytesPerSecond;
+        copySeconds +=
+            2.0 * double(type.getNumElements()) * 2 / kCopyBytesPerSecond;
     }
     if (unaligned.empty())
       continue;

@@ -189,8 +189,7 @@ Value MatmulEmitter::splat(Type type, TypedAttr scalar) {
 Value MatmulEmitter::load(const Operand &op, Value linear, Value inBounds,
                           int64_t width) {
   // Out-of-bounds lanes read element 0 (always there) and keep zero.
-  Value safe =
-      arith::SelectOp::create(b, inBounds, op.at(b, linear), idx(0));
+  Value safe = arith::SelectOp::create(b, inBounds, op.at(b, linear), idx(0));
   Type input = elementOf(op.flat);
   Value x;
   if (width == 1) {

@@ -152,8 +152,7 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
     if (int64_t pitch = rowPitchOf(k.body.input(arg))) {
       int64_t rowLength = shapeOf(arg).back();
       int64_t contiguous = mnMajor ? rows : kExtent;
-      if (rowStride % rowLength || offset % rowLength ||
-          contiguous > rowLength)
+      if (rowStride % rowLength || offset % rowLength || contiguous > rowLength)
         return std::string("a view that splits the padded rows of an operand");
       rowStride = rowStride / rowLength * pitch;
       offset = offset / rowLength * pitch;

@@ -126,8 +126,7 @@ statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
 LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
                           ArrayRef<int64_t> pitches,
                           const DenseMap<unsigned, uint32_t> &finite,
-                          bool deterministic, bool wgmma,
-                          bool tf32Wgmma) {
+                          bool deterministic, bool wgmma, bool tf32Wgmma) {
   auto contract = computeContract(kernel);
   if (failed(contract))
     return failure();
@@ -159,9 +158,8 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   OpBuilder inner(gpuModule.getBodyRegion());
   SmallVector<Type> params;
   FunctionType type = kernel.getKernelType();
-  for (auto [i, t] :
-       llvm::enumerate(llvm::concat<const Type>(type.getInputs(),
-                                                type.getResults())))
+  for (auto [i, t] : llvm::enumerate(
+           llvm::concat<const Type>(type.getInputs(), type.getResults())))
     params.push_back(bufferType(t, i < pitches.size() ? pitches[i] : 0));
   // The status record is the last parameter, marked with the bits the
   // kernel may set (CompileKernels turns it into a StatusWord parameter).
@@ -259,9 +257,9 @@ struct ConvertTileToGPUPass
       return signalPassFailure();
     for (KernelOp kernel : kernels) {
       std::string name = kernel.getSymName().str();
-      failedAny |= failed(lowerKernel(kernel, builder, (*pitches)[name],
-                                      finite[name], deterministic, wgmma,
-                                      tf32Wgmma));
+      failedAny |=
+          failed(lowerKernel(kernel, builder, (*pitches)[name], finite[name],
+                             deterministic, wgmma, tf32Wgmma));
     }
     if (failedAny)
       return signalPassFailure();

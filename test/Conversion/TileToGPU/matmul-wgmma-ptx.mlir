@@ -20,7 +20,7 @@
 // RUN: nova-translate --nova-to-executable %t/padded.mlir --no-nova-cache --ptxas %t/ptxas-padded -o %t/padded.nvx
 // RUN: FileCheck %s --check-prefix=PADDED --implicit-check-not=C751 --implicit-check-not=warning < %t/padded.log
 // RUN: not grep -E "[1-9][0-9]* bytes (stack frame|spill)" %t/padded.log
-// PADDED-COUNT-7: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PADDED-COUNT-10: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|\.extern \.shared \.align 1024|cp.async.bulk.tensor.2d.[a-z:]*|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+|p, [01], +[01], [01], +[01];" %t/k.nvx | sed 's/matmul_[0-9a-f]*_param/P/' | sort | uniq -c | FileCheck %s
 
 // PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'

@@ -49,10 +49,11 @@ static bool honoursPitch(LaunchOp launch,
 /// the leading dims; they take the same ld) and whose every launch runs a
 /// kernel that honours the pitch.
 static void padLeadingDimensions(func::FuncOp fn) {
+  // Launches in the whole module: entries (train_step, eval) share kernels.
   DenseMap<StringAttr, int> launchesOf;
-  fn.walk([&](LaunchOp launch) {
-    ++launchesOf[launch.getKernelAttr().getAttr()];
-  });
+  Operation *scope = fn->getParentOp() ? fn->getParentOp() : fn.getOperation();
+  scope->walk(
+      [&](LaunchOp launch) { ++launchesOf[launch.getKernelAttr().getAttr()]; });
   for (auto alloc : fn.getBody().getOps<AllocOp>()) {
     BufferType type = alloc.getBuffer().getType();
     ArrayRef<int64_t> shape = type.getShape();
