@@ -46,6 +46,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 PARTS = ["bandwidth", "gemm", "attention", "nova_train", "torch_eager",
          "torch_compile", "jax", "deepest_eager", "deepest_compile"]
+# The training parts' precisions (BENCH_COMPUTES=bf16 times bf16 alone, for
+# a call too short for both).
+COMPUTES = [c for c in os.environ.get("BENCH_COMPUTES", "tf32,bf16").split(",")
+            if c]
 # Each part's time limit (s); the round's budget caps them further.
 LIMITS = {"bandwidth": 30, "gemm": 150, "attention": 60, "nova_train": 120,
           "torch_eager": 60, "torch_compile": 200, "jax": 150,
@@ -355,7 +359,7 @@ def part_nova_train(ctx):
     result = {"config": cfg, "compile_s": g.get("compile_s"),
               "planned_bytes": g.get("planned_bytes"), "train": {},
               "profile": {}, "errors": []}
-    for compute in ("tf32", "bf16"):
+    for compute in COMPUTES:
         nvx = g["steps"].get(compute)
         if not nvx:
             result["errors"].append("%s: no step compiled" % compute)
@@ -417,7 +421,7 @@ def torch_training(ctx, mode):
     if not g:
         raise PartFailed("no GPT-2 configuration in the manifest")
     result, errors = {"mode": mode, "torch": torch.__version__}, []
-    for compute in ("tf32", "bf16"):
+    for compute in COMPUTES:
         try:
             result[compute] = gpt2_torch.train(g["config"], compute, mode,
                                                steps=5 if ctx.smoke else 10)
@@ -445,7 +449,7 @@ def part_jax(ctx, deadline):
         raise PartFailed("no GPT-2 configuration in the manifest")
     env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
     result, errors = {}, []
-    for compute in ("tf32", "bf16"):
+    for compute in COMPUTES:
         record = os.path.join(ctx.work, "jax-%s.json" % compute)
         cmd = [sys.executable, os.path.join(HERE, "gpt2_jax.py"), "--config",
                json.dumps(g["config"]), "--compute", compute, "--steps",
@@ -592,6 +596,10 @@ def main():
     if args.part:
         return run_part(args)
 
+    for c in COMPUTES:
+        if c not in ("tf32", "bf16"):
+            sys.exit("run.py: error: BENCH_COMPUTES names '%s' (expected tf32 "
+                     "or bf16)" % c)
     parts = args.parts.split(",")
     for part in parts:
         if part not in PARTS:

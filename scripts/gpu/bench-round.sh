@@ -19,7 +19,8 @@
 #       the timings are then shared); $OUT/bench.json, bench.md,
 #       bench.png, logs.txt and round.log (OUT defaults to /tmp/nova-bench).
 #       BENCH_RUN_PARTS picks the parts run (bench/gpu/run.py's names);
-#       BENCH_MERGE names the bench.json of an earlier call on the same DIR,
+#       BENCH_COMPUTES=bf16 trains bf16 alone in the training parts
+#       (default tf32,bf16); BENCH_MERGE names the bench.json of an earlier call on the same DIR,
 #       whose other parts join this call's report (a round longer than one
 #       call).
 #       Exit 1 when any part or the report failed.
