@@ -27,7 +27,11 @@ prepare)
   ninja -j2 -C "$rt" nova-run
   cp "$rt/bin/nova-run" "$dir/bin/"
   cp "$0" "$root/scripts/gpu/kernel-tests.sh" "$dir/"
-  cases=$(grep -o '^attn_[a-z0-9_]*' "$root/scripts/gpu/kernel-tests.sh" | tr '\n' ' ')
+  # ATTN_CASES: the kernel-test cases to prepare (default: every attn_*
+  # row); EXTRA_CASES rows (scripts/gpu/step-kernels.py) come too.
+  cases=${ATTN_CASES:-$(grep -o '^attn_[a-z0-9_]*' "$root/scripts/gpu/kernel-tests.sh" | tr '\n' ' ')}
+  [ -n "${EXTRA_CASES:-}" ] &&
+    cases="$cases $(grep -v '^#' "$EXTRA_CASES" | awk '{print $1}' | tr '\n' ' ')"
   NOVA_BIN=$root/build/bin "$root/scripts/gpu/kernel-tests.sh" prepare \
     "$dir/kernel-tests" "${KERNEL_TEST_SEED:-now}" $cases
   bin=$root/build/bin
@@ -43,7 +47,7 @@ prepare)
 run)
   status=0
   # A kernel that never finishes fails the round instead of hanging it.
-  timeout 60 bash "$dir/kernel-tests.sh" run "$dir/kernel-tests" \
+  timeout 50 bash "$dir/kernel-tests.sh" run "$dir/kernel-tests" \
     "$dir/bin/nova-run" || status=1
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader || true
   python3 - "$dir" <<'PY' || status=1
@@ -91,7 +95,7 @@ for name, b, h, t, dim, backward in cases:
 PY
   for e in fwdbwd_d64 fwdbwd_d128; do
     echo "--profile $e"
-    timeout 30 "$dir/bin/nova-run" "$dir/bench/$e.nvx" --random-inputs 1 \
+    timeout 15 "$dir/bin/nova-run" "$dir/bench/$e.nvx" --random-inputs 1 \
       --iterations 20 --profile 2>&1 | tail -8
   done
   exit $status

@@ -106,6 +106,10 @@ attn_wgmma_d128_epi  attn_wgmma.mlir  causal_d128_epilogue 2e-2 norm no pack
 col_gelu          column-reduction.mlir gelu_bias_grad 8e-3 1e-6 no   pack
 col_narrow        column-reduction.mlir narrow_many_rows 1e-6 1e-7 no  pack
 col_few_rows      column-reduction.mlir few_rows      1e-6  1e-7  no   pack
+attn_wgmma_bwd_c64  attn_wgmma_bwd.mlir causal_d64  1e-2  norm  no   pack
+attn_wgmma_bwd_f64  attn_wgmma_bwd.mlir full_d64    1e-2  norm  no   pack
+attn_wgmma_bwd_c128 attn_wgmma_bwd.mlir causal_d128 1e-2  norm  no   pack
+attn_wgmma_bwd_f128 attn_wgmma_bwd.mlir full_d128   1e-2  norm  no   pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read
