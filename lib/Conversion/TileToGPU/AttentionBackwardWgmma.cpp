@@ -407,34 +407,38 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
     Value streamedBase = mul(add(w.first, j), kRows);
     hopper::waitParity(b, full(stage), phase);
     Value xTile = streamedTile(stage, 0), yTile = streamedTile(stage, 1);
+    // S and dP as two groups: P's exponentials overlap dP's wgmmas, and
+    // (K/V-stationary) dS overlaps dV += P^T dO.
     NVVM::WgmmaFenceAlignedOp::create(b);
     Value s = scores(stationaryDesc(0), shifted(kMajor, xTile));
+    NVVM::WgmmaGroupSyncAlignedOp::create(b);
     Value dp = scores(stationaryDesc(1), shifted(kMajor, yTile));
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
 
-    // The log2-domain log-sum-exp and D of accumulator i's query.
-    SmallVector<Value> lse(sCount), delta(sCount);
-    if (kind.keys) {
-      hopper::waitParity(b, statsFull(stage), phase);
-      auto pair = VectorType::get({2}, b.getF32Type());
-      for (int64_t i = 0; i < sCount; i += 2)
-        for (int64_t which = 0; which < 2; ++which) {
-          Value x = LLVM::LoadOp::create(
-              b, pair, shared(statsAt(stage, idx(which), colOf(i))), 8);
-          for (int64_t e = 0; e < 2; ++e)
-            (which ? delta : lse)[i + e] =
-                vector::ExtractOp::create(b, x, ArrayRef<int64_t>{e});
-        }
-    } else {
-      for (int64_t i = 0; i < sCount; ++i) {
-        lse[i] = rowLse[(i >> 1) & 1];
-        delta[i] = rowDelta[(i >> 1) & 1];
+    // Stat `which` (0 the log2-domain log-sum-exp, 1 D) of accumulator i's
+    // query, each loaded next to its use (fewer live registers).
+    auto stats = [&](int64_t which) {
+      SmallVector<Value> out(sCount);
+      if (!kind.keys) {
+        for (int64_t i = 0; i < sCount; ++i)
+          out[i] = (which ? rowDelta : rowLse)[(i >> 1) & 1];
+        return out;
       }
-    }
-    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+      auto pair = VectorType::get({2}, b.getF32Type());
+      for (int64_t i = 0; i < sCount; i += 2) {
+        Value x = LLVM::LoadOp::create(
+            b, pair, shared(statsAt(stage, idx(which), colOf(i))), 8);
+        for (int64_t e = 0; e < 2; ++e)
+          out[i + e] = vector::ExtractOp::create(b, x, ArrayRef<int64_t>{e});
+      }
+      return out;
+    };
+    if (kind.keys)
+      hopper::waitParity(b, statsFull(stage), phase);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, 1); // S is done
 
     Value log2Scale = f32(bwd.scale * M_LOG2E);
-    SmallVector<Value> p;
+    SmallVector<Value> lse = stats(0), p;
     for (int64_t i = 0; i < sCount; ++i) {
       Value x = LLVM::ExtractValueOp::create(b, s, ArrayRef<int64_t>{i});
       p.push_back(math::Exp2Op::create(b, fsub(fmul(x, log2Scale), lse[i])));
@@ -473,29 +477,32 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
       scf::YieldOp::create(b, p);
       p.assign(branch.getResults().begin(), branch.getResults().end());
     }
-    SmallVector<Value> ds;
+
+    SmallVector<Value> dV;
+    if (kind.keys) {
+      // dV += P^T dO while dS is computed.
+      SmallVector<Value> pPacked = attention_wgmma::packBF16(b, p);
+      NVVM::WgmmaFenceAlignedOp::create(b);
+      dV = accumulate(
+          SmallVector<Value>(carried.begin() + accCount, carried.end()),
+          pPacked, shifted(nMajor, yTile));
+      NVVM::WgmmaGroupSyncAlignedOp::create(b);
+      NVVM::WgmmaWaitGroupSyncOp::create(b, 1); // dP is done
+    } else {
+      NVVM::WgmmaWaitGroupSyncOp::create(b, 0); // dP is done
+    }
+    SmallVector<Value> delta = stats(1), ds;
     for (int64_t i = 0; i < sCount; ++i) {
       Value x = LLVM::ExtractValueOp::create(b, dp, ArrayRef<int64_t>{i});
       ds.push_back(fmul(p[i], fsub(x, delta[i])));
     }
-
     SmallVector<Value> dsPacked = attention_wgmma::packBF16(b, ds);
     NVVM::WgmmaFenceAlignedOp::create(b);
-    SmallVector<Value> yielded;
-    if (kind.keys) {
-      // dK += dS^T Q, dV += P^T dO.
-      SmallVector<Value> pPacked = attention_wgmma::packBF16(b, p);
-      SmallVector<Value> dK(carried.begin(), carried.begin() + accCount);
-      SmallVector<Value> dV(carried.begin() + accCount, carried.end());
-      dK = accumulate(dK, dsPacked, shifted(nMajor, xTile));
-      dV = accumulate(dV, pPacked, shifted(nMajor, yTile));
-      yielded = dK;
-      yielded.append(dV.begin(), dV.end());
-    } else {
-      // dQ += dS K.
-      yielded = accumulate(SmallVector<Value>(carried), dsPacked,
-                           shifted(nMajor, xTile));
-    }
+    // dK += dS^T Q, or dQ += dS K.
+    SmallVector<Value> yielded = accumulate(
+        SmallVector<Value>(carried.begin(), carried.begin() + accCount),
+        dsPacked, shifted(nMajor, xTile));
+    yielded.append(dV.begin(), dV.end());
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
     NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
     NVVM::MBarrierArriveOp::create(b, Type(), empty(stage), Value());
