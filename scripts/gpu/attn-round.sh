@@ -10,7 +10,8 @@
 #       (is_causal=True, bf16, same events and counts), one line per entry
 #       with TFLOP/s against the bf16 floor and the ratio to SDPA; then
 #       nova-run --profile of the forward + backward entries (the time of
-#       each kernel).
+#       each kernel), and of fwdbwd_d64 on the mma.sync kernels
+#       (convert-tile-to-gpu=wgmma=false).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:?usage: attn-round.sh prepare|run DIR}
@@ -27,7 +28,11 @@ prepare)
   ninja -j2 -C "$rt" nova-run
   cp "$rt/bin/nova-run" "$dir/bin/"
   cp "$0" "$root/scripts/gpu/kernel-tests.sh" "$dir/"
-  cases=$(grep -o '^attn_[a-z0-9_]*' "$root/scripts/gpu/kernel-tests.sh" | tr '\n' ' ')
+  # ATTN_CASES: the kernel-test cases to prepare (default: every attn_*
+  # row); EXTRA_CASES rows (scripts/gpu/step-kernels.py) come too.
+  cases=${ATTN_CASES:-$(grep -o '^attn_[a-z0-9_]*' "$root/scripts/gpu/kernel-tests.sh" | tr '\n' ' ')}
+  [ -n "${EXTRA_CASES:-}" ] &&
+    cases="$cases $(grep -v '^#' "$EXTRA_CASES" | awk '{print $1}' | tr '\n' ' ')"
   NOVA_BIN=$root/build/bin "$root/scripts/gpu/kernel-tests.sh" prepare \
     "$dir/kernel-tests" "${KERNEL_TEST_SEED:-now}" $cases
   bin=$root/build/bin
@@ -37,13 +42,20 @@ prepare)
   for e in $entries; do
     "$bin/nova-gpu-pack" "$dir/bench/gpu.mlir" --entry "$e" -o "$dir/bench/$e.nvx"
   done
+  # The same forward + backward on the mma.sync kernels (wgmma=false): the
+  # backward's previous path, profiled in the same call.
+  "$bin/nova-opt" "$root/test/GPU/Inputs/attn_wgmma_bench.mlir" \
+    --nova-configure=target=h200 --nova-outline-kernels \
+    --convert-tile-to-gpu=wgmma=false -o "$dir/bench/gpu.mlir"
+  "$bin/nova-gpu-pack" "$dir/bench/gpu.mlir" --entry fwdbwd_d64 \
+    -o "$dir/bench/fwdbwd_d64_mmasync.nvx"
   rm "$dir/bench/gpu.mlir"
   du -sh "$dir"
   ;;
 run)
   status=0
   # A kernel that never finishes fails the round instead of hanging it.
-  timeout 60 bash "$dir/kernel-tests.sh" run "$dir/kernel-tests" \
+  timeout 50 bash "$dir/kernel-tests.sh" run "$dir/kernel-tests" \
     "$dir/bin/nova-run" || status=1
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader || true
   python3 - "$dir" <<'PY' || status=1
@@ -89,9 +101,9 @@ for name, b, h, t, dim, backward in cases:
           f"{flops / nova / 1e9:.0f} | {ref:.3f} | {flops / ref / 1e9:.0f} | "
           f"{ref / nova:.2f} |", flush=True)
 PY
-  for e in fwdbwd_d64 fwdbwd_d128; do
+  for e in fwdbwd_d64 fwdbwd_d128 fwdbwd_d64_mmasync; do
     echo "--profile $e"
-    timeout 30 "$dir/bin/nova-run" "$dir/bench/$e.nvx" --random-inputs 1 \
+    timeout 15 "$dir/bin/nova-run" "$dir/bench/$e.nvx" --random-inputs 1 \
       --iterations 20 --profile 2>&1 | tail -8
   done
   exit $status

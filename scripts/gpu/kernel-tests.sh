@@ -113,6 +113,10 @@ wgmma_copy_out    matmul_wgmma_mn.mlir x_wt_bias_odd_n 8e-3 1e-3 no  pack
 pad_chain_bf16    matmul_padded.mlir  chain_bf16      2e-2  norm  no   planned
 pad_chain_f32     matmul_padded.mlir  chain_f32       1e-5  norm  no   planned
 pad_copy_odd      matmul_padded.mlir  copy_odd        1e-2  norm  no   planned-single
+attn_wgmma_bwd_c64  attn_wgmma_bwd.mlir causal_d64  1e-2  norm  no   pack
+attn_wgmma_bwd_f64  attn_wgmma_bwd.mlir full_d64    1e-2  norm  no   pack
+attn_wgmma_bwd_c128 attn_wgmma_bwd.mlir causal_d128 1e-2  norm  no   pack
+attn_wgmma_bwd_f128 attn_wgmma_bwd.mlir full_d128   1e-2  norm  no   pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

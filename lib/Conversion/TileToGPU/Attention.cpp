@@ -18,9 +18,10 @@
 //   64 queries accumulate dQ over key tiles. Every gradient element is
 //   written by exactly one block: deterministic, no atomics.
 //
-// bf16 forwards that TMA can load go to the Hopper forward instead
-// (AttentionWgmma.cpp: wgmma, TMA, warp-specialized); it reuses this
-// file's contract reading and result stores.
+// bf16 forwards and backwards that TMA can load go to the Hopper kernels
+// instead (AttentionWgmma.cpp, AttentionBackwardWgmma.cpp: wgmma, TMA,
+// warp-specialized); they reuse this file's contract reading and result
+// stores.
 //
 // Results reach the kernel's outputs through the fused epilogue (evaluated
 // at the result's index) and the strided windows the contract gives;
@@ -1068,6 +1069,50 @@ LogicalResult AttentionEmitter::emitDQ(Value block) {
 }
 
 FailureOr<Geometry> AttentionEmitter::backwardKernel() {
+  bool wantQ = false, wantKV = false;
+  for (const Write &w : writes)
+    (w.result == 0 ? wantQ : wantKV) = true;
+  // bf16 on Hopper: the wgmma backward (AttentionBackwardWgmma.cpp) where
+  // it applies. It writes each gradient element from one block, so it
+  // also meets `deterministic`.
+  if (k.wgmma && (wantQ || wantKV)) {
+    auto operand = [](const View &v) {
+      return AttentionOperand{v.input, v.offset, v.strides, !v.casts.empty()};
+    };
+    auto logSumExp = [&](Value bh, Value row) {
+      Value lse =
+          load(4, leadOffset(operands[4], bh), row, Value(), tq, f32(0.0));
+      return body.convert(body.widen(lse), b.getF32Type());
+    };
+    auto store = [&](unsigned result, Value bh, Value row, Value col, Value x,
+                     Value valid) {
+      return storeResult(result, bh, row, col, x, valid);
+    };
+    auto fill = [&](int64_t grid, int64_t threads) {
+      fillConstants(grid, threads);
+    };
+    AttentionBackward parts{k,
+                            lead,
+                            tq,
+                            tk,
+                            d,
+                            dv,
+                            scale,
+                            causal,
+                            opType,
+                            operand(operands[0]),
+                            operand(operands[1]),
+                            operand(operands[2]),
+                            operand(operands[3]),
+                            operand(operands[5]),
+                            wantQ,
+                            wantKV,
+                            logSumExp,
+                            store,
+                            fill};
+    if (auto geometry = emitAttentionBackwardWgmma(parts))
+      return *geometry;
+  }
   FailureOr<int64_t> tileOr = pickTile([&](int64_t bt) {
     return bt * paddedCols(d) + bt * paddedCols(dv) +
            2 * kBlockRows * paddedCols(bt);
@@ -1080,9 +1125,6 @@ FailureOr<Geometry> AttentionEmitter::backwardKernel() {
   zSmem = allocShared(kBlockRows, paddedCols(tile), tileType);
   wSmem = allocShared(kBlockRows, paddedCols(tile), tileType);
   stats = allocShared(2, kBlockRows, b.getF32Type());
-  bool wantQ = false, wantKV = false;
-  for (const Write &w : writes)
-    (w.result == 0 ? wantQ : wantKV) = true;
   int64_t kvBlocks = wantKV ? batch * llvm::divideCeil(tk, kBlockRows) : 0;
   int64_t qBlocks = wantQ ? batch * llvm::divideCeil(tq, kBlockRows) : 0;
   int64_t grid = std::max<int64_t>(1, kvBlocks + qBlocks);

@@ -78,20 +78,9 @@ std::optional<std::string> whyNot(const AttentionForward &fwd) {
   int64_t leadDims = llvm::count_if(fwd.lead, [](int64_t n) { return n != 1; });
   if (leadDims > 3)
     return std::string("more than 3 batch dims (TMA has 5)");
-  for (const AttentionOperand *op : {&fwd.q, &fwd.key, &fwd.value}) {
-    if (op->converted || !op->input || !elementOf(op->input).isBF16())
-      return std::string("a prologue on an operand");
-    ArrayRef<int64_t> strides = op->strides;
-    size_t rank = strides.size();
-    if (rank != fwd.lead.size() + 2 || strides[rank - 1] != 1)
-      return std::string("an operand whose head dim is not contiguous");
-    if ((op->offset * 2) % 16 != 0)
-      return std::string("an operand that does not start 16-byte aligned");
-    for (size_t i = 0; i + 1 < rank; ++i)
-      if ((i == rank - 2 || fwd.lead[i] != 1) &&
-          ((strides[i] * 2) % 16 != 0 || strides[i] <= 0))
-        return std::string("a stride that is not a multiple of 16 bytes");
-  }
+  for (const AttentionOperand *op : {&fwd.q, &fwd.key, &fwd.value})
+    if (auto why = attention_wgmma::operandWhyNot(*op, fwd.lead))
+      return why;
   if (fwd.tq >= (int64_t(1) << 31) || fwd.tk >= (int64_t(1) << 31))
     return std::string("sequences too long for 32-bit TMA coordinates");
   return std::nullopt;
@@ -163,10 +152,6 @@ private:
   forEachWork(function_ref<FailureOr<Value>(Value, Value, Value, Value)> fn);
   void producer();
   LogicalResult consumer(Value consumerIndex);
-  /// O (dv / 2 accumulators) += P V for one 16-key step: A from the four
-  /// bf16x2 registers `a`, B by the N-major descriptor `vDesc`.
-  SmallVector<Value> multiplyPV(ArrayRef<Value> o, ArrayRef<Value> a,
-                                Value vDesc);
 
   const AttentionForward &fwd;
   SharedLayout layout;
@@ -176,28 +161,12 @@ private:
 
 Value ForwardEmitter::descriptor(const AttentionOperand &op, int64_t rows,
                                  int64_t boxRows) {
-  size_t rank = op.strides.size();
-  SmallVector<int64_t> dims{fwd.d, rows}, strides{op.strides[rank - 2] * 2},
-      box{kChunk, boxRows};
-  for (int64_t i = int64_t(fwd.lead.size()) - 1; i >= 0; --i) {
-    if (fwd.lead[i] == 1)
-      continue;
-    dims.push_back(fwd.lead[i]);
-    strides.push_back(op.strides[i] * 2);
-    box.push_back(1);
-  }
-  return hopper::addTmaDescriptor(k, op.input, op.offset * 2, dims, strides,
-                                  box, 128);
+  return attention_wgmma::descriptor(k, op, fwd.lead, fwd.d, rows, boxRows);
 }
 
 SmallVector<Value> ForwardEmitter::coordinates(int64_t col, Value row,
                                                Value bh) {
-  SmallVector<Value> at{i32(col), toI32(row)};
-  SmallVector<Value> leadIdx = body.delinearize(bh, fwd.lead);
-  for (int64_t i = int64_t(fwd.lead.size()) - 1; i >= 0; --i)
-    if (fwd.lead[i] != 1)
-      at.push_back(toI32(leadIdx[i]));
-  return at;
+  return attention_wgmma::coordinates(k, fwd.lead, col, row, bh);
 }
 
 Value ForwardEmitter::keyTiles(Value queryBase) {
@@ -278,40 +247,6 @@ void ForwardEmitter::producer() {
   });
 }
 
-SmallVector<Value> ForwardEmitter::multiplyPV(ArrayRef<Value> o,
-                                              ArrayRef<Value> a, Value vDesc) {
-  int64_t n = o.size();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << n + 5 << ", 0;\n"
-     << "wgmma.mma_async.sync.aligned.m64n" << fwd.dv << "k16.f32.bf16.bf16 {";
-  for (int64_t i = 0; i < n; ++i)
-    os << (i ? ", $" : "$") << i;
-  os << "}, {$" << n << ", $" << n + 1 << ", $" << n + 2 << ", $" << n + 3
-     << "}, $" << n + 4 << ", p, 1, 1, 1;\n}";
-  std::string constraints;
-  for (int64_t i = 0; i < n; ++i)
-    constraints += "=f,";
-  constraints += "r,r,r,r,l,r";
-  for (int64_t i = 0; i < n; ++i)
-    constraints += "," + std::to_string(i);
-  SmallVector<Value> operands(a.begin(), a.end());
-  operands.push_back(vDesc);
-  operands.push_back(i32(1)); // scale-d: accumulate
-  operands.append(o.begin(), o.end());
-  auto resultType = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(n, b.getF32Type()));
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, resultType, operands, text, constraints, /*has_side_effects=*/true,
-      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr(), ArrayAttr());
-  SmallVector<Value> out;
-  for (int64_t i = 0; i < n; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, asmOp.getResult(0),
-                                               ArrayRef<int64_t>{i}));
-  return out;
-}
-
 LogicalResult ForwardEmitter::consumer(Value consumerIndex) {
   MLIRContext *ctx = b.getContext();
   Value thread = rem(tid, 128);
@@ -378,8 +313,8 @@ LogicalResult ForwardEmitter::consumer(Value consumerIndex) {
     // Its own fence: the wait above ends the S group's stage for ptxas.
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t step = 0; step < kKeyTile / 16; ++step)
-      o = multiplyPV(o, p.slice(4 * step, 4),
-                     add(vDesc, i64(step * 16 * 128 >> 4)));
+      o = attention_wgmma::multiplyRegisterA(
+          b, o, p.slice(4 * step, 4), add(vDesc, i64(step * 16 * 128 >> 4)));
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
     return o;
   };
@@ -458,22 +393,8 @@ LogicalResult ForwardEmitter::consumer(Value consumerIndex) {
     return out;
   };
 
-  // P as the A operand: for keys 16 s.., register r holds accumulators
-  // 8 s + 2 r and 8 s + 2 r + 1 as bf16x2 (the m64k16 A fragment layout
-  // matches the accumulators').
   auto pack = [&](ArrayRef<Value> p) {
-    auto pair = VectorType::get({2}, b.getF32Type());
-    auto pairBF16 = VectorType::get({2}, b.getBF16Type());
-    auto word = VectorType::get({1}, b.getI32Type());
-    SmallVector<Value> regs;
-    for (size_t i = 0; i < p.size(); i += 2) {
-      Value v =
-          vector::FromElementsOp::create(b, pair, ValueRange{p[i], p[i + 1]});
-      Value h = arith::TruncFOp::create(b, pairBF16, v);
-      regs.push_back(vector::ExtractOp::create(
-          b, vector::BitCastOp::create(b, word, h), ArrayRef<int64_t>{0}));
-    }
-    return regs;
+    return attention_wgmma::packBF16(b, p);
   };
 
   return forEachWork([&](Value bh, Value queryBase, Value first,
@@ -611,6 +532,112 @@ FailureOr<Geometry> ForwardEmitter::emit() {
 }
 
 } // namespace
+
+namespace attention_wgmma {
+
+std::optional<std::string> operandWhyNot(const AttentionOperand &op,
+                                         ArrayRef<int64_t> lead) {
+  if (op.converted || !op.input || !elementOf(op.input).isBF16())
+    return std::string("a prologue on an operand");
+  ArrayRef<int64_t> strides = op.strides;
+  size_t rank = strides.size();
+  if (rank != lead.size() + 2 || strides[rank - 1] != 1)
+    return std::string("an operand whose head dim is not contiguous");
+  if ((op.offset * 2) % 16 != 0)
+    return std::string("an operand that does not start 16-byte aligned");
+  for (size_t i = 0; i + 1 < rank; ++i)
+    if ((i == rank - 2 || lead[i] != 1) &&
+        ((strides[i] * 2) % 16 != 0 || strides[i] <= 0))
+      return std::string("a stride that is not a multiple of 16 bytes");
+  return std::nullopt;
+}
+
+Value descriptor(KernelContext &k, const AttentionOperand &op,
+                 ArrayRef<int64_t> lead, int64_t cols, int64_t rows,
+                 int64_t boxRows) {
+  size_t rank = op.strides.size();
+  SmallVector<int64_t> dims{cols, rows}, strides{op.strides[rank - 2] * 2},
+      box{kChunk, boxRows};
+  for (int64_t i = int64_t(lead.size()) - 1; i >= 0; --i) {
+    if (lead[i] == 1)
+      continue;
+    dims.push_back(lead[i]);
+    strides.push_back(op.strides[i] * 2);
+    box.push_back(1);
+  }
+  return hopper::addTmaDescriptor(k, op.input, op.offset * 2, dims, strides,
+                                  box, 128);
+}
+
+SmallVector<Value> coordinates(KernelContext &k, ArrayRef<int64_t> lead,
+                               int64_t col, Value row, Value bh) {
+  ImplicitLocOpBuilder &b = k.b;
+  auto i32 = [&](Value index) {
+    return arith::IndexCastOp::create(b, b.getI32Type(), index);
+  };
+  SmallVector<Value> at{
+      arith::ConstantOp::create(b, b.getI32IntegerAttr(int32_t(col))),
+      i32(row)};
+  SmallVector<Value> leadIdx = k.body.delinearize(bh, lead);
+  for (int64_t i = int64_t(lead.size()) - 1; i >= 0; --i)
+    if (lead[i] != 1)
+      at.push_back(i32(leadIdx[i]));
+  return at;
+}
+
+SmallVector<Value> packBF16(ImplicitLocOpBuilder &b, ArrayRef<Value> values) {
+  // For k-step s, register r holds accumulators 8 s + 2 r and 8 s + 2 r + 1
+  // (the m64k16 A fragment layout matches the accumulators').
+  auto pair = VectorType::get({2}, b.getF32Type());
+  auto pairBF16 = VectorType::get({2}, b.getBF16Type());
+  auto word = VectorType::get({1}, b.getI32Type());
+  SmallVector<Value> regs;
+  for (size_t i = 0; i < values.size(); i += 2) {
+    Value v = vector::FromElementsOp::create(
+        b, pair, ValueRange{values[i], values[i + 1]});
+    Value h = arith::TruncFOp::create(b, pairBF16, v);
+    regs.push_back(vector::ExtractOp::create(
+        b, vector::BitCastOp::create(b, word, h), ArrayRef<int64_t>{0}));
+  }
+  return regs;
+}
+
+SmallVector<Value> multiplyRegisterA(ImplicitLocOpBuilder &b, ArrayRef<Value> o,
+                                     ArrayRef<Value> a, Value desc) {
+  int64_t n = o.size();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << n + 5 << ", 0;\n"
+     << "wgmma.mma_async.sync.aligned.m64n" << 2 * n << "k16.f32.bf16.bf16 {";
+  for (int64_t i = 0; i < n; ++i)
+    os << (i ? ", $" : "$") << i;
+  os << "}, {$" << n << ", $" << n + 1 << ", $" << n + 2 << ", $" << n + 3
+     << "}, $" << n + 4 << ", p, 1, 1, 1;\n}";
+  std::string constraints;
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "=f,";
+  constraints += "r,r,r,r,l,r";
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands(a.begin(), a.end());
+  operands.push_back(desc);
+  operands.push_back( // scale-d: accumulate
+      arith::ConstantOp::create(b, b.getI32IntegerAttr(1)));
+  operands.append(o.begin(), o.end());
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(n, b.getF32Type()));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, resultType, operands, text, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr(), ArrayAttr());
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, asmOp.getResult(0),
+                                               ArrayRef<int64_t>{i}));
+  return out;
+}
+
+} // namespace attention_wgmma
 
 std::optional<FailureOr<Geometry>>
 emitAttentionForwardWgmma(const AttentionForward &fwd) {

@@ -1,7 +1,8 @@
-//===- AttentionWgmma.h - the Hopper attention forward's interface --------===//
+//===- AttentionWgmma.h - the Hopper attention kernels' interface ---------===//
 //
 // Internal to convert-tile-to-gpu: what Attention.cpp hands the wgmma
-// forward (AttentionWgmma.cpp) once it has read the kernel's contract.
+// forward (AttentionWgmma.cpp) and backward (AttentionBackwardWgmma.cpp)
+// once it has read the kernel's contract, and the pieces the two share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +49,62 @@ struct AttentionForward {
 /// mma.sync path.
 std::optional<FailureOr<Geometry>>
 emitAttentionForwardWgmma(const AttentionForward &fwd);
+
+/// An attention backward (nova.attention_bwd) ready to lower: the shape,
+/// the operands (O and dO for D = rowsum(dO * O)), which gradients the
+/// kernel writes, and how they reach the outputs.
+struct AttentionBackward {
+  KernelContext &k;
+  ArrayRef<int64_t> lead;
+  int64_t tq, tk, d, dv;
+  double scale;
+  bool causal;
+  Type element;
+  AttentionOperand q, key, value, out, outGrad;
+  bool wantQ, wantKV;
+  /// The log-sum-exp (f32, natural log) of query `row` of batch `bh`; 0
+  /// past the last query.
+  function_ref<Value(Value bh, Value row)> logSumExp;
+  /// Stores gradient `result` (0 dQ, 1 dK, 2 dV) at (lead index of `bh`,
+  /// row, col) through the epilogue, when `valid`.
+  function_ref<LogicalResult(unsigned result, Value bh, Value row, Value col,
+                             Value x, Value valid)>
+      store;
+  function_ref<void(int64_t grid, int64_t threads)> fillConstants;
+};
+
+/// The backward on wgmma with TMA (sm_90a) when it applies (bf16, head dim
+/// 64 or 128, TMA-compatible operands), else none: the caller keeps its
+/// mma.sync path.
+std::optional<FailureOr<Geometry>>
+emitAttentionBackwardWgmma(const AttentionBackward &bwd);
+
+/// Pieces the wgmma forward and backward share.
+namespace attention_wgmma {
+
+/// Why TMA cannot load `op` (bf16, batch dims `lead`), or nothing.
+std::optional<std::string> operandWhyNot(const AttentionOperand &op,
+                                         ArrayRef<int64_t> lead);
+/// A TMA descriptor of `op` (`cols` wide, `rows` long): dims (cols, rows,
+/// the batch dims that are not 1, innermost first), boxes of 64 x
+/// `boxRows`, 128-byte swizzle.
+Value descriptor(KernelContext &k, const AttentionOperand &op,
+                 ArrayRef<int64_t> lead, int64_t cols, int64_t rows,
+                 int64_t boxRows);
+/// The TMA coordinates (i32) of column `col`, row `row` of batch `bh`.
+SmallVector<Value> coordinates(KernelContext &k, ArrayRef<int64_t> lead,
+                               int64_t col, Value row, Value bh);
+/// f32 values as bf16x2 words (i32), pairs in order: the A fragment of a
+/// register-A wgmma from the accumulators of an m64 wgmma.
+SmallVector<Value> packBF16(ImplicitLocOpBuilder &b, ArrayRef<Value> values);
+/// acc (m64 x n, n = 2 acc.size()) += A B for one k16 step: A from the
+/// four bf16x2 registers `a`, B N-major by the shared-memory descriptor
+/// `desc` (inline PTX: the dialect has no register-A wgmma).
+SmallVector<Value> multiplyRegisterA(ImplicitLocOpBuilder &b,
+                                     ArrayRef<Value> acc, ArrayRef<Value> a,
+                                     Value desc);
+
+} // namespace attention_wgmma
 
 } // namespace mlir::nova::tile_to_gpu
 
