@@ -106,6 +106,10 @@ attn_wgmma_d128_epi  attn_wgmma.mlir  causal_d128_epilogue 2e-2 norm no pack
 col_gelu          column-reduction.mlir gelu_bias_grad 8e-3 1e-6 no   pack
 col_narrow        column-reduction.mlir narrow_many_rows 1e-6 1e-7 no  pack
 col_few_rows      column-reduction.mlir few_rows      1e-6  1e-7  no   pack
+scatter_wide      scatter.mlir        wide_rows       1e-5  1e-6  yes  pack
+scatter_wide_det  scatter.mlir        wide_rows       0     0     yes  pack-det
+scatter_many      scatter.mlir        many_indices    1e-4  5e-4  yes  pack
+scatter_many_det  scatter.mlir        many_indices    0     0     yes  pack-det
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read
