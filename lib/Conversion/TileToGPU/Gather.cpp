@@ -493,7 +493,7 @@ FailureOr<Geometry> emitScatterBuckets(KernelContext &k, const ScatterAdd &s,
   ImplicitLocOpBuilder &b = k.b;
   BodyEmitter &body = k.body;
   constexpr int64_t kWarps = BucketLayout::kWarps, kThreads = 32 * kWarps;
-  constexpr int64_t kUnroll = 4; // index loads in flight per lane
+  constexpr int64_t kUnroll = 8; // index loads in flight per lane
   int64_t rows = layout.rows, counters = layout.counters();
   Type i32 = b.getI32Type();
   auto i32Const = [&](int32_t v) {
@@ -652,30 +652,41 @@ FailureOr<Geometry> emitScatterBuckets(KernelContext &k, const ScatterAdd &s,
   // advances the counter.
   Value allLanes = i32Const(-1);
   Value sortedBase = body.index(counters);
+  // Most 32-position steps name none of a block's rows: the warp skips
+  // them whole (a ballot; the branch is uniform, so the lanes stay
+  // converged for match.any and the warp barriers).
   (void)scanSegment([&](Value j, Value hit, Value rel) -> LogicalResult {
-    Value key = arith::SelectOp::create(b, hit, toI32(rel), i32Const(-1));
-    Value peers = NVVM::MatchSyncOp::create(b, i32, allLanes, key,
-                                            NVVM::MatchSyncKind::any);
-    Value lower = NVVM::LaneMaskLtOp::create(b, i32);
-    Value rank =
-        LLVM::CtPopOp::create(b, arith::AndIOp::create(b, peers, lower));
-    Value group = LLVM::CtPopOp::create(b, peers);
-    (void)k.ifThen(hit, [&] {
-      Value slot = arith::AddIOp::create(b, words.load(counter(rel)), rank);
-      words.store(add(sortedBase, toIndex(slot)), toI32(j));
+    Value ballot = NVVM::VoteSyncOp::create(
+        b, i32, allLanes, hit,
+        NVVM::VoteSyncKindAttr::get(b.getContext(),
+                                    NVVM::VoteSyncKind::ballot));
+    Value anyHit =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ne, ballot, i32Const(0));
+    return k.ifThen(anyHit, [&]() -> LogicalResult {
+      Value key = arith::SelectOp::create(b, hit, toI32(rel), i32Const(-1));
+      Value peers = NVVM::MatchSyncOp::create(b, i32, allLanes, key,
+                                              NVVM::MatchSyncKind::any);
+      Value lower = NVVM::LaneMaskLtOp::create(b, i32);
+      Value rank =
+          LLVM::CtPopOp::create(b, arith::AndIOp::create(b, peers, lower));
+      Value group = LLVM::CtPopOp::create(b, peers);
+      (void)k.ifThen(hit, [&] {
+        Value slot = arith::AddIOp::create(b, words.load(counter(rel)), rank);
+        words.store(add(sortedBase, toIndex(slot)), toI32(j));
+        return success();
+      });
+      NVVM::SyncWarpOp::create(b, allLanes);
+      Value last =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rank,
+                                arith::SubIOp::create(b, group, i32Const(1)));
+      (void)k.ifThen(arith::AndIOp::create(b, hit, last), [&] {
+        Value at = counter(rel);
+        words.store(at, arith::AddIOp::create(b, words.load(at), group));
+        return success();
+      });
+      NVVM::SyncWarpOp::create(b, allLanes);
       return success();
     });
-    NVVM::SyncWarpOp::create(b, allLanes);
-    Value last =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rank,
-                              arith::SubIOp::create(b, group, i32Const(1)));
-    (void)k.ifThen(arith::AndIOp::create(b, hit, last), [&] {
-      Value at = counter(rel);
-      words.store(at, arith::AddIOp::create(b, words.load(at), group));
-      return success();
-    });
-    NVVM::SyncWarpOp::create(b, allLanes);
-    return success();
   });
   gpu::BarrierOp::create(b);
 

@@ -46,9 +46,10 @@ nova_tile.kernel @embed gather schedule <tile = [8, 64], threads = 128, stages =
 // scatter_add by buckets (4000 indices fit in shared memory): a block per
 // output row here (7 blocks of 16 warps), its dynamic shared buffer holding
 // 16 counters (row x warp) and the 4000 sorted positions. Each warp counts
-// its segment's matches (shared atomics), a prefix sum over the counters
-// (shuffle-up scan, the warps' totals in order), each warp places its
-// matches in index order (match.any ranks, the last lane of a group
+// its segment's matches (shared atomics; 8 index loads in flight a lane),
+// a prefix sum over the counters (shuffle-up scan, the warps' totals in
+// order), each warp places its matches in index order (steps without a
+// match skipped on a ballot; match.any ranks, the last lane of a group
 // advancing the counter between warp barriers); then a warp per row sums
 // the update rows (16-byte loads, the prologue on the loaded elements) and
 // stores the row once with 16-byte stores. No float atomics, no tile of
@@ -60,8 +61,8 @@ nova_tile.kernel @embed gather schedule <tile = [8, 64], threads = 128, stages =
 // CHECK: %[[FI:.*]] = memref.collapse_shape %[[I]]
 // CHECK: llvm.store %c0_i32{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
 // CHECK: gpu.barrier
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128
-// CHECK-COUNT-4: memref.load %[[FI]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256
+// CHECK-COUNT-8: memref.load %[[FI]]
 // CHECK: llvm.atomicrmw add
 // CHECK: gpu.barrier
 // CHECK-COUNT-5: gpu.shuffle  up
@@ -69,7 +70,10 @@ nova_tile.kernel @embed gather schedule <tile = [8, 64], threads = 128, stages =
 // CHECK: gpu.barrier
 // CHECK-COUNT-15: memref.load %[[WT]]
 // CHECK: gpu.barrier
-// CHECK-COUNT-4: memref.load %[[FI]]
+// CHECK-COUNT-8: memref.load %[[FI]]
+// CHECK: %[[BALLOT:.*]] = nvvm.vote.sync  ballot
+// CHECK: %[[ANY:.*]] = arith.cmpi ne, %[[BALLOT]], %c0_i32
+// CHECK: scf.if %[[ANY]] {
 // CHECK: nvvm.match.sync  any
 // CHECK: llvm.intr.ctpop
 // CHECK: llvm.store
