@@ -1,6 +1,7 @@
 //===- Configurator.cpp - analytic kernel schedules -----------------------===//
 
 #include "nova/Runtime/Configurator.h"
+#include "nova/Runtime/ScatterLayout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -69,9 +70,6 @@ constexpr double kStreamingEfficiency = 0.7;
 // then shared-memory work and barriers): ~0.45 us, from the tiled
 // scatter_add's 346 us (5026 blocks of 128 threads, 7 a SM, 128 steps).
 constexpr double kIndexStepSeconds = 0.45e-6;
-// The bucketed scatter_add's layout (Gather.cpp's BucketLayout).
-constexpr int64_t kBucketWarps = 16, kBucketMaxRows = 256,
-                  kBucketSharedBytes = 112 * 1024;
 
 std::string fmt(const char *f, double a, double b = 0, double c = 0) {
   char buf[256];
@@ -543,31 +541,28 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     s.vectorWidth = vectorWidth(p.n, elem);
     double bytes =
         double(p.m) * p.n * elem + double(p.k) * p.n * elem + 8.0 * double(p.m);
-    int64_t rows = std::clamp<int64_t>(ceilDiv(p.k, 2 * int64_t(dev.sms)), 1,
-                                       kBucketMaxRows);
-    bool buckets = 4 * (rows * kBucketWarps + p.m) <= kBucketSharedBytes;
-    if (buckets) {
+    if (auto buckets = scatter::Buckets::of(p.k, p.m, int64_t(dev.sms))) {
       // Buckets: each block sorts the indices naming its rows (two passes
       // of 256 indices a warp a step over a 16th of them), then a warp
       // per row sums its update rows in index order.
-      s.threads = 32 * kBucketWarps;
-      s.tileM = rows;
+      s.threads = int(32 * scatter::kWarps);
+      s.tileM = buckets->rows;
       s.tileN = p.n;
-      s.sharedMemory = uint32_t(4 * (rows * kBucketWarps + p.m));
-      s.grid = {ceilDiv(p.k, rows), 1, 1};
+      s.sharedMemory = uint32_t(buckets->sharedBytes(p.m));
+      s.grid = {buckets->blocks, 1, 1};
       finish(bytes, s.grid[0]);
       // The scans run before any row is written, so they add to the
       // streaming time; a grid filling fewer of the SMs' block slots hides
       // less of their latency (the position gradient's 256 blocks, 48 %:
       // 7.5 us measured, 6.7 predicted).
-      int64_t steps = 2 * ceilDiv(ceilDiv(p.m, kBucketWarps), 256);
+      int64_t steps = scatter::Buckets::scanSteps(p.m);
       s.predictedSeconds += double(steps) * kIndexStepSeconds *
                             std::max(1.0, 1.0 / s.waveEfficiency);
       if (why)
         s.explanation.push_back(
             fmt("buckets: %g rows a block, the indices sorted per block in "
                 "shared memory (%g steps of L2 reads), a warp per row",
-                rows, steps));
+                buckets->rows, steps));
     } else {
       // Tiles of 32 KiB of sums: every block scans every index, 128 a
       // step.

@@ -30,6 +30,8 @@
 #include "Emitter.h"
 #include "Hopper.h"
 
+#include "nova/Runtime/ScatterLayout.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -229,33 +231,6 @@ struct ScatterAdd {
   Value add(ImplicitLocOpBuilder &b, Value x, Value y) const {
     return isFloat ? arith::AddFOp::create(b, x, y).getResult()
                    : arith::AddIOp::create(b, x, y).getResult();
-  }
-};
-
-/// The bucketed strategy's shape: a block per `rows` output rows, `warps`
-/// warps, and its shared memory: a counter per (row, warp) and the block's
-/// matching positions sorted by row (at most every index).
-struct BucketLayout {
-  static constexpr int64_t kWarps = 16;
-  /// Dynamic shared memory per block (the H200 allows 227 KiB; two blocks
-  /// of the largest layout still fit on an SM).
-  static constexpr int64_t kSharedLimit = 112 * 1024;
-  /// Rows per block at most: the counters stay a small part of the buffer.
-  static constexpr int64_t kMaxRows = 256;
-  int64_t rows, blocks;
-
-  int64_t counters() const { return rows * kWarps; }
-  int64_t sharedBytes(int64_t count) const { return 4 * (counters() + count); }
-  /// Two blocks per SM over all rows (fewer rows per block where the rows
-  /// are many); none when the sorted positions do not fit.
-  static std::optional<BucketLayout> of(const ScatterAdd &s) {
-    int64_t rows =
-        std::clamp<int64_t>(ceilDiv(s.outRows, 2 * hopper::kSMs), 1, kMaxRows);
-    BucketLayout layout{rows, ceilDiv(s.outRows, rows)};
-    if (layout.sharedBytes(s.count) > kSharedLimit ||
-        layout.blocks > std::numeric_limits<int32_t>::max())
-      return std::nullopt;
-    return layout;
   }
 };
 
@@ -489,11 +464,11 @@ struct SharedWords {
 /// in registers, and writes the row once. The update rows are read once in
 /// all; each block reads the indices twice.
 FailureOr<Geometry> emitScatterBuckets(KernelContext &k, const ScatterAdd &s,
-                                       BucketLayout layout) {
+                                       ::nova::scatter::Buckets layout) {
   ImplicitLocOpBuilder &b = k.b;
   BodyEmitter &body = k.body;
-  constexpr int64_t kWarps = BucketLayout::kWarps, kThreads = 32 * kWarps;
-  constexpr int64_t kUnroll = 8; // index loads in flight per lane
+  constexpr int64_t kWarps = ::nova::scatter::kWarps, kThreads = 32 * kWarps;
+  constexpr int64_t kUnroll = ::nova::scatter::kIndicesPerStep / 32;
   int64_t rows = layout.rows, counters = layout.counters();
   Type i32 = b.getI32Type();
   auto i32Const = [&](int32_t v) {
@@ -832,7 +807,8 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
   // Buckets when a block's sorted positions fit in shared memory (every
   // index could name its rows); else tiles, each scanning every index.
   if (s.count > 0)
-    if (std::optional<BucketLayout> layout = BucketLayout::of(s))
+    if (auto layout =
+            ::nova::scatter::Buckets::of(s.outRows, s.count, hopper::kSMs))
       return emitScatterBuckets(k, s, *layout);
   return emitScatterTiles(k, s);
 }
