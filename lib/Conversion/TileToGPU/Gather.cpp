@@ -3,12 +3,19 @@
 // gather reads whole table rows at the indices (embedding lookup), 16 bytes
 // per access where the rows allow it, and runs the elementwise epilogue on
 // the gathered elements. scatter_add (gather's adjoint) writes every output
-// row exactly once: each block owns a tile of output rows, zeroes it in
-// shared memory, scans the indices in order for the rows it owns and adds
-// the matching update rows, then stores the tile. So one launch needs no
-// zeroed output and no global atomics; the adds within a tile use
-// shared-memory float atomics (parallel over the matches) or, with
-// `deterministic`, run in index order per element.
+// row exactly once, in one launch, with no zeroed output and no global
+// atomics. Where a block's sorted positions fit in shared memory (up to
+// ~28K indices), buckets: each block owns a range of output rows, sorts the
+// positions whose index names one of them by row (a stable counting sort
+// in shared memory), and a warp per row sums that row's update rows in
+// index order (16-byte loads) and writes it: the work is the updates read
+// once, the output written once, and each block reading the indices twice.
+// Otherwise tiles: each block owns a tile of output rows, zeroes it in
+// shared memory, scans every index for the rows it owns and adds the
+// matching update rows with shared-memory float atomics or, with
+// `deterministic`, in index order per element, then stores the tile.
+// Sums run in index order in buckets either way; `deterministic` sums in
+// f64 there too (the interpreter's accumulator and order: its result).
 //
 // Indices outside the table are errors for nova.gather and
 // nova.scatter_add (the interpreter rejects them): the GPU never touches
@@ -21,6 +28,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Emitter.h"
+#include "Hopper.h"
+
+#include "nova/Runtime/ScatterLayout.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -49,6 +59,8 @@ Value below(KernelContext &k, Value x, int64_t bound) {
   return arith::CmpIOp::create(k.b, arith::CmpIPredicate::ult, x,
                                k.body.index(bound));
 }
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 gpu::AddressSpaceAttr workgroup(OpBuilder &b) {
   return gpu::AddressSpaceAttr::get(b.getContext(),
@@ -181,29 +193,55 @@ FailureOr<Geometry> emitGather(KernelContext &k) {
   return Geometry{std::max<int64_t>(1, grid), threads};
 }
 
-FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
+namespace {
+
+/// What both scatter_add strategies need: the op's shapes, the sums' type
+/// and the updates' elements.
+struct ScatterAdd {
+  nv::ScatterAddOp op;
+  BlockArgument indices;
+  Value updates;
+  ArrayRef<int64_t> indexShape, rowShape;
+  int64_t outRows, width, count;
+  Type element, accType;
+  bool isFloat;
+
+  /// Element (j, col) of the updates (the index tensor's dims, then a
+  /// row's), converted to the sums' type.
+  FailureOr<Value> update(KernelContext &k, Value j, Value col) const {
+    SmallVector<Value> idx = k.body.delinearize(j, indexShape);
+    llvm::append_range(idx, k.body.delinearize(col, rowShape));
+    return update(k, idx);
+  }
+  /// The element at `idx`, an index of the updates' shape.
+  FailureOr<Value> update(KernelContext &k, ValueRange idx) const {
+    auto x = k.body.eval(updates, idx);
+    if (failed(x))
+      return failure();
+    return k.body.convert(k.body.widen(*x), accType);
+  }
+  Value zero(ImplicitLocOpBuilder &b) const {
+    return isFloat ? arith::ConstantOp::create(b, accType,
+                                               b.getFloatAttr(accType, 0.0))
+                         .getResult()
+                   : arith::ConstantOp::create(b, accType,
+                                               b.getIntegerAttr(accType, 0))
+                         .getResult();
+  }
+  Value add(ImplicitLocOpBuilder &b, Value x, Value y) const {
+    return isFloat ? arith::AddFOp::create(b, x, y).getResult()
+                   : arith::AddIOp::create(b, x, y).getResult();
+  }
+};
+
+FailureOr<Geometry> emitScatterTiles(KernelContext &k, const ScatterAdd &s) {
   ImplicitLocOpBuilder &b = k.b;
   BodyEmitter &body = k.body;
-  nv::ScatterAddOp scatter = findOp<nv::ScatterAddOp>(k);
-  auto indices = cast<BlockArgument>(scatter.getIndices());
-  Value updates = scatter.getUpdates();
-  ArrayRef<int64_t> out = shapeOf(scatter.getResult());
-  ArrayRef<int64_t> indexShape = shapeOf(indices);
-  ArrayRef<int64_t> rowShape = out.drop_front();
-  int64_t outRows = out.front(), width = product(rowShape);
-  int64_t count = product(indexShape);
-  if (outRows == 0 || width == 0)
-    return k.fail("an empty output is not lowered yet");
-  if (count > std::numeric_limits<int32_t>::max())
-    return k.fail("more than 2^31 - 1 indices are not lowered yet");
-
-  Type element = elementOf(scatter.getResult());
-  bool isFloat = isa<FloatType>(element);
-  // Sums in f32 (bf16 and f16 outputs too), in f64 when deterministic (the
-  // interpreter's accumulator: the same order gives its result exactly).
-  Type accType = !isFloat          ? element
-                 : k.deterministic ? Type(b.getF64Type())
-                                   : Type(b.getF32Type());
+  BlockArgument indices = s.indices;
+  ArrayRef<int64_t> rowShape = s.rowShape;
+  int64_t outRows = s.outRows, width = s.width, count = s.count;
+  Type element = s.element, accType = s.accType;
+  bool isFloat = s.isFloat;
   int64_t accBytes = accType.getIntOrFloatBitWidth() / 8;
   int64_t threads =
       std::max<int64_t>(32, (k.schedule.getThreads() + 31) / 32 * 32);
@@ -237,26 +275,12 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
   Value colBase = arith::MulIOp::create(
       b, arith::RemUIOp::create(b, block, body.index(colTiles)),
       body.index(tileCols));
-  Value zeroAcc =
-      isFloat
-          ? arith::ConstantOp::create(b, accType, b.getFloatAttr(accType, 0.0))
-                .getResult()
-          : arith::ConstantOp::create(b, accType, b.getIntegerAttr(accType, 0))
-                .getResult();
+  Value zeroAcc = s.zero(b);
   auto toI32 = [&](Value x) {
     return arith::IndexCastOp::create(b, b.getI32Type(), x);
   };
   auto toIndex = [&](Value x) {
     return arith::IndexCastOp::create(b, b.getIndexType(), x);
-  };
-  // Element (j, col) of the updates: the index tensor's dims, then a row's.
-  auto update = [&](Value j, Value col) -> FailureOr<Value> {
-    SmallVector<Value> idx = body.delinearize(j, indexShape);
-    llvm::append_range(idx, body.delinearize(col, rowShape));
-    auto x = body.eval(updates, idx);
-    if (failed(x))
-      return failure();
-    return body.convert(body.widen(*x), accType);
   };
 
   (void)k.loop(tid, body.index(tileSize), body.index(threads), [&](Value e) {
@@ -326,7 +350,7 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
                 Value col) -> FailureOr<std::pair<Value, Value>> {
           Value mj = toIndex(memref::LoadOp::create(b, matches, ValueRange{m}));
           Value r = toIndex(memref::LoadOp::create(b, matchRow, ValueRange{m}));
-          auto x = update(mj, col);
+          auto x = s.update(k, mj, col);
           if (failed(x))
             return failure();
           Value at = arith::AddIOp::create(
@@ -342,22 +366,18 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
               [&](Value c) -> LogicalResult {
                 Value col = arith::AddIOp::create(b, colBase, c);
                 return k.ifThen(below(k, col, width), [&]() -> LogicalResult {
-                  return k.loop(
-                      body.index(0), matched, body.index(1),
-                      [&](Value m) -> LogicalResult {
-                        auto xAt = matchUpdate(m, c, col);
-                        if (failed(xAt))
-                          return k.unsupported();
-                        auto [x, at] = *xAt;
-                        Value old =
-                            memref::LoadOp::create(b, acc, ValueRange{at});
-                        Value sum =
-                            isFloat
-                                ? arith::AddFOp::create(b, old, x).getResult()
-                                : arith::AddIOp::create(b, old, x).getResult();
-                        memref::StoreOp::create(b, sum, acc, ValueRange{at});
-                        return success();
-                      });
+                  return k.loop(body.index(0), matched, body.index(1),
+                                [&](Value m) -> LogicalResult {
+                                  auto xAt = matchUpdate(m, c, col);
+                                  if (failed(xAt))
+                                    return k.unsupported();
+                                  auto [x, at] = *xAt;
+                                  Value old = memref::LoadOp::create(
+                                      b, acc, ValueRange{at});
+                                  memref::StoreOp::create(b, s.add(b, old, x),
+                                                          acc, ValueRange{at});
+                                  return success();
+                                });
                 });
               });
         } else {
@@ -410,6 +430,387 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
   if (failed(ok))
     return failure();
   return Geometry{rowTiles * colTiles, threads};
+}
+
+/// 32-bit words of the dynamic shared buffer, by index.
+struct SharedWords {
+  ImplicitLocOpBuilder &b;
+  Value base;
+
+  Value at(Value i) {
+    return LLVM::GEPOp::create(
+        b, base.getType(), b.getI32Type(), base,
+        ArrayRef<LLVM::GEPArg>{
+            arith::IndexCastOp::create(b, b.getI32Type(), i).getResult()});
+  }
+  Value load(Value i) { return LLVM::LoadOp::create(b, b.getI32Type(), at(i)); }
+  void store(Value i, Value x) { LLVM::StoreOp::create(b, x, at(i)); }
+  void increment(Value i) {
+    LLVM::AtomicRMWOp::create(
+        b, LLVM::AtomicBinOp::add, at(i),
+        arith::ConstantOp::create(b, b.getI32IntegerAttr(1)),
+        LLVM::AtomicOrdering::monotonic);
+  }
+};
+
+/// scatter_add by buckets: block `g` owns output rows [g R, (g + 1) R) and
+/// sorts the positions j whose index names one of them by row, stably
+/// (a counting sort in shared memory: warp w scans its contiguous segment
+/// of the indices twice, counting per (row, w), then, after a block-wide
+/// prefix sum, placing each match at its row's next slot with
+/// match.any.sync ranks); then warp after warp takes a row and sums the
+/// update rows of its matches in index order, each lane holding `vec`
+/// adjacent columns (16-byte loads and stores) of up to 32 / vec chunks
+/// in registers, and writes the row once. The update rows are read once in
+/// all; each block reads the indices twice.
+FailureOr<Geometry> emitScatterBuckets(KernelContext &k, const ScatterAdd &s,
+                                       ::nova::scatter::Buckets layout) {
+  ImplicitLocOpBuilder &b = k.b;
+  BodyEmitter &body = k.body;
+  constexpr int64_t kWarps = ::nova::scatter::kWarps, kThreads = 32 * kWarps;
+  constexpr int64_t kUnroll = ::nova::scatter::kIndicesPerStep / 32;
+  int64_t rows = layout.rows, counters = layout.counters();
+  Type i32 = b.getI32Type();
+  auto i32Const = [&](int32_t v) {
+    return arith::ConstantOp::create(b, b.getI32IntegerAttr(v)).getResult();
+  };
+  auto toI32 = [&](Value x) { return arith::IndexCastOp::create(b, i32, x); };
+  auto toIndex = [&](Value x) {
+    return arith::IndexCastOp::create(b, b.getIndexType(), x);
+  };
+  auto add = [&](Value x, Value y) { return arith::AddIOp::create(b, x, y); };
+  auto mul = [&](Value x, int64_t c) {
+    return arith::MulIOp::create(b, x, body.index(c));
+  };
+
+  // Updates' inputs read `vec` adjacent elements at a time: the kernel
+  // inputs with the updates' shape (their elements are bound for the
+  // updates' elementwise prologue).
+  SmallVector<BlockArgument> rowInputs;
+  unsigned widest = s.element.getIntOrFloatBitWidth();
+  bool vectorRows = vectorizable(s.element);
+  for (BlockArgument arg : k.block().getArguments()) {
+    if (arg == s.indices || shapeOf(arg) != shapeOf(s.updates))
+      continue;
+    rowInputs.push_back(arg);
+    widest = std::max(widest, elementOf(arg).getIntOrFloatBitWidth());
+    vectorRows &= vectorizable(elementOf(arg));
+  }
+  int64_t vec = vectorRows ? int64_t(llvm::bit_floor(
+                                 uint64_t(std::max<unsigned>(1, 128 / widest))))
+                           : 1;
+  while (vec > 1 && s.width % vec != 0)
+    vec /= 2;
+  int64_t chunks = s.width / vec;
+  // Chunks per lane in registers: at most 32 words of sums (128 registers
+  // a thread at most for 512 threads; more chunks take further passes over
+  // the row's matches).
+  int64_t accWords =
+      std::max<int64_t>(1, s.accType.getIntOrFloatBitWidth() / 32);
+  int64_t perLane = std::clamp<int64_t>(
+      ceilDiv(chunks, 32), 1, std::max<int64_t>(1, 32 / (vec * accWords)));
+  int64_t groups = ceilDiv(chunks, 32 * perLane);
+
+  SharedWords words{
+      b, hopper::dynamicSharedMemory(k, layout.sharedBytes(s.count))};
+  Value warpTotals = k.func.addWorkgroupAttribution(
+      MemRefType::get({kWarps}, i32, AffineMap(), workgroup(b)), b.getLoc());
+  Value tid = k.threadId();
+  Value warp = arith::DivUIOp::create(b, tid, body.index(32));
+  Value lane = arith::RemUIOp::create(b, tid, body.index(32));
+  Value rowBase = mul(k.blockId(), rows);
+  Value flatIndices = flatten(b, body.input(s.indices));
+  int64_t segment = ceilDiv(s.count, kWarps);
+  Value segBegin = mul(warp, segment);
+  Value segEnd = arith::MinUIOp::create(b, add(segBegin, body.index(segment)),
+                                        body.index(s.count));
+  // The counter (then the next free slot) of row `rel`'s matches in this
+  // warp's segment.
+  auto counter = [&](Value rel) { return add(mul(rel, kWarps), warp); };
+
+  // fn(j, hit, rel) for the warp's segment in order, 32 x kUnroll
+  // positions a step with their index loads first; the bounds are the
+  // warp's, so every lane takes every step.
+  auto scanSegment = [&](auto fn) {
+    return k.loop(
+        segBegin, segEnd, body.index(32 * kUnroll),
+        [&](Value step) -> LogicalResult {
+          SmallVector<std::array<Value, 3>> positions;
+          for (int64_t u = 0; u < kUnroll; ++u) {
+            Value j = add(add(step, body.index(32 * u)), lane);
+            Value inSegment =
+                arith::CmpIOp::create(b, arith::CmpIPredicate::ult, j, segEnd);
+            Value safeJ = arith::MinUIOp::create(b, j, body.index(s.count - 1));
+            Value row = rowOf(b, memref::LoadOp::create(b, flatIndices, safeJ));
+            positions.push_back({j, inSegment, row});
+          }
+          for (auto [j, inSegment, row] : positions) {
+            Value rel = arith::SubIOp::create(b, row, rowBase);
+            Value hit = arith::AndIOp::create(
+                b, inSegment,
+                arith::AndIOp::create(b, below(k, row, s.outRows),
+                                      below(k, rel, rows)));
+            if (failed(fn(j, hit, rel)))
+              return failure();
+          }
+          return success();
+        });
+  };
+
+  // 1. Count the matches per (row, warp).
+  (void)k.loop(tid, body.index(counters), body.index(kThreads), [&](Value e) {
+    words.store(e, i32Const(0));
+    return success();
+  });
+  gpu::BarrierOp::create(b);
+  (void)scanSegment([&](Value, Value hit, Value rel) {
+    return k.ifThen(hit, [&] {
+      words.increment(counter(rel));
+      return success();
+    });
+  });
+  gpu::BarrierOp::create(b);
+
+  // 2. Exclusive prefix sum of the counters in (row, warp) order: each
+  // thread a run of them, a shuffle scan within the warp, the warps'
+  // totals in order.
+  int64_t run = ceilDiv(counters, kThreads);
+  Value runBegin = mul(tid, run);
+  Value runEnd = arith::MinUIOp::create(b, add(runBegin, body.index(run)),
+                                        body.index(counters));
+  auto overRun = [&](Value init, auto fn) {
+    auto forOp = scf::ForOp::create(b, runBegin, runEnd, body.index(1),
+                                    ValueRange{init});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    scf::YieldOp::create(
+        b, fn(forOp.getInductionVar(), forOp.getRegionIterArg(0)));
+    return forOp.getResult(0);
+  };
+  Value runTotal = overRun(i32Const(0), [&](Value e, Value total) -> Value {
+    return arith::AddIOp::create(b, total, words.load(e));
+  });
+  Value inclusive = runTotal;
+  for (int32_t d = 1; d < 32; d *= 2) {
+    Value below32 = gpu::ShuffleOp::create(b, inclusive, d, int32_t(32),
+                                           gpu::ShuffleMode::UP)
+                        .getShuffleResult();
+    Value takes = arith::CmpIOp::create(b, arith::CmpIPredicate::uge, lane,
+                                        body.index(d));
+    inclusive = arith::SelectOp::create(
+        b, takes, arith::AddIOp::create(b, inclusive, below32), inclusive);
+  }
+  (void)k.ifThen(
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane, body.index(31)),
+      [&] {
+        memref::StoreOp::create(b, inclusive, warpTotals, ValueRange{warp});
+        return success();
+      });
+  gpu::BarrierOp::create(b);
+  Value offset = arith::SubIOp::create(b, inclusive, runTotal);
+  for (int64_t w = 0; w + 1 < kWarps; ++w) {
+    Value n = memref::LoadOp::create(b, warpTotals, ValueRange{body.index(w)});
+    Value isEarlier = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                            body.index(w), warp);
+    offset = arith::SelectOp::create(
+        b, isEarlier, arith::AddIOp::create(b, offset, n), offset);
+  }
+  (void)overRun(offset, [&](Value e, Value next) -> Value {
+    Value n = words.load(e);
+    words.store(e, next);
+    return arith::AddIOp::create(b, next, n);
+  });
+  gpu::BarrierOp::create(b);
+
+  // 3. Place each match at its row's next slot, in index order: lanes
+  // naming the same row take consecutive slots by lane, the last of them
+  // advances the counter.
+  Value allLanes = i32Const(-1);
+  Value sortedBase = body.index(counters);
+  // Most 32-position steps name none of a block's rows: the warp skips
+  // them whole (a ballot; the branch is uniform, so the lanes stay
+  // converged for match.any and the warp barriers).
+  (void)scanSegment([&](Value j, Value hit, Value rel) -> LogicalResult {
+    Value ballot = NVVM::VoteSyncOp::create(
+        b, i32, allLanes, hit,
+        NVVM::VoteSyncKindAttr::get(b.getContext(),
+                                    NVVM::VoteSyncKind::ballot));
+    Value anyHit =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ne, ballot, i32Const(0));
+    return k.ifThen(anyHit, [&]() -> LogicalResult {
+      Value key = arith::SelectOp::create(b, hit, toI32(rel), i32Const(-1));
+      Value peers = NVVM::MatchSyncOp::create(b, i32, allLanes, key,
+                                              NVVM::MatchSyncKind::any);
+      Value lower = NVVM::LaneMaskLtOp::create(b, i32);
+      Value rank =
+          LLVM::CtPopOp::create(b, arith::AndIOp::create(b, peers, lower));
+      Value group = LLVM::CtPopOp::create(b, peers);
+      (void)k.ifThen(hit, [&] {
+        Value slot = arith::AddIOp::create(b, words.load(counter(rel)), rank);
+        words.store(add(sortedBase, toIndex(slot)), toI32(j));
+        return success();
+      });
+      NVVM::SyncWarpOp::create(b, allLanes);
+      Value last =
+          arith::CmpIOp::create(b, arith::CmpIPredicate::eq, rank,
+                                arith::SubIOp::create(b, group, i32Const(1)));
+      (void)k.ifThen(arith::AndIOp::create(b, hit, last), [&] {
+        Value at = counter(rel);
+        words.store(at, arith::AddIOp::create(b, words.load(at), group));
+        return success();
+      });
+      NVVM::SyncWarpOp::create(b, allLanes);
+      return success();
+    });
+  });
+  gpu::BarrierOp::create(b);
+
+  // 4. A warp per row: the sums of its matches' update rows, in index
+  // order, written once (zeros for a row no index names). Row `rel`'s
+  // matches end where the last warp's slot counter of it stopped.
+  Value flatOutput = vec > 1 ? flatten(b, k.outputBuffers[0]) : Value();
+  auto alignment = [&](Type t) {
+    return llvm::MaybeAlign(vec * t.getIntOrFloatBitWidth() / 8);
+  };
+  auto endOf = [&](Value rel) {
+    return toIndex(words.load(add(mul(rel, kWarps), body.index(kWarps - 1))));
+  };
+  LogicalResult ok = k.loop(
+      warp, body.index(rows), body.index(kWarps),
+      [&](Value rel) -> LogicalResult {
+        Value row = add(rowBase, rel);
+        return k.ifThen(below(k, row, s.outRows), [&]() -> LogicalResult {
+          Value isFirst = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                                rel, body.index(0));
+          Value previous = arith::SelectOp::create(
+              b, isFirst, body.index(0),
+              arith::SubIOp::create(b, rel, body.index(1)));
+          Value begin = arith::SelectOp::create(b, isFirst, body.index(0),
+                                                endOf(previous));
+          Value end = endOf(rel);
+          return k.loop(
+              body.index(0), body.index(groups), body.index(1),
+              [&](Value g) -> LogicalResult {
+                SmallVector<Value> chunk, inRow;
+                for (int64_t c = 0; c < perLane; ++c) {
+                  Value x =
+                      add(add(mul(g, 32 * perLane), body.index(32 * c)), lane);
+                  inRow.push_back(below(k, x, chunks));
+                  chunk.push_back(
+                      arith::MinUIOp::create(b, x, body.index(chunks - 1)));
+                }
+                SmallVector<Value> zeros(perLane * vec, s.zero(b));
+                auto forOp =
+                    scf::ForOp::create(b, begin, end, body.index(1), zeros);
+                {
+                  OpBuilder::InsertionGuard guard(b);
+                  b.setInsertionPointToStart(forOp.getBody());
+                  body.pushScope();
+                  Value j = toIndex(
+                      words.load(add(sortedBase, forOp.getInductionVar())));
+                  SmallVector<Value> jIdx = body.delinearize(j, s.indexShape);
+                  Value rowStart = mul(j, s.width);
+                  SmallVector<Value> sums;
+                  for (int64_t c = 0; c < perLane; ++c) {
+                    Value firstCol = mul(chunk[c], vec);
+                    SmallVector<SmallVector<Value>> lanes;
+                    if (vec > 1)
+                      for (BlockArgument arg : rowInputs) {
+                        Type e = elementOf(arg);
+                        Value loaded = vector::LoadOp::create(
+                            b, VectorType::get({vec}, e),
+                            flatten(b, body.input(arg)),
+                            ValueRange{add(rowStart, firstCol)},
+                            /*nontemporal=*/false, alignment(e));
+                        auto &values = lanes.emplace_back();
+                        for (int64_t l = 0; l < vec; ++l)
+                          values.push_back(
+                              vector::ExtractOp::create(b, loaded, l));
+                      }
+                    for (int64_t l = 0; l < vec; ++l) {
+                      SmallVector<Value> idx(jIdx);
+                      llvm::append_range(
+                          idx, body.delinearize(add(firstCol, body.index(l)),
+                                                s.rowShape));
+                      if (vec > 1)
+                        for (auto [arg, values] : llvm::zip(rowInputs, lanes))
+                          body.bind(arg, idx, values[l]);
+                      auto x = s.update(k, idx);
+                      if (failed(x))
+                        return k.unsupported();
+                      sums.push_back(
+                          s.add(b, forOp.getRegionIterArg(c * vec + l), *x));
+                    }
+                  }
+                  body.popScope();
+                  scf::YieldOp::create(b, sums);
+                }
+                for (int64_t c = 0; c < perLane; ++c) {
+                  (void)k.ifThen(inRow[c], [&] {
+                    Value firstCol = mul(chunk[c], vec);
+                    SmallVector<Value> values;
+                    for (int64_t l = 0; l < vec; ++l)
+                      values.push_back(body.convert(
+                          forOp.getResult(c * vec + l), s.element));
+                    if (vec > 1) {
+                      vector::StoreOp::create(
+                          b,
+                          vector::FromElementsOp::create(
+                              b, VectorType::get({vec}, s.element), values),
+                          flatOutput,
+                          ValueRange{add(mul(row, s.width), firstCol)},
+                          /*nontemporal=*/false, alignment(s.element));
+                    } else {
+                      SmallVector<Value> idx{row};
+                      llvm::append_range(
+                          idx, body.delinearize(firstCol, s.rowShape));
+                      memref::StoreOp::create(b, values.front(),
+                                              k.outputBuffers[0], idx);
+                    }
+                    return success();
+                  });
+                }
+                return success();
+              });
+        });
+      });
+  if (failed(ok))
+    return failure();
+  return Geometry{layout.blocks, kThreads};
+}
+
+} // namespace
+
+FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
+  ImplicitLocOpBuilder &b = k.b;
+  ScatterAdd s;
+  s.op = findOp<nv::ScatterAddOp>(k);
+  s.indices = cast<BlockArgument>(s.op.getIndices());
+  s.updates = s.op.getUpdates();
+  ArrayRef<int64_t> out = shapeOf(s.op.getResult());
+  s.indexShape = shapeOf(s.indices);
+  s.rowShape = out.drop_front();
+  s.outRows = out.front();
+  s.width = product(s.rowShape);
+  s.count = product(s.indexShape);
+  if (s.outRows == 0 || s.width == 0)
+    return k.fail("an empty output is not lowered yet");
+  if (s.count > std::numeric_limits<int32_t>::max())
+    return k.fail("more than 2^31 - 1 indices are not lowered yet");
+  s.element = elementOf(s.op.getResult());
+  s.isFloat = isa<FloatType>(s.element);
+  // Sums in f32 (bf16 and f16 outputs too), in f64 when deterministic (the
+  // interpreter's accumulator: the same order gives its result exactly).
+  s.accType = !s.isFloat        ? s.element
+              : k.deterministic ? Type(b.getF64Type())
+                                : Type(b.getF32Type());
+  // Buckets when a block's sorted positions fit in shared memory (every
+  // index could name its rows); else tiles, each scanning every index.
+  if (s.count > 0)
+    if (auto layout =
+            ::nova::scatter::Buckets::of(s.outRows, s.count, hopper::kSMs))
+      return emitScatterBuckets(k, s, *layout);
+  return emitScatterTiles(k, s);
 }
 
 } // namespace mlir::nova::tile_to_gpu

@@ -43,17 +43,78 @@ nova_tile.kernel @embed gather schedule <tile = [8, 64], threads = 128, stages =
   nova_tile.yield %s : tensor<3x5x96xf32>
 }
 
-// scatter_add: a block per tile of output rows (here 7 rows of 64 f32
-// sums in shared memory, zeroed first); per chunk of 128 indices a ballot
-// per warp and the warps' counts compact the matching positions in index
-// order; the matches' (row, column) pairs are added with shared-memory
-// float atomics; the tile is stored at the end, every element once.
+// scatter_add by buckets (4000 indices fit in shared memory): a block per
+// output row here (7 blocks of 16 warps), its dynamic shared buffer holding
+// 16 counters (row x warp) and the 4000 sorted positions. Each warp counts
+// its segment's matches (shared atomics; 8 index loads in flight a lane),
+// a prefix sum over the counters (shuffle-up scan, the warps' totals in
+// order), each warp places its matches in index order (steps without a
+// match skipped on a ballot; match.any ranks, the last lane of a group
+// advancing the counter between warp barriers); then a warp per row sums
+// the update rows (16-byte loads, the prologue on the loaded elements) and
+// stores the row once with 16-byte stores. No float atomics, no tile of
+// sums in shared memory.
 // CHECK-LABEL: gpu.func @hot
+// CHECK-SAME: (%[[U:.*]]: memref<4x1000x64xf32>, %[[I:.*]]: memref<4x1000xi32>, %[[SC:.*]]: memref<f32>, %[[O:.*]]: memref<7x64xf32>) workgroup(%[[WT:.*]] : memref<16xi32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: known_block_size = array<i32: 512, 1, 1>, known_grid_size = array<i32: 7, 1, 1>, nova_gpu.dynamic_shared_bytes = 16064 : i64
+// CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @nova_dynamic_shared
+// CHECK: %[[FI:.*]] = memref.collapse_shape %[[I]]
+// CHECK: llvm.store %c0_i32{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256
+// CHECK-COUNT-8: memref.load %[[FI]]
+// CHECK: llvm.atomicrmw add
+// CHECK: gpu.barrier
+// CHECK-COUNT-5: gpu.shuffle  up
+// CHECK: memref.store %{{.*}}, %[[WT]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-15: memref.load %[[WT]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-8: memref.load %[[FI]]
+// CHECK: %[[BALLOT:.*]] = nvvm.vote.sync  ballot
+// CHECK: %[[ANY:.*]] = arith.cmpi ne, %[[BALLOT]], %c0_i32
+// CHECK: scf.if %[[ANY]] {
+// CHECK: nvvm.match.sync  any
+// CHECK: llvm.intr.ctpop
+// CHECK: llvm.store
+// CHECK: nvvm.bar.warp.sync
+// CHECK: gpu.barrier
+// CHECK: %[[FO:.*]] = memref.collapse_shape %[[O]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c1 step %c16
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32)
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<256000xf32>, vector<4xf32>
+// CHECK-COUNT-4: arith.mulf
+// CHECK: vector.store %{{.*}}, %[[FO]][%{{.*}}] {alignment = 16 : i64} : memref<448xf32>, vector<4xf32>
+// CHECK: gpu.return
+
+// deterministic=true: the same buckets, the sums in f64, narrowed once.
+// DET-LABEL: gpu.func @hot
+// DET: nvvm.match.sync  any
+// DET: iter_args({{.*}}) -> (f64, f64, f64, f64)
+// DET: arith.addf %{{.*}} : f64
+// DET: arith.truncf %{{.*}} : f64 to f32
+// DET: vector.store
+// DET: gpu.return
+nova_tile.kernel @hot scatter_add schedule <tile = [8, 64], threads = 128, stages = 1, vector = 4, split_k = 1> {
+^bb0(%u: tensor<4x1000x64xf32>, %i: tensor<4x1000xi32>, %s: tensor<f32>):
+  %m = nova.mul %u, %s : tensor<4x1000x64xf32>, tensor<f32>
+  %g = nova.scatter_add %m[%i] axis 0 : tensor<4x1000x64xf32>, tensor<4x1000xi32> -> tensor<7x64xf32>
+  nova_tile.yield %g : tensor<7x64xf32>
+}
+
+// scatter_add by tiles (40000 indices do not fit in shared memory): a block
+// per tile of output rows (here 7 rows of 64 f32 sums in shared memory,
+// zeroed first); per chunk of 128 indices a ballot per warp and the warps'
+// counts compact the matching positions in index order; the matches'
+// (row, column) pairs are added with shared-memory float atomics; the tile
+// is stored at the end, every element once.
+// CHECK-LABEL: gpu.func @many
 // CHECK-SAME: workgroup(%[[ACC:.*]] : memref<448xf32, #gpu.address_space<workgroup>>, %[[M:.*]] : memref<128xi32, #gpu.address_space<workgroup>>, %[[MR:.*]] : memref<128xi32, #gpu.address_space<workgroup>>, %[[WC:.*]] : memref<4xi32, #gpu.address_space<workgroup>>)
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>
+// CHECK-NOT: dynamic_shared_bytes
 // CHECK: memref.store %cst{{.*}}, %[[ACC]]
 // CHECK: gpu.barrier
-// CHECK: scf.for %{{.*}} = %c0 to %c4000 step %c128
+// CHECK: scf.for %{{.*}} = %c0 to %c40000 step %c128
 // CHECK: nvvm.vote.sync ballot
 // CHECK: llvm.intr.ctpop
 // CHECK: memref.store %{{.*}}, %[[WC]]
@@ -62,7 +123,6 @@ nova_tile.kernel @embed gather schedule <tile = [8, 64], threads = 128, stages =
 // CHECK: memref.store %{{.*}}, %[[M]]
 // CHECK: memref.store %{{.*}}, %[[MR]]
 // CHECK: gpu.barrier
-// CHECK: arith.mulf
 // CHECK: memref.atomic_rmw addf %{{.*}}, %[[ACC]]
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[ACC]]
@@ -70,7 +130,7 @@ nova_tile.kernel @embed gather schedule <tile = [8, 64], threads = 128, stages =
 
 // deterministic=true: no float atomics; each thread owns columns of the
 // tile and adds the matches in index order, in f64.
-// DET-LABEL: gpu.func @hot
+// DET-LABEL: gpu.func @many
 // DET-SAME: workgroup(%[[ACC:.*]] : memref<448xf64, #gpu.address_space<workgroup>>
 // DET: nvvm.vote.sync ballot
 // DET: scf.for %[[C:.*]] = %thread_id_x to %c64 step %c128
@@ -79,9 +139,8 @@ nova_tile.kernel @embed gather schedule <tile = [8, 64], threads = 128, stages =
 // DET: arith.addf %{{.*}} : f64
 // DET: memref.store %{{.*}}, %[[ACC]]
 // DET: arith.truncf %{{.*}} : f64 to f32
-nova_tile.kernel @hot scatter_add schedule <tile = [8, 64], threads = 128, stages = 1, vector = 4, split_k = 1> {
-^bb0(%u: tensor<4x1000x64xf32>, %i: tensor<4x1000xi32>, %s: tensor<f32>):
-  %m = nova.mul %u, %s : tensor<4x1000x64xf32>, tensor<f32>
-  %g = nova.scatter_add %m[%i] axis 0 : tensor<4x1000x64xf32>, tensor<4x1000xi32> -> tensor<7x64xf32>
+nova_tile.kernel @many scatter_add schedule <tile = [8, 64], threads = 128, stages = 1, vector = 4, split_k = 1> {
+^bb0(%u: tensor<40000x64xf32>, %i: tensor<40000xi32>):
+  %g = nova.scatter_add %u[%i] axis 0 : tensor<40000x64xf32>, tensor<40000xi32> -> tensor<7x64xf32>
   nova_tile.yield %g : tensor<7x64xf32>
 }
