@@ -236,6 +236,8 @@ TEST(Configurator, HopperGemmsArePredictedAsTheWgmmaKernelRunsThem) {
     EXPECT_NEAR(c.measuredUs / (s.predictedSeconds * 1e6), 1.0, 0.25) << what;
     EXPECT_NE(what.find(c.units), std::string::npos) << what;
   }
+}
+
 // scatter_add as convert-tile-to-gpu lays it out: the embedding gradient
 // of GPT-2 124M (16384 indices into 50257 rows of 768) takes buckets (264
 // blocks of 512 threads, the sorted indices in shared memory): the updates
