@@ -93,23 +93,6 @@ public:
   FailureOr<Geometry> emit();
 
 private:
-  Value f32(double v) {
-    return arith::ConstantOp::create(b, b.getF32Type(), b.getF32FloatAttr(v));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
-  Value add(Value x, int64_t y) { return y ? add(x, idx(y)) : x; }
-  Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, x, idx(y)); }
-  Value div(Value x, int64_t y) { return arith::DivUIOp::create(b, x, idx(y)); }
-  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, x, idx(y)); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, p, x, y);
-  }
-  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, x, y); }
-  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, x, y); }
-  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, x, y); }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, c, x, y);
-  }
   Value shared(Value byteOffset) {
     return hopper::sharedAt(b, smem, byteOffset);
   }

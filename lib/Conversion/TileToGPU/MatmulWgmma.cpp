@@ -182,7 +182,6 @@ public:
   FailureOr<Geometry> emit();
 
 private:
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, x, y); }
   Value eq(Value x, Value y) {
     return arith::CmpIOp::create(b, arith::CmpIPredicate::eq, x, y);
