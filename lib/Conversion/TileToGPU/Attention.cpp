@@ -112,6 +112,25 @@ private:
   BackwardBlock backwardBlock(Value block, int64_t length);
   /// Fills the constant windows with `grid` blocks of `threads` threads.
   void fillConstants(int64_t grid, int64_t threads = kThreads);
+  /// Operand `i` as the wgmma kernels read it.
+  AttentionOperand wgmmaOperand(unsigned i) const {
+    const View &v = operands[i];
+    return AttentionOperand{v.input, v.offset, v.strides, !v.casts.empty()};
+  }
+  /// fn(what the wgmma forward and backward share: the shape, q, k, v, the
+  /// result stores and the constant fill); the callbacks live for the call.
+  template <typename Fn> auto withWgmmaCommon(Fn fn) {
+    auto store = [&](unsigned result, Value bh, Value row, Value col, Value x,
+                     Value valid) {
+      return storeResult(result, bh, row, col, x, valid);
+    };
+    auto fill = [&](int64_t grid, int64_t threads) {
+      fillConstants(grid, threads);
+    };
+    return fn(AttentionCommon{k, lead, tq, tk, d, dv, scale, causal, opType,
+                              wgmmaOperand(0), wgmmaOperand(1),
+                              wgmmaOperand(2), store, fill});
+  }
 
   // Index arithmetic.
   Value c(int64_t v) { return body.index(v); }
@@ -623,36 +642,12 @@ void AttentionEmitter::fillConstants(int64_t grid, int64_t threads) {
 
 FailureOr<Geometry> AttentionEmitter::forward() {
   // bf16 on Hopper: the wgmma forward (AttentionWgmma.cpp) where it applies.
-  if (k.wgmma) {
-    auto operand = [](const View &v) {
-      return AttentionOperand{v.input, v.offset, v.strides, !v.casts.empty()};
-    };
-    // Named: the function_refs in `parts` must outlive its construction.
-    auto store = [&](unsigned result, Value bh, Value row, Value col, Value x,
-                     Value valid) {
-      return storeResult(result, bh, row, col, x, valid);
-    };
-    auto fill = [&](int64_t grid, int64_t threads) {
-      fillConstants(grid, threads);
-    };
-    AttentionForward parts{k,
-                           lead,
-                           tq,
-                           tk,
-                           d,
-                           dv,
-                           scale,
-                           causal,
-                           opType,
-                           operand(operands[0]),
-                           operand(operands[1]),
-                           operand(operands[2]),
-                           attn->getNumResults() > 1,
-                           store,
-                           fill};
-    if (auto geometry = emitAttentionForwardWgmma(parts))
+  if (k.wgmma)
+    if (auto geometry = withWgmmaCommon([&](const AttentionCommon &common) {
+          return emitAttentionForwardWgmma(
+              {common, attn->getNumResults() > 1});
+        }))
       return *geometry;
-  }
   // Key tile staging: K and V tiles plus each warp's P rows.
   FailureOr<int64_t> tileOr = pickTile([&](int64_t bc) {
     return bc * paddedCols(d) + bc * paddedCols(dv) +
@@ -1076,41 +1071,16 @@ FailureOr<Geometry> AttentionEmitter::backwardKernel() {
   // it applies. It writes each gradient element from one block, so it
   // also meets `deterministic`.
   if (k.wgmma && (wantQ || wantKV)) {
-    auto operand = [](const View &v) {
-      return AttentionOperand{v.input, v.offset, v.strides, !v.casts.empty()};
-    };
     auto logSumExp = [&](Value bh, Value row) {
       Value lse =
           load(4, leadOffset(operands[4], bh), row, Value(), tq, f32(0.0));
       return body.convert(body.widen(lse), b.getF32Type());
     };
-    auto store = [&](unsigned result, Value bh, Value row, Value col, Value x,
-                     Value valid) {
-      return storeResult(result, bh, row, col, x, valid);
-    };
-    auto fill = [&](int64_t grid, int64_t threads) {
-      fillConstants(grid, threads);
-    };
-    AttentionBackward parts{k,
-                            lead,
-                            tq,
-                            tk,
-                            d,
-                            dv,
-                            scale,
-                            causal,
-                            opType,
-                            operand(operands[0]),
-                            operand(operands[1]),
-                            operand(operands[2]),
-                            operand(operands[3]),
-                            operand(operands[5]),
-                            wantQ,
-                            wantKV,
-                            logSumExp,
-                            store,
-                            fill};
-    if (auto geometry = emitAttentionBackwardWgmma(parts))
+    if (auto geometry = withWgmmaCommon([&](const AttentionCommon &common) {
+          return emitAttentionBackwardWgmma(
+              {common, wgmmaOperand(3), wgmmaOperand(5), wantQ, wantKV,
+               logSumExp});
+        }))
       return *geometry;
   }
   FailureOr<int64_t> tileOr = pickTile([&](int64_t bt) {

@@ -23,9 +23,9 @@ struct AttentionOperand {
   bool converted = false;
 };
 
-/// An attention forward (nova.attention or nova.attention_fwd) ready to
-/// lower: the shape, the operands, and how results reach the outputs.
-struct AttentionForward {
+/// What a wgmma attention forward and backward both need: the shape, q, k
+/// and v, and how results reach the outputs.
+struct AttentionCommon {
   KernelContext &k;
   ArrayRef<int64_t> lead; // the batch dims (batch, heads, ...)
   int64_t tq, tk, d, dv;
@@ -33,9 +33,9 @@ struct AttentionForward {
   bool causal;
   Type element; // of q, k and v
   AttentionOperand q, key, value;
-  bool withLogSumExp;
-  /// Stores result 0 (col given) or 1 (the log-sum-exp, col null) at
-  /// (lead index of `bh`, row, col) through the epilogue, when `valid`.
+  /// Stores result `result` at (lead index of `bh`, row, col) through the
+  /// epilogue, when `valid`: the forward's output (0) and log-sum-exp (1,
+  /// col null), the backward's dQ (0), dK (1) and dV (2).
   function_ref<LogicalResult(unsigned result, Value bh, Value row, Value col,
                              Value x, Value valid)>
       store;
@@ -44,33 +44,26 @@ struct AttentionForward {
   function_ref<void(int64_t grid, int64_t threads)> fillConstants;
 };
 
+/// An attention forward (nova.attention or nova.attention_fwd) ready to
+/// lower.
+struct AttentionForward : AttentionCommon {
+  bool withLogSumExp;
+};
+
 /// The forward on wgmma with TMA (sm_90a) when it applies (bf16, head dim
 /// 64 or 128, TMA-compatible operands), else none: the caller keeps its
 /// mma.sync path.
 std::optional<FailureOr<Geometry>>
 emitAttentionForwardWgmma(const AttentionForward &fwd);
 
-/// An attention backward (nova.attention_bwd) ready to lower: the shape,
-/// the operands (O and dO for D = rowsum(dO * O)), which gradients the
-/// kernel writes, and how they reach the outputs.
-struct AttentionBackward {
-  KernelContext &k;
-  ArrayRef<int64_t> lead;
-  int64_t tq, tk, d, dv;
-  double scale;
-  bool causal;
-  Type element;
-  AttentionOperand q, key, value, out, outGrad;
+/// An attention backward (nova.attention_bwd) ready to lower: O and dO
+/// (for D = rowsum(dO * O)) and which gradients the kernel writes.
+struct AttentionBackward : AttentionCommon {
+  AttentionOperand out, outGrad;
   bool wantQ, wantKV;
   /// The log-sum-exp (f32, natural log) of query `row` of batch `bh`; 0
   /// past the last query.
   function_ref<Value(Value bh, Value row)> logSumExp;
-  /// Stores gradient `result` (0 dQ, 1 dK, 2 dV) at (lead index of `bh`,
-  /// row, col) through the epilogue, when `valid`.
-  function_ref<LogicalResult(unsigned result, Value bh, Value row, Value col,
-                             Value x, Value valid)>
-      store;
-  function_ref<void(int64_t grid, int64_t threads)> fillConstants;
 };
 
 /// The backward on wgmma with TMA (sm_90a) when it applies (bf16, head dim
