@@ -245,6 +245,22 @@ private:
     CopyOut,
   };
   Staging chooseStaging();
+  /// The output index of element (row, col) of the product's 2-D view (the
+  /// batch dims folded into the rows).
+  SmallVector<Value> outputIndex(Value row, Value col) {
+    ArrayRef<int64_t> out = shapeOf(mm.getResult());
+    ArrayRef<int64_t> batchShape = out.drop_back(2);
+    int64_t m = out[out.size() - 2], n = out.back();
+    SmallVector<Value> at;
+    if (!batchShape.empty())
+      at = body.delinearize(arith::DivUIOp::create(b, row, idx(m)),
+                            batchShape);
+    Value r = batchShape.empty() ? row : arith::RemUIOp::create(b, row, idx(m));
+    // Dims of size 1 are indexed by the shared zero (as project() does).
+    at.push_back(m == 1 ? idx(0) : r);
+    at.push_back(n == 1 ? idx(0) : col);
+    return at;
+  }
   /// Staging::CopyOut: output `o`'s staged block of this consumer to global
   /// memory, a row at a time, thread t on columns t, t + 128, ...
   LogicalResult copyOut(unsigned o, Value consumerIndex, Value tm, Value tn,
@@ -535,8 +551,7 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
   Value colBase = add(mul(tn, idx(t.bn)),
                       mul(arith::RemUIOp::create(b, lane, idx(4)), idx(2)));
   ArrayRef<int64_t> out = shapeOf(mm.getResult());
-  ArrayRef<int64_t> batchShape = out.drop_back(2);
-  int64_t m = out[out.size() - 2], n = out.back();
+  int64_t n = out.back();
   int64_t rows = a.rows; // M times the folded batches
   Type resultElement = elementOf(mm.getResult());
   // Accumulators i and i + 1 are neighbours in a row: with N even, both
@@ -589,15 +604,7 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
       Value row = add(rowBase, idx((i & 2) ? 8 : 0));
       Value col = add(colBase, idx((i / 4) * 8 + (i % 2)));
       auto element = [&] {
-        SmallVector<Value> at;
-        if (!batchShape.empty())
-          at = body.delinearize(arith::DivUIOp::create(b, row, idx(m)),
-                                batchShape);
-        Value r =
-            batchShape.empty() ? row : arith::RemUIOp::create(b, row, idx(m));
-        // Dims of size 1 are indexed by the shared zero (as project() does).
-        at.push_back(m == 1 ? idx(0) : r);
-        at.push_back(n == 1 ? idx(0) : col);
+        SmallVector<Value> at = outputIndex(row, col);
         SmallVector<SmallVector<Value>> points{at};
         if (pairs) {
           points.push_back(at);
@@ -706,9 +713,7 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
 
 LogicalResult WgmmaEmitter::copyOut(unsigned o, Value consumerIndex, Value tm,
                                     Value tn, Value stagingBlock) {
-  ArrayRef<int64_t> out = shapeOf(mm.getResult());
-  ArrayRef<int64_t> batchShape = out.drop_back(2);
-  int64_t m = out[out.size() - 2], n = out.back();
+  int64_t n = shapeOf(mm.getResult()).back();
   Value thread = arith::RemUIOp::create(b, tid, idx(128));
   Value firstRow = add(mul(tm, idx(t.bm())), mul(consumerIndex, idx(64)));
   return k.loop(idx(0), idx(64), idx(1), [&](Value r) -> LogicalResult {
@@ -734,16 +739,8 @@ LogicalResult WgmmaEmitter::copyOut(unsigned o, Value consumerIndex, Value tm,
             Value v = LLVM::LoadOp::create(b, b.getBF16Type(),
                                            shared(add(stagingBlock, byte)),
                                            /*alignment=*/2);
-            SmallVector<Value> at;
-            if (!batchShape.empty())
-              at = body.delinearize(arith::DivUIOp::create(b, row, idx(m)),
-                                    batchShape);
-            at.push_back(m == 1 ? idx(0)
-                         : batchShape.empty()
-                             ? row
-                             : arith::RemUIOp::create(b, row, idx(m)));
-            at.push_back(n == 1 ? idx(0) : outCol);
-            memref::StoreOp::create(b, v, k.outputBuffers[o], at);
+            memref::StoreOp::create(b, v, k.outputBuffers[o],
+                                    outputIndex(row, outCol));
             return success();
           })))
         return failure();
