@@ -59,6 +59,12 @@ namespace {
 Value zeroOf(ImplicitLocOpBuilder &b, Type type) {
   return arith::ConstantOp::create(b, cast<TypedAttr>(b.getZeroAttr(type)));
 }
+/// How a row kernel's per-block partials fold: `groups` groups of `size`
+/// blocks.
+struct FoldLevels {
+  int64_t size, groups;
+};
+
 /// Row and column reductions: the same body, split differently.
 class ReductionEmitter {
 public:
@@ -152,9 +158,16 @@ private:
     nv::ReduceOp reduce;
     Combiner comb;
     bool perColumn;
-    unsigned output; // the kernel output that yields it
-    int64_t offset;  // of its per-block partials in the workspace
+    unsigned output;         // the kernel output that yields it
+    int64_t offset;          // of its per-block partials in the workspace
+    int64_t groupOffset = 0; // of its per-group partials (two-level fold)
   };
+  /// Rows [firstRow, firstRow + rowCount) of `part` ([rows, width]) folded
+  /// column by column in row order and zeroed; `emit` takes each column's
+  /// total.
+  LogicalResult foldRows(Value part, Value firstRow, int64_t rowCount,
+                         int64_t width, const Combiner &comb, int64_t threads,
+                         function_ref<void(Value col, Value total)> emit);
   /// Writes each block's partials of `across` (`acc`: per column sum its
   /// thread's slots, per total its thread's share) and lets the last block
   /// to finish combine them in block order.
@@ -339,9 +352,37 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
 }
 
 /// The grid of a row kernel with sums across its rows, and its workspace:
-/// the ticket counter at 0, each sum's partials from kPartialsOffset on.
+/// the ticket counters at 0 (the final one, then one per group of blocks),
+/// each sum's partials from kPartialsOffset on.
 constexpr int64_t kMaxAcrossBlocks = 256;
 constexpr int64_t kPartialsOffset = 256, kPartialsAlign = 256;
+/// Rows of partials a thread loads before combining them.
+constexpr int64_t kFoldLoads = 16;
+
+/// Up to kFoldLoads blocks fold in one group; more in groups of the largest
+/// divisor of `grid` up to its square root (its groups then fold in a
+/// second level).
+FoldLevels foldLevels(int64_t grid) {
+  if (grid <= kFoldLoads)
+    return {grid, 1};
+  int64_t size = 1;
+  for (int64_t d = 2; d * d <= grid; ++d)
+    if (grid % d == 0)
+      size = d;
+  return {size, grid / size};
+}
+/// The largest grid up to `grid` whose groups are not much smaller than its
+/// square root (both levels short) and whose counters fit.
+int64_t foldableGrid(int64_t grid) {
+  auto ok = [](int64_t g) {
+    FoldLevels l = foldLevels(g);
+    return l.groups == 1 ||
+           (4 * l.size * l.size >= g && l.groups < kPartialsOffset / 4);
+  };
+  while (!ok(grid))
+    --grid;
+  return grid;
+}
 } // namespace
 
 FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
@@ -399,7 +440,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   // With sums across the rows, a bounded grid loops over the rows, so the
   // last block combines at most kMaxAcrossBlocks partials per sum.
   int64_t grid =
-      across.empty() ? batches : std::min<int64_t>(batches, kMaxAcrossBlocks);
+      across.empty()
+          ? batches
+          : foldableGrid(std::min<int64_t>(batches, kMaxAcrossBlocks));
   Value partials;
   // The reductions along the rows in passes: each joins the first pass
   // after every reduction its input reads, so independent ones share one
@@ -445,12 +488,17 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   // Workspace: a ticket counter, then each sum's partials per block.
   Value workspace;
   int64_t workspaceBytes = kPartialsOffset;
+  FoldLevels levels = foldLevels(grid);
   for (Across &a : across) {
-    a.offset = workspaceBytes;
-    int64_t bytes =
-        grid * (a.perColumn ? cols : 1) *
+    int64_t rowBytes =
+        (a.perColumn ? cols : 1) *
         std::max<int64_t>(1, a.comb.accType.getIntOrFloatBitWidth() / 8);
-    workspaceBytes += llvm::alignTo(bytes, kPartialsAlign);
+    a.offset = workspaceBytes;
+    workspaceBytes += llvm::alignTo(grid * rowBytes, kPartialsAlign);
+    if (levels.groups > 1) {
+      a.groupOffset = workspaceBytes;
+      workspaceBytes += llvm::alignTo(levels.groups * rowBytes, kPartialsAlign);
+    }
   }
   if (!across.empty())
     workspace = k.addWorkspace(workspaceBytes);
@@ -781,57 +829,134 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
     });
   }
 
-  // 2. The ticket: the block that draws grid - 1 is the last to finish and
-  // sees every partial (each block fences its writes before drawing).
+  // 2. The partials fold in two levels, each a fixed order: the blocks of
+  // each group of `size` consecutive blocks (the last of the group to
+  // finish folds them in block order), then the groups (the last group
+  // folder to finish folds them in group order). The groups fold on
+  // different SMs at once and each fold issues its loads together, so the
+  // last block no longer reads every partial one load at a time.
+  FoldLevels levels = foldLevels(grid);
   fenceDevice();
   gpu::BarrierOp::create(b);
-  Value counter = k.workspaceView(workspace, 0, {1}, b.getI32Type());
-  Value isLast = drawTicket(func, isThread0, counter, zero, grid - 1);
-
-  // 3. The last block folds the partials in block order, writes the
-  // results and resets the ticket for the next launch (or graph replay).
-  return k.ifThen(isLast, [&]() -> LogicalResult {
+  Value foldGroup = arith::DivUIOp::create(b, block, body.index(levels.size));
+  Value groupCounter = arith::AddIOp::create(b, foldGroup, body.index(1));
+  Value counters =
+      k.workspaceView(workspace, 0, {kPartialsOffset / 4}, b.getI32Type());
+  auto resetCounter = [&](Value slot) {
+    return k.ifThen(isThread0, [&] {
+      memref::StoreOp::create(
+          b, arith::ConstantOp::create(b, b.getI32IntegerAttr(0)), counters,
+          ValueRange{slot});
+      return success();
+    });
+  };
+  // The last level folds into the results; a first level into the group's
+  // row of the group partials.
+  auto foldInto = [&](bool final, Value firstRow, int64_t rowCount) {
     fenceDevice();
     for (const Across &a : across) {
       int64_t width = a.perColumn ? cols : 1;
-      Value part =
-          k.workspaceView(workspace, a.offset, {grid, width}, a.comb.accType);
+      Value part = k.workspaceView(
+          workspace, final && levels.groups > 1 ? a.groupOffset : a.offset,
+          {final && levels.groups > 1 ? levels.groups : grid, width},
+          a.comb.accType);
       Value result = nv::ReduceOp(a.reduce).getResult();
-      ArrayRef<int64_t> shape = shapeOf(result);
-      auto foldColumn = [&](Value col) -> LogicalResult {
-        auto forOp =
-            scf::ForOp::create(b, zero, body.index(grid), body.index(1),
-                               ValueRange{a.comb.identity(b, b.getLoc())});
-        {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(forOp.getBody());
-          SmallVector<Value, 2> at{forOp.getInductionVar(), col};
-          Value x = memref::LoadOp::create(b, part, at);
-          // The workspace is left zeroed, as the executable's contract
-          // says (other kernels' counters may sit here).
-          memref::StoreOp::create(b, zeroOf(b, x.getType()), part, at);
-          scf::YieldOp::create(
-              b, a.comb.combine(b, b.getLoc(), forOp.getRegionIterArg(0), x));
-        }
-        Value out = body.convert(forOp.getResult(0), elementOf(result));
-        memref::StoreOp::create(b, out, k.outputBuffers[a.output],
-                                body.delinearize(col, shape));
-        return success();
-      };
-      LogicalResult ok =
-          a.perColumn
-              ? k.loop(tid, body.index(cols), body.index(threads), foldColumn)
-              : k.ifThen(isThread0, [&] { return foldColumn(zero); });
-      if (failed(ok))
+      Value groups =
+          final ? Value()
+                : k.workspaceView(workspace, a.groupOffset,
+                                  {levels.groups, width}, a.comb.accType);
+      if (failed(foldRows(part, firstRow, rowCount, width, a.comb, threads,
+                          [&](Value col, Value total) {
+                            if (!final) {
+                              memref::StoreOp::create(
+                                  b, total, groups, ValueRange{foldGroup, col});
+                              return;
+                            }
+                            memref::StoreOp::create(
+                                b, body.convert(total, elementOf(result)),
+                                k.outputBuffers[a.output],
+                                body.delinearize(col, shapeOf(result)));
+                          })))
         return failure();
     }
-    return k.ifThen(isThread0, [&] {
-      memref::StoreOp::create(
-          b, arith::ConstantOp::create(b, b.getI32IntegerAttr(0)), counter,
-          ValueRange{zero});
-      return success();
+    return success();
+  };
+  if (levels.groups == 1) {
+    Value isLast = drawTicket(func, isThread0, counters, zero, grid - 1);
+    return k.ifThen(isLast, [&]() -> LogicalResult {
+      if (failed(foldInto(/*final=*/true, zero, grid)))
+        return failure();
+      return resetCounter(zero);
+    });
+  }
+  Value lastOfGroup =
+      drawTicket(func, isThread0, counters, groupCounter, levels.size - 1);
+  return k.ifThen(lastOfGroup, [&]() -> LogicalResult {
+    if (failed(resetCounter(groupCounter)) ||
+        failed(foldInto(
+            /*final=*/false,
+            arith::MulIOp::create(b, foldGroup, body.index(levels.size)),
+            levels.size)))
+      return failure();
+    fenceDevice();
+    gpu::BarrierOp::create(b);
+    Value isLast =
+        drawTicket(func, isThread0, counters, zero, levels.groups - 1);
+    return k.ifThen(isLast, [&]() -> LogicalResult {
+      if (failed(foldInto(/*final=*/true, zero, levels.groups)))
+        return failure();
+      return resetCounter(zero);
     });
   });
+}
+
+LogicalResult
+ReductionEmitter::foldRows(Value part, Value firstRow, int64_t rowCount,
+                           int64_t width, const Combiner &comb, int64_t threads,
+                           function_ref<void(Value col, Value total)> emit) {
+  // A thread takes 16 bytes of adjacent columns where the width allows,
+  // and loads them from up to kFoldLoads rows before combining any: the
+  // loads are independent, the combination stays in row order.
+  int64_t bytes =
+      std::max<int64_t>(1, comb.accType.getIntOrFloatBitWidth() / 8);
+  int64_t v = std::max<int64_t>(1, 16 / bytes);
+  while (v > 1 && width % v)
+    v /= 2;
+  VectorType vec = VectorType::get({v}, comb.accType);
+  Value zeros = arith::ConstantOp::create(
+      b, vec, DenseElementsAttr::get(vec, b.getZeroAttr(comb.accType)));
+  Value start = arith::MulIOp::create(b, k.threadId(), body.index(v));
+  return k.loop(
+      start, body.index(width), body.index(threads * v),
+      [&](Value col) -> LogicalResult {
+        SmallVector<Value> totals(v, comb.identity(b, b.getLoc()));
+        for (int64_t r0 = 0; r0 < rowCount; r0 += kFoldLoads) {
+          SmallVector<SmallVector<Value, 2>> at;
+          SmallVector<Value> loaded;
+          for (int64_t r = r0; r < std::min(rowCount, r0 + kFoldLoads); ++r) {
+            at.push_back(
+                {arith::AddIOp::create(b, firstRow, body.index(r)), col});
+            loaded.push_back(vector::LoadOp::create(
+                b, vec, part, at.back(), /*nontemporal=*/false,
+                llvm::MaybeAlign(v * bytes)));
+          }
+          // The workspace is left zeroed, as the executable's contract says
+          // (other kernels' counters may sit here).
+          for (const auto &point : at)
+            vector::StoreOp::create(b, zeros, part, point,
+                                    /*nontemporal=*/false,
+                                    llvm::MaybeAlign(v * bytes));
+          for (Value x : loaded)
+            for (int64_t l = 0; l < v; ++l)
+              totals[l] = comb.combine(b, b.getLoc(), totals[l],
+                                       vector::ExtractOp::create(b, x, l));
+        }
+        for (int64_t l = 0; l < v; ++l)
+          emit(l ? arith::AddIOp::create(b, col, body.index(l)).getResult()
+                 : col,
+               totals[l]);
+        return success();
+      });
 }
 
 FailureOr<Geometry> ReductionEmitter::column(gpu::GPUFuncOp func) {
@@ -1149,13 +1274,13 @@ ReductionEmitter::columnStrips(gpu::GPUFuncOp func,
   Value isThread0 =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
   Value counters = k.workspaceView(workspace, 0, {colBlocks}, b.getI32Type());
-  Value isLast =
-      drawTicket(func, isThread0, counters, colBlock, rowChunks - 1);
+  Value isLast = drawTicket(func, isThread0, counters, colBlock, rowChunks - 1);
   LogicalResult ok = k.ifThen(isLast, [&]() -> LogicalResult {
     fenceDevice();
     if (failed(finishColumns([&](size_t j, Value c) {
           Value unclamped = arith::AddIOp::create(b, blockCol0, c);
-          Value col = arith::MinUIOp::create(b, unclamped, body.index(cols - 1));
+          Value col =
+              arith::MinUIOp::create(b, unclamped, body.index(cols - 1));
           Value owned = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
                                               unclamped, body.index(cols));
           return foldInOrder(j, rowChunks, [&](Value part) -> Value {
@@ -1164,7 +1289,8 @@ ReductionEmitter::columnStrips(gpu::GPUFuncOp func,
             // Left zeroed for the next kernel (the executable's contract),
             // by the one thread that owns the column.
             (void)k.ifThen(owned, [&] {
-              memref::StoreOp::create(b, zeroOf(b, x.getType()), partials[j], at);
+              memref::StoreOp::create(b, zeroOf(b, x.getType()), partials[j],
+                                      at);
               return success();
             });
             return x;
