@@ -139,18 +139,25 @@ private:
   Chunking chunking(ArrayRef<int64_t> full);
   /// What a thread does with some of its row's columns: `cols` (one, or
   /// one chunk's), `first` the flat index of a chunk's first element (null
-  /// for a single column); it may update `carried`.
-  using ColumnsFn = function_ref<LogicalResult(
-      ArrayRef<Value> cols, Value first, SmallVector<Value> &carried)>;
+  /// for a single column); it may update `carried`. `active` (null: true)
+  /// is false for a chunk past the row's end, which must contribute
+  /// nothing and store nothing.
+  using ColumnsFn =
+      function_ref<LogicalResult(ArrayRef<Value> cols, Value first,
+                                 Value active, SmallVector<Value> &carried)>;
   /// The columns of row `row` (its flat index over the leading dims) that
   /// lane `lane` of the row's `group` threads takes: the columns before the
   /// row's first chunk boundary one by one, then whole chunks (one vector
   /// load of each chunked input, bound per column, in a scope of their own),
   /// then the ragged rest one by one; `carried` values thread through.
+  /// With `perLane` > 0 (rows start on a chunk boundary) a lane's chunks
+  /// lane, lane + group, ... are `perLane` fixed ones: all loaded first (the
+  /// loads in flight together), then `fn` on each in order.
   LogicalResult overColumns(const Chunking &chunks, int64_t cols, Value row,
                             ArrayRef<Value> lead, ArrayRef<int64_t> full,
                             Value lane, int64_t group,
-                            SmallVector<Value> &carried, ColumnsFn fn);
+                            SmallVector<Value> &carried, ColumnsFn fn,
+                            int64_t perLane = 0);
 
   /// A reduction across the rows of a row kernel: a column sum (over every
   /// dim but the last) or a total (over every dim).
@@ -175,7 +182,8 @@ private:
                                     ArrayRef<Across> across,
                                     ArrayRef<Value> acc, Value workspace,
                                     int64_t grid, int64_t threads, int64_t cols,
-                                    int64_t slots, int64_t group);
+                                    int64_t slots, int64_t group,
+                                    int64_t perLane, int64_t chunkWidth);
   gpu::AddressSpaceAttr shared() {
     return gpu::AddressSpaceAttr::get(b.getContext(),
                                       gpu::AddressSpace::Workgroup);
@@ -270,11 +278,10 @@ ReductionEmitter::Chunking ReductionEmitter::chunking(ArrayRef<int64_t> full) {
   return c;
 }
 
-LogicalResult
-ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
-                              ArrayRef<Value> lead, ArrayRef<int64_t> full,
-                              Value lane, int64_t group,
-                              SmallVector<Value> &carried, ColumnsFn fn) {
+LogicalResult ReductionEmitter::overColumns(
+    const Chunking &chunks, int64_t cols, Value row, ArrayRef<Value> lead,
+    ArrayRef<int64_t> full, Value lane, int64_t group,
+    SmallVector<Value> &carried, ColumnsFn fn, int64_t perLane) {
   int64_t w = chunks.width;
   // for (i = lb; i < ub; i += step) body(i) threading `carried`.
   auto loop = [&](Value lb, Value ub, Value step,
@@ -298,7 +305,7 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
     return success();
   };
   auto single = [&](Value col, SmallVector<Value> &inner) {
-    return fn(col, Value(), inner);
+    return fn(col, Value(), Value(), inner);
   };
   Value step = body.index(group);
   if (w == 1)
@@ -306,6 +313,51 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
   // Columns [0, head) precede the row's first chunk boundary; the chunks
   // end at `tail`.
   Value rowStart = arith::MulIOp::create(b, row, body.index(cols));
+  // One chunk's vector loads, each element bound to its column.
+  auto loadChunk = [&](Value firstCol, Value first) {
+    SmallVector<Value> colsOfChunk;
+    for (int64_t l = 0; l < w; ++l)
+      colsOfChunk.push_back(
+          l ? arith::AddIOp::create(b, firstCol, body.index(l)).getResult()
+            : firstCol);
+    for (auto [arg, flat] : chunks.inputs) {
+      Type element = elementOf(arg);
+      Value vec = vector::LoadOp::create(
+          b, VectorType::get({w}, element), flat, ValueRange{first},
+          /*nontemporal=*/false,
+          llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
+      for (auto [l, col] : llvm::enumerate(colsOfChunk))
+        body.bind(arg, pointIndex(arg, full, lead, col),
+                  vector::ExtractOp::create(b, vec, int64_t(l)));
+    }
+    return colsOfChunk;
+  };
+  if (perLane > 0) {
+    assert(cols % w == 0 && "fixed chunks need chunk-aligned rows");
+    int64_t count = cols / w;
+    body.pushScope();
+    SmallVector<std::tuple<SmallVector<Value>, Value, Value>> taken;
+    for (int64_t j = 0; j < perLane; ++j) {
+      Value chunk = arith::AddIOp::create(b, lane, body.index(j * group));
+      // A lane past the row's last chunk reads that chunk again.
+      Value active;
+      if ((j + 1) * group > count) {
+        active = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
+                                       body.index(count));
+        chunk = arith::MinUIOp::create(b, chunk, body.index(count - 1));
+      }
+      Value firstCol = arith::MulIOp::create(b, chunk, body.index(w));
+      Value first = arith::AddIOp::create(b, rowStart, firstCol);
+      taken.push_back({loadChunk(firstCol, first), first, active});
+    }
+    for (auto &[colsOfChunk, first, active] : taken)
+      if (failed(fn(colsOfChunk, first, active, carried))) {
+        body.popScope();
+        return failure();
+      }
+    body.popScope();
+    return success();
+  }
   Value head = body.index(0), count = body.index(cols / w);
   if (cols % w) {
     Value misaligned = arith::RemUIOp::create(b, rowStart, body.index(w));
@@ -320,29 +372,14 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
     if (failed(loop(lane, head, step, single)))
       return failure();
   }
-  LogicalResult ok = loop(
-      lane, count, step,
-      [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
-        Value firstCol = arith::AddIOp::create(
-            b, head, arith::MulIOp::create(b, chunk, body.index(w)));
-        Value first = arith::AddIOp::create(b, rowStart, firstCol);
-        SmallVector<Value> colsOfChunk;
-        for (int64_t l = 0; l < w; ++l)
-          colsOfChunk.push_back(
-              l ? arith::AddIOp::create(b, firstCol, body.index(l)).getResult()
-                : firstCol);
-        for (auto [arg, flat] : chunks.inputs) {
-          Type element = elementOf(arg);
-          Value vec = vector::LoadOp::create(
-              b, VectorType::get({w}, element), flat, ValueRange{first},
-              /*nontemporal=*/false,
-              llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
-          for (auto [l, col] : llvm::enumerate(colsOfChunk))
-            body.bind(arg, pointIndex(arg, full, lead, col),
-                      vector::ExtractOp::create(b, vec, int64_t(l)));
-        }
-        return fn(colsOfChunk, first, inner);
-      });
+  LogicalResult ok =
+      loop(lane, count, step,
+           [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
+             Value firstCol = arith::AddIOp::create(
+                 b, head, arith::MulIOp::create(b, chunk, body.index(w)));
+             Value first = arith::AddIOp::create(b, rowStart, firstCol);
+             return fn(loadChunk(firstCol, first), first, Value(), inner);
+           });
   if (failed(ok) || cols % w == 0)
     return ok;
   Value tail = arith::AddIOp::create(
@@ -358,6 +395,11 @@ constexpr int64_t kMaxAcrossBlocks = 256;
 constexpr int64_t kPartialsOffset = 256, kPartialsAlign = 256;
 /// Rows of partials a thread loads before combining them.
 constexpr int64_t kFoldLoads = 16;
+/// Narrow rows with column sums: at most this many chunks per lane, and
+/// this many 32-bit registers of column sums per thread; the block's rows
+/// combine their sums through this many bytes of shared memory.
+constexpr int64_t kMaxChunksPerLane = 8, kSumRegisters = 96,
+                  kCombineBytes = 32 * 1024;
 
 /// Up to kFoldLoads blocks fold in one group; more in groups of the largest
 /// divisor of `grid` up to its square root (its groups then fold in a
@@ -419,21 +461,57 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   bool columnSums =
       llvm::any_of(across, [](const Across &a) { return a.perColumn; });
 
+  // Full rows in 16-byte chunks where the shapes allow.
+  Chunking chunks = chunking(full);
   int64_t threads = k.schedule.getThreads();
   // A power-of-two group of threads per row: a warp or less shuffles only,
   // more combines the warps through shared memory.
   int64_t rowsPerBlock = std::max<int64_t>(1, k.schedule.getTile().front());
   int64_t group =
       llvm::PowerOf2Ceil(std::max<int64_t>(1, threads / rowsPerBlock));
-  // Column sums: one row at a time per block, each thread keeping the sums
-  // of its columns (cols / group of them) in registers over the rows.
-  if (columnSums) {
+  // Column sums of narrow rows that start on chunk boundaries: a group of
+  // a warp or a few per row, several rows per block, each lane taking
+  // fixed chunks (perLane of them, loaded together) and keeping the column
+  // sums of exactly those chunks' columns in registers, so every value it
+  // sums is one it already read, and it never touches another lane's
+  // columns. The group is the smallest whose lanes' sums fit the register
+  // budget.
+  int64_t perLane = 0, sumWords = 0, sumBytes = 0;
+  for (const Across &a : across)
+    if (a.perColumn) {
+      int64_t bits = a.comb.accType.getIntOrFloatBitWidth();
+      sumWords += std::max<int64_t>(1, bits / 32);
+      sumBytes = std::max<int64_t>(sumBytes, std::max<int64_t>(1, bits / 8));
+    }
+  int64_t w = chunks.width;
+  if (columnSums && w > 1 && cols % w == 0) {
+    int64_t count = cols / w;
+    for (int64_t g = 32; g <= 1024 && !perLane; g *= 2) {
+      int64_t n = (count + g - 1) / g;
+      if (n <= kMaxChunksPerLane && n * w * sumWords <= kSumRegisters) {
+        group = g;
+        perLane = n;
+      }
+    }
+  }
+  if (perLane) {
+    // The block's rows combine their sums through shared memory, one sum
+    // at a time.
+    rowsPerBlock = std::max<int64_t>(1, threads / group);
+    while (rowsPerBlock > 1 && rowsPerBlock * cols * sumBytes > kCombineBytes)
+      --rowsPerBlock;
+  } else if (columnSums) {
+    // Otherwise one row at a time per block, each thread keeping the sums
+    // of its columns (cols / group of them) in registers over the rows.
     group = std::max<int64_t>(32, llvm::PowerOf2Ceil(threads));
     while (group < 1024 && cols > 8 * group)
       group *= 2;
   }
   group = std::min<int64_t>(group, 1024);
-  rowsPerBlock = columnSums ? 1 : std::max<int64_t>(1, threads / group);
+  rowsPerBlock =
+      columnSums && !perLane
+          ? 1
+          : (perLane ? rowsPerBlock : std::max<int64_t>(1, threads / group));
   threads = group * rowsPerBlock;
   int64_t warpsPerRow = std::max<int64_t>(1, group / 32);
   int64_t batches = (rows + rowsPerBlock - 1) / rowsPerBlock;
@@ -506,8 +584,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   Value tid = k.threadId();
   Value lane = arith::RemUIOp::create(b, tid, body.index(group));
   Value rowInBlock = arith::DivUIOp::create(b, tid, body.index(group));
-  // Slots of a thread's column sums: columns lane, lane + group, ...
-  int64_t slots = (cols + group - 1) / group;
+  // Slots of a thread's column sums: columns lane, lane + group, ...; with
+  // fixed chunks the columns of its chunks (chunk-major).
+  int64_t slots = perLane ? perLane * w : (cols + group - 1) / group;
   auto slotColumn = [&](int64_t j) {
     return arith::AddIOp::create(b, lane, body.index(j * group));
   };
@@ -516,8 +595,6 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                                  body.index(bound));
   };
 
-  // Full rows in 16-byte chunks where the shapes allow.
-  Chunking chunks = chunking(full);
   // One batch of rows (rowsPerBlock of them, one per group); folds the
   // batch's share of the sums across the rows into `acc`.
   auto batch = [&](Value index, SmallVector<Value> &acc) -> LogicalResult {
@@ -545,23 +622,28 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         combs.push_back(Combiner::of(reduce));
         totals.push_back(combs.back().identity(b, b.getLoc()));
       }
-      LogicalResult ok =
-          overColumns(chunks, cols, clamped, leadIdx, full, lane, group, totals,
-                      [&](ArrayRef<Value> colsOf, Value,
-                          SmallVector<Value> &carried) -> LogicalResult {
-                        for (Value col : colsOf)
-                          for (auto [j, reduce] : llvm::enumerate(pass)) {
-                            Value input = nv::ReduceOp(reduce).getInput();
-                            auto x = body.eval(
-                                input, pointIndex(input, full, leadIdx, col));
-                            if (failed(x))
-                              return k.unsupported();
-                            carried[j] = combs[j].combine(
-                                b, b.getLoc(), carried[j],
-                                body.convert(body.widen(*x), combs[j].accType));
-                          }
-                        return success();
-                      });
+      LogicalResult ok = overColumns(
+          chunks, cols, clamped, leadIdx, full, lane, group, totals,
+          [&](ArrayRef<Value> colsOf, Value, Value active,
+              SmallVector<Value> &carried) -> LogicalResult {
+            SmallVector<Value> before(carried);
+            for (Value col : colsOf)
+              for (auto [j, reduce] : llvm::enumerate(pass)) {
+                Value input = nv::ReduceOp(reduce).getInput();
+                auto x =
+                    body.eval(input, pointIndex(input, full, leadIdx, col));
+                if (failed(x))
+                  return k.unsupported();
+                carried[j] = combs[j].combine(
+                    b, b.getLoc(), carried[j],
+                    body.convert(body.widen(*x), combs[j].accType));
+              }
+            if (active)
+              for (auto [now, old] : llvm::zip(carried, before))
+                now = arith::SelectOp::create(b, active, now, old);
+            return success();
+          },
+          perLane);
       if (failed(ok))
         return failure();
       for (auto [i, share] : llvm::zip(
@@ -638,6 +720,11 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
           fold(a, valid, rowShares.lookup(unsigned(&a - across.data())));
           continue;
         }
+        if (perLane) {
+          // Summed with the outputs, chunk by chunk (below).
+          next += slots;
+          continue;
+        }
         for (int64_t j = 0; j < slots; ++j) {
           Value col = slotColumn(j);
           Value safe = arith::MinUIOp::create(b, col, body.index(cols - 1));
@@ -668,8 +755,11 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     // A thread's column sums read columns lane, lane + group, ... while
     // the chunked stores below write other threads' columns: with an
     // output planned in place over a summed input, every read must land
-    // before any store (the block handles one row at a time here).
-    if (columnSums && chunks.width > 1)
+    // before any store (the block handles one row at a time here). Fixed
+    // chunks need no barrier: every pass, every sum and every store of a
+    // lane touches only its own chunks' columns, each chunk read before
+    // it is stored, and no other lane reads or writes them.
+    if (columnSums && chunks.width > 1 && !perLane)
       gpu::BarrierOp::create(b);
 
     // Outputs: full rows by every lane in one pass, then per-row ones from
@@ -692,43 +782,84 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         return k.unsupported();
       perRow.push_back({unsigned(i), *x});
     }
-    if (!elementwise.empty()) {
+    // The column sums' slots in `acc`, with fixed chunks.
+    SmallVector<std::pair<const Across *, unsigned>> sumSlots;
+    for (unsigned i = 0, at = 0; i < across.size(); ++i) {
+      if (across[i].perColumn && perLane)
+        sumSlots.push_back({&across[i], at});
+      at += across[i].perColumn ? slots : 1;
+    }
+    int64_t ordinal = 0; // of the chunk, with fixed chunks
+    auto chunkOutputs = [&](ArrayRef<Value> colsOf, Value first, Value active,
+                            SmallVector<Value> &) -> LogicalResult {
+      SmallVector<SmallVector<Value>> values(elementwise.size());
+      for (auto [j, i] : llvm::enumerate(elementwise))
+        for (Value col : colsOf) {
+          Value v = k.outputs()[i];
+          auto x = body.eval(v, pointIndex(v, full, leadIdx, col));
+          if (failed(x))
+            return k.unsupported();
+          values[j].push_back(*x);
+        }
+      // The chunk's share of the column sums (this lane's own columns).
+      if (perLane) {
+        Value take = active ? arith::AndIOp::create(b, valid, active) : valid;
+        for (auto [a, at] : sumSlots) {
+          Value input = nv::ReduceOp(a->reduce).getInput();
+          for (auto [l, col] : llvm::enumerate(colsOf)) {
+            auto x = body.eval(input, pointIndex(input, full, leadIdx, col));
+            if (failed(x))
+              return k.unsupported();
+            Value &slot = acc[at + ordinal * colsOf.size() + l];
+            Value sum =
+                a->comb.combine(b, b.getLoc(), slot,
+                                body.convert(body.widen(*x), a->comb.accType));
+            slot = arith::SelectOp::create(b, take, sum, slot);
+          }
+        }
+        ++ordinal;
+      }
+      auto store = [&]() -> LogicalResult {
+        for (auto [j, i] : llvm::enumerate(elementwise)) {
+          for (Value x : values[j])
+            k.checkFinite(i, x);
+          Value v = k.outputs()[i];
+          if (first && chunks.outputs[i]) {
+            Type element = elementOf(v);
+            int64_t w = int64_t(colsOf.size());
+            Value vec = vector::FromElementsOp::create(
+                b, VectorType::get({w}, element), values[j]);
+            vector::StoreOp::create(
+                b, vec, chunks.outputs[i], ValueRange{first},
+                /*nontemporal=*/false,
+                llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
+            continue;
+          }
+          for (auto [col, x] : llvm::zip(colsOf, values[j]))
+            memref::StoreOp::create(b, x, k.outputBuffers[i],
+                                    pointIndex(v, full, leadIdx, col));
+        }
+        return success();
+      };
+      if (!perLane)
+        return store();
+      // Every lane reads its chunks (a clamped row or chunk again); only
+      // real ones store.
+      return k.ifThen(active ? arith::AndIOp::create(b, valid, active) : valid,
+                      store);
+    };
+    if (perLane) {
+      SmallVector<Value> none;
+      if (failed(overColumns(chunks, cols, clamped, leadIdx, full, lane, group,
+                             none, chunkOutputs, perLane)))
+        return failure();
+      if (!perRow.empty())
+        gpu::BarrierOp::create(b);
+    } else if (!elementwise.empty()) {
       LogicalResult ok = k.ifThen(valid, [&]() -> LogicalResult {
         SmallVector<Value> none;
-        return overColumns(
-            chunks, cols, clamped, leadIdx, full, lane, group, none,
-            [&](ArrayRef<Value> colsOf, Value first,
-                SmallVector<Value> &) -> LogicalResult {
-              SmallVector<SmallVector<Value>> values(elementwise.size());
-              for (auto [j, i] : llvm::enumerate(elementwise))
-                for (Value col : colsOf) {
-                  Value v = k.outputs()[i];
-                  auto x = body.eval(v, pointIndex(v, full, leadIdx, col));
-                  if (failed(x))
-                    return k.unsupported();
-                  k.checkFinite(i, *x);
-                  values[j].push_back(*x);
-                }
-              for (auto [j, i] : llvm::enumerate(elementwise)) {
-                Value v = k.outputs()[i];
-                if (first && chunks.outputs[i]) {
-                  Type element = elementOf(v);
-                  int64_t w = int64_t(colsOf.size());
-                  Value vec = vector::FromElementsOp::create(
-                      b, VectorType::get({w}, element), values[j]);
-                  vector::StoreOp::create(
-                      b, vec, chunks.outputs[i], ValueRange{first},
-                      /*nontemporal=*/false,
-                      llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() /
-                                       8));
-                  continue;
-                }
-                for (auto [col, x] : llvm::zip(colsOf, values[j]))
-                  memref::StoreOp::create(b, x, k.outputBuffers[i],
-                                          pointIndex(v, full, leadIdx, col));
-              }
-              return success();
-            });
+        return overColumns(chunks, cols, clamped, leadIdx, full, lane, group,
+                           none, chunkOutputs);
       });
       if (failed(ok))
         return failure();
@@ -768,7 +899,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   }
   acc.assign(forOp.getResults().begin(), forOp.getResults().end());
   if (failed(combineAcrossBlocks(func, across, acc, workspace, grid, threads,
-                                 cols, slots, group)))
+                                 cols, slots, group, perLane, w)))
     return failure();
   return Geometry{grid, threads};
 }
@@ -776,7 +907,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
 LogicalResult ReductionEmitter::combineAcrossBlocks(
     gpu::GPUFuncOp func, ArrayRef<Across> across, ArrayRef<Value> acc,
     Value workspace, int64_t grid, int64_t threads, int64_t cols, int64_t slots,
-    int64_t group) {
+    int64_t group, int64_t perLane, int64_t chunkWidth) {
   Value tid = k.threadId();
   Value block = k.blockId();
   Value lane = arith::RemUIOp::create(b, tid, body.index(group));
@@ -789,13 +920,65 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
       arith::RemUIOp::create(b, tid, body.index(32)), zero);
 
   // 1. Each block's partials: a thread's columns directly (one row per
-  // block at a time, so every column has one owner), a total through a
-  // warp butterfly and the warps in order.
+  // block at a time, so every column has one owner) or, with fixed chunks
+  // and several rows per block, each row's sums through shared memory
+  // combined in row order; a total through a warp butterfly and the warps
+  // in order.
+  int64_t rowsPerBlock = threads / group;
+  DenseMap<Type, Value> rowSums; // [rowsPerBlock x cols] per sum type
   unsigned next = 0;
   for (const Across &a : across) {
     Type accType = a.comb.accType;
     int64_t width = a.perColumn ? cols : 1;
     Value part = k.workspaceView(workspace, a.offset, {grid, width}, accType);
+    if (a.perColumn && perLane) {
+      Value &buffer = rowSums[accType];
+      if (!buffer)
+        buffer = func.addWorkgroupAttribution(
+            MemRefType::get({rowsPerBlock * cols}, accType, AffineMap(),
+                            shared()),
+            b.getLoc());
+      Value rowBase = arith::MulIOp::create(
+          b, arith::DivUIOp::create(b, tid, body.index(group)),
+          body.index(cols));
+      int64_t count = cols / chunkWidth;
+      for (int64_t j = 0; j < perLane; ++j) {
+        Value chunk = arith::AddIOp::create(b, lane, body.index(j * group));
+        Value firstCol =
+            arith::MulIOp::create(b, chunk, body.index(chunkWidth));
+        auto storeChunk = [&] {
+          for (int64_t l = 0; l < chunkWidth; ++l)
+            memref::StoreOp::create(
+                b, acc[next + j * chunkWidth + l], buffer,
+                ValueRange{arith::AddIOp::create(
+                    b, rowBase,
+                    arith::AddIOp::create(b, firstCol, body.index(l)))});
+          return success();
+        };
+        if ((j + 1) * group > count)
+          (void)k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                               chunk, body.index(count)),
+                         storeChunk);
+        else
+          (void)storeChunk();
+      }
+      next += slots;
+      gpu::BarrierOp::create(b);
+      (void)k.loop(tid, body.index(cols), body.index(threads), [&](Value col) {
+        Value total = a.comb.identity(b, b.getLoc());
+        for (int64_t r = 0; r < rowsPerBlock; ++r)
+          total = a.comb.combine(
+              b, b.getLoc(), total,
+              memref::LoadOp::create(b, buffer,
+                                     ValueRange{arith::AddIOp::create(
+                                         b, col, body.index(r * cols))}));
+        memref::StoreOp::create(b, total, part, ValueRange{block, col});
+        return success();
+      });
+      // The buffer is free again for the next sum.
+      gpu::BarrierOp::create(b);
+      continue;
+    }
     if (a.perColumn) {
       for (int64_t j = 0; j < slots; ++j, ++next) {
         Value col = arith::AddIOp::create(b, lane, body.index(j * group));
