@@ -508,10 +508,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       group *= 2;
   }
   group = std::min<int64_t>(group, 1024);
-  rowsPerBlock =
-      columnSums && !perLane
-          ? 1
-          : (perLane ? rowsPerBlock : std::max<int64_t>(1, threads / group));
+  if (!perLane)
+    rowsPerBlock = columnSums ? 1 : std::max<int64_t>(1, threads / group);
   threads = group * rowsPerBlock;
   int64_t warpsPerRow = std::max<int64_t>(1, group / 32);
   int64_t batches = (rows + rowsPerBlock - 1) / rowsPerBlock;
@@ -789,7 +787,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         sumSlots.push_back({&across[i], at});
       at += across[i].perColumn ? slots : 1;
     }
-    int64_t ordinal = 0; // of the chunk, with fixed chunks
+    // Fixed chunks come to `chunkOutputs` in order, once each per row: the
+    // k-th call sums into the lane's k-th chunk's slots.
+    int64_t ordinal = 0;
     auto chunkOutputs = [&](ArrayRef<Value> colsOf, Value first, Value active,
                             SmallVector<Value> &) -> LogicalResult {
       SmallVector<SmallVector<Value>> values(elementwise.size());
@@ -853,6 +853,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       if (failed(overColumns(chunks, cols, clamped, leadIdx, full, lane, group,
                              none, chunkOutputs, perLane)))
         return failure();
+      assert(ordinal == perLane && "one call per fixed chunk, in order");
       if (!perRow.empty())
         gpu::BarrierOp::create(b);
     } else if (!elementwise.empty()) {
