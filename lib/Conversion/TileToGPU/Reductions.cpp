@@ -59,6 +59,12 @@ namespace {
 Value zeroOf(ImplicitLocOpBuilder &b, Type type) {
   return arith::ConstantOp::create(b, cast<TypedAttr>(b.getZeroAttr(type)));
 }
+/// How a row kernel's per-block partials fold: `groups` groups of `size`
+/// blocks.
+struct FoldLevels {
+  int64_t size, groups;
+};
+
 /// Row and column reductions: the same body, split differently.
 class ReductionEmitter {
 public:
@@ -133,18 +139,25 @@ private:
   Chunking chunking(ArrayRef<int64_t> full);
   /// What a thread does with some of its row's columns: `cols` (one, or
   /// one chunk's), `first` the flat index of a chunk's first element (null
-  /// for a single column); it may update `carried`.
-  using ColumnsFn = function_ref<LogicalResult(
-      ArrayRef<Value> cols, Value first, SmallVector<Value> &carried)>;
+  /// for a single column); it may update `carried`. `active` (null: true)
+  /// is false for a chunk past the row's end, which must contribute
+  /// nothing and store nothing.
+  using ColumnsFn =
+      function_ref<LogicalResult(ArrayRef<Value> cols, Value first,
+                                 Value active, SmallVector<Value> &carried)>;
   /// The columns of row `row` (its flat index over the leading dims) that
   /// lane `lane` of the row's `group` threads takes: the columns before the
   /// row's first chunk boundary one by one, then whole chunks (one vector
   /// load of each chunked input, bound per column, in a scope of their own),
   /// then the ragged rest one by one; `carried` values thread through.
+  /// With `perLane` > 0 (rows start on a chunk boundary) a lane's chunks
+  /// lane, lane + group, ... are `perLane` fixed ones: all loaded first (the
+  /// loads in flight together), then `fn` on each in order.
   LogicalResult overColumns(const Chunking &chunks, int64_t cols, Value row,
                             ArrayRef<Value> lead, ArrayRef<int64_t> full,
                             Value lane, int64_t group,
-                            SmallVector<Value> &carried, ColumnsFn fn);
+                            SmallVector<Value> &carried, ColumnsFn fn,
+                            int64_t perLane = 0);
 
   /// A reduction across the rows of a row kernel: a column sum (over every
   /// dim but the last) or a total (over every dim).
@@ -152,9 +165,16 @@ private:
     nv::ReduceOp reduce;
     Combiner comb;
     bool perColumn;
-    unsigned output; // the kernel output that yields it
-    int64_t offset;  // of its per-block partials in the workspace
+    unsigned output;         // the kernel output that yields it
+    int64_t offset;          // of its per-block partials in the workspace
+    int64_t groupOffset = 0; // of its per-group partials (two-level fold)
   };
+  /// Rows [firstRow, firstRow + rowCount) of `part` ([rows, width]) folded
+  /// column by column in row order and zeroed; `emit` takes each column's
+  /// total.
+  LogicalResult foldRows(Value part, Value firstRow, int64_t rowCount,
+                         int64_t width, const Combiner &comb, int64_t threads,
+                         function_ref<void(Value col, Value total)> emit);
   /// Writes each block's partials of `across` (`acc`: per column sum its
   /// thread's slots, per total its thread's share) and lets the last block
   /// to finish combine them in block order.
@@ -162,7 +182,8 @@ private:
                                     ArrayRef<Across> across,
                                     ArrayRef<Value> acc, Value workspace,
                                     int64_t grid, int64_t threads, int64_t cols,
-                                    int64_t slots, int64_t group);
+                                    int64_t slots, int64_t group,
+                                    int64_t perLane, int64_t chunkWidth);
   gpu::AddressSpaceAttr shared() {
     return gpu::AddressSpaceAttr::get(b.getContext(),
                                       gpu::AddressSpace::Workgroup);
@@ -257,11 +278,10 @@ ReductionEmitter::Chunking ReductionEmitter::chunking(ArrayRef<int64_t> full) {
   return c;
 }
 
-LogicalResult
-ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
-                              ArrayRef<Value> lead, ArrayRef<int64_t> full,
-                              Value lane, int64_t group,
-                              SmallVector<Value> &carried, ColumnsFn fn) {
+LogicalResult ReductionEmitter::overColumns(
+    const Chunking &chunks, int64_t cols, Value row, ArrayRef<Value> lead,
+    ArrayRef<int64_t> full, Value lane, int64_t group,
+    SmallVector<Value> &carried, ColumnsFn fn, int64_t perLane) {
   int64_t w = chunks.width;
   // for (i = lb; i < ub; i += step) body(i) threading `carried`.
   auto loop = [&](Value lb, Value ub, Value step,
@@ -285,7 +305,7 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
     return success();
   };
   auto single = [&](Value col, SmallVector<Value> &inner) {
-    return fn(col, Value(), inner);
+    return fn(col, Value(), Value(), inner);
   };
   Value step = body.index(group);
   if (w == 1)
@@ -293,6 +313,51 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
   // Columns [0, head) precede the row's first chunk boundary; the chunks
   // end at `tail`.
   Value rowStart = arith::MulIOp::create(b, row, body.index(cols));
+  // One chunk's vector loads, each element bound to its column.
+  auto loadChunk = [&](Value firstCol, Value first) {
+    SmallVector<Value> colsOfChunk;
+    for (int64_t l = 0; l < w; ++l)
+      colsOfChunk.push_back(
+          l ? arith::AddIOp::create(b, firstCol, body.index(l)).getResult()
+            : firstCol);
+    for (auto [arg, flat] : chunks.inputs) {
+      Type element = elementOf(arg);
+      Value vec = vector::LoadOp::create(
+          b, VectorType::get({w}, element), flat, ValueRange{first},
+          /*nontemporal=*/false,
+          llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
+      for (auto [l, col] : llvm::enumerate(colsOfChunk))
+        body.bind(arg, pointIndex(arg, full, lead, col),
+                  vector::ExtractOp::create(b, vec, int64_t(l)));
+    }
+    return colsOfChunk;
+  };
+  if (perLane > 0) {
+    assert(cols % w == 0 && "fixed chunks need chunk-aligned rows");
+    int64_t count = cols / w;
+    body.pushScope();
+    SmallVector<std::tuple<SmallVector<Value>, Value, Value>> taken;
+    for (int64_t j = 0; j < perLane; ++j) {
+      Value chunk = arith::AddIOp::create(b, lane, body.index(j * group));
+      // A lane past the row's last chunk reads that chunk again.
+      Value active;
+      if ((j + 1) * group > count) {
+        active = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
+                                       body.index(count));
+        chunk = arith::MinUIOp::create(b, chunk, body.index(count - 1));
+      }
+      Value firstCol = arith::MulIOp::create(b, chunk, body.index(w));
+      Value first = arith::AddIOp::create(b, rowStart, firstCol);
+      taken.push_back({loadChunk(firstCol, first), first, active});
+    }
+    for (auto &[colsOfChunk, first, active] : taken)
+      if (failed(fn(colsOfChunk, first, active, carried))) {
+        body.popScope();
+        return failure();
+      }
+    body.popScope();
+    return success();
+  }
   Value head = body.index(0), count = body.index(cols / w);
   if (cols % w) {
     Value misaligned = arith::RemUIOp::create(b, rowStart, body.index(w));
@@ -307,29 +372,14 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
     if (failed(loop(lane, head, step, single)))
       return failure();
   }
-  LogicalResult ok = loop(
-      lane, count, step,
-      [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
-        Value firstCol = arith::AddIOp::create(
-            b, head, arith::MulIOp::create(b, chunk, body.index(w)));
-        Value first = arith::AddIOp::create(b, rowStart, firstCol);
-        SmallVector<Value> colsOfChunk;
-        for (int64_t l = 0; l < w; ++l)
-          colsOfChunk.push_back(
-              l ? arith::AddIOp::create(b, firstCol, body.index(l)).getResult()
-                : firstCol);
-        for (auto [arg, flat] : chunks.inputs) {
-          Type element = elementOf(arg);
-          Value vec = vector::LoadOp::create(
-              b, VectorType::get({w}, element), flat, ValueRange{first},
-              /*nontemporal=*/false,
-              llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
-          for (auto [l, col] : llvm::enumerate(colsOfChunk))
-            body.bind(arg, pointIndex(arg, full, lead, col),
-                      vector::ExtractOp::create(b, vec, int64_t(l)));
-        }
-        return fn(colsOfChunk, first, inner);
-      });
+  LogicalResult ok =
+      loop(lane, count, step,
+           [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
+             Value firstCol = arith::AddIOp::create(
+                 b, head, arith::MulIOp::create(b, chunk, body.index(w)));
+             Value first = arith::AddIOp::create(b, rowStart, firstCol);
+             return fn(loadChunk(firstCol, first), first, Value(), inner);
+           });
   if (failed(ok) || cols % w == 0)
     return ok;
   Value tail = arith::AddIOp::create(
@@ -339,9 +389,42 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
 }
 
 /// The grid of a row kernel with sums across its rows, and its workspace:
-/// the ticket counter at 0, each sum's partials from kPartialsOffset on.
+/// the ticket counters at 0 (the final one, then one per group of blocks),
+/// each sum's partials from kPartialsOffset on.
 constexpr int64_t kMaxAcrossBlocks = 256;
 constexpr int64_t kPartialsOffset = 256, kPartialsAlign = 256;
+/// Rows of partials a thread loads before combining them.
+constexpr int64_t kFoldLoads = 16;
+/// Narrow rows with column sums: at most this many chunks per lane, and
+/// this many 32-bit registers of column sums per thread; the block's rows
+/// combine their sums through this many bytes of shared memory.
+constexpr int64_t kMaxChunksPerLane = 8, kSumRegisters = 96,
+                  kCombineBytes = 32 * 1024;
+
+/// Up to kFoldLoads blocks fold in one group; more in groups of the largest
+/// divisor of `grid` up to its square root (its groups then fold in a
+/// second level).
+FoldLevels foldLevels(int64_t grid) {
+  if (grid <= kFoldLoads)
+    return {grid, 1};
+  int64_t size = 1;
+  for (int64_t d = 2; d * d <= grid; ++d)
+    if (grid % d == 0)
+      size = d;
+  return {size, grid / size};
+}
+/// The largest grid up to `grid` whose groups are not much smaller than its
+/// square root (both levels short) and whose counters fit.
+int64_t foldableGrid(int64_t grid) {
+  auto ok = [](int64_t g) {
+    FoldLevels l = foldLevels(g);
+    return l.groups == 1 ||
+           (4 * l.size * l.size >= g && l.groups < kPartialsOffset / 4);
+  };
+  while (!ok(grid))
+    --grid;
+  return grid;
+}
 } // namespace
 
 FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
@@ -378,28 +461,64 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   bool columnSums =
       llvm::any_of(across, [](const Across &a) { return a.perColumn; });
 
+  // Full rows in 16-byte chunks where the shapes allow.
+  Chunking chunks = chunking(full);
   int64_t threads = k.schedule.getThreads();
   // A power-of-two group of threads per row: a warp or less shuffles only,
   // more combines the warps through shared memory.
   int64_t rowsPerBlock = std::max<int64_t>(1, k.schedule.getTile().front());
   int64_t group =
       llvm::PowerOf2Ceil(std::max<int64_t>(1, threads / rowsPerBlock));
-  // Column sums: one row at a time per block, each thread keeping the sums
-  // of its columns (cols / group of them) in registers over the rows.
-  if (columnSums) {
+  // Column sums of narrow rows that start on chunk boundaries: a group of
+  // a warp or a few per row, several rows per block, each lane taking
+  // fixed chunks (perLane of them, loaded together) and keeping the column
+  // sums of exactly those chunks' columns in registers, so every value it
+  // sums is one it already read, and it never touches another lane's
+  // columns. The group is the smallest whose lanes' sums fit the register
+  // budget.
+  int64_t perLane = 0, sumWords = 0, sumBytes = 0;
+  for (const Across &a : across)
+    if (a.perColumn) {
+      int64_t bits = a.comb.accType.getIntOrFloatBitWidth();
+      sumWords += std::max<int64_t>(1, bits / 32);
+      sumBytes = std::max<int64_t>(sumBytes, std::max<int64_t>(1, bits / 8));
+    }
+  int64_t w = chunks.width;
+  if (columnSums && w > 1 && cols % w == 0) {
+    int64_t count = cols / w;
+    for (int64_t g = 32; g <= 1024 && !perLane; g *= 2) {
+      int64_t n = (count + g - 1) / g;
+      if (n <= kMaxChunksPerLane && n * w * sumWords <= kSumRegisters) {
+        group = g;
+        perLane = n;
+      }
+    }
+  }
+  if (perLane) {
+    // The block's rows combine their sums through shared memory, one sum
+    // at a time.
+    rowsPerBlock = std::max<int64_t>(1, threads / group);
+    while (rowsPerBlock > 1 && rowsPerBlock * cols * sumBytes > kCombineBytes)
+      --rowsPerBlock;
+  } else if (columnSums) {
+    // Otherwise one row at a time per block, each thread keeping the sums
+    // of its columns (cols / group of them) in registers over the rows.
     group = std::max<int64_t>(32, llvm::PowerOf2Ceil(threads));
     while (group < 1024 && cols > 8 * group)
       group *= 2;
   }
   group = std::min<int64_t>(group, 1024);
-  rowsPerBlock = columnSums ? 1 : std::max<int64_t>(1, threads / group);
+  if (!perLane)
+    rowsPerBlock = columnSums ? 1 : std::max<int64_t>(1, threads / group);
   threads = group * rowsPerBlock;
   int64_t warpsPerRow = std::max<int64_t>(1, group / 32);
   int64_t batches = (rows + rowsPerBlock - 1) / rowsPerBlock;
   // With sums across the rows, a bounded grid loops over the rows, so the
   // last block combines at most kMaxAcrossBlocks partials per sum.
   int64_t grid =
-      across.empty() ? batches : std::min<int64_t>(batches, kMaxAcrossBlocks);
+      across.empty()
+          ? batches
+          : foldableGrid(std::min<int64_t>(batches, kMaxAcrossBlocks));
   Value partials;
   // The reductions along the rows in passes: each joins the first pass
   // after every reduction its input reads, so independent ones share one
@@ -445,12 +564,17 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   // Workspace: a ticket counter, then each sum's partials per block.
   Value workspace;
   int64_t workspaceBytes = kPartialsOffset;
+  FoldLevels levels = foldLevels(grid);
   for (Across &a : across) {
-    a.offset = workspaceBytes;
-    int64_t bytes =
-        grid * (a.perColumn ? cols : 1) *
+    int64_t rowBytes =
+        (a.perColumn ? cols : 1) *
         std::max<int64_t>(1, a.comb.accType.getIntOrFloatBitWidth() / 8);
-    workspaceBytes += llvm::alignTo(bytes, kPartialsAlign);
+    a.offset = workspaceBytes;
+    workspaceBytes += llvm::alignTo(grid * rowBytes, kPartialsAlign);
+    if (levels.groups > 1) {
+      a.groupOffset = workspaceBytes;
+      workspaceBytes += llvm::alignTo(levels.groups * rowBytes, kPartialsAlign);
+    }
   }
   if (!across.empty())
     workspace = k.addWorkspace(workspaceBytes);
@@ -458,8 +582,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   Value tid = k.threadId();
   Value lane = arith::RemUIOp::create(b, tid, body.index(group));
   Value rowInBlock = arith::DivUIOp::create(b, tid, body.index(group));
-  // Slots of a thread's column sums: columns lane, lane + group, ...
-  int64_t slots = (cols + group - 1) / group;
+  // Slots of a thread's column sums: columns lane, lane + group, ...; with
+  // fixed chunks the columns of its chunks (chunk-major).
+  int64_t slots = perLane ? perLane * w : (cols + group - 1) / group;
   auto slotColumn = [&](int64_t j) {
     return arith::AddIOp::create(b, lane, body.index(j * group));
   };
@@ -468,8 +593,6 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                                  body.index(bound));
   };
 
-  // Full rows in 16-byte chunks where the shapes allow.
-  Chunking chunks = chunking(full);
   // One batch of rows (rowsPerBlock of them, one per group); folds the
   // batch's share of the sums across the rows into `acc`.
   auto batch = [&](Value index, SmallVector<Value> &acc) -> LogicalResult {
@@ -497,23 +620,28 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         combs.push_back(Combiner::of(reduce));
         totals.push_back(combs.back().identity(b, b.getLoc()));
       }
-      LogicalResult ok =
-          overColumns(chunks, cols, clamped, leadIdx, full, lane, group, totals,
-                      [&](ArrayRef<Value> colsOf, Value,
-                          SmallVector<Value> &carried) -> LogicalResult {
-                        for (Value col : colsOf)
-                          for (auto [j, reduce] : llvm::enumerate(pass)) {
-                            Value input = nv::ReduceOp(reduce).getInput();
-                            auto x = body.eval(
-                                input, pointIndex(input, full, leadIdx, col));
-                            if (failed(x))
-                              return k.unsupported();
-                            carried[j] = combs[j].combine(
-                                b, b.getLoc(), carried[j],
-                                body.convert(body.widen(*x), combs[j].accType));
-                          }
-                        return success();
-                      });
+      LogicalResult ok = overColumns(
+          chunks, cols, clamped, leadIdx, full, lane, group, totals,
+          [&](ArrayRef<Value> colsOf, Value, Value active,
+              SmallVector<Value> &carried) -> LogicalResult {
+            SmallVector<Value> before(carried);
+            for (Value col : colsOf)
+              for (auto [j, reduce] : llvm::enumerate(pass)) {
+                Value input = nv::ReduceOp(reduce).getInput();
+                auto x =
+                    body.eval(input, pointIndex(input, full, leadIdx, col));
+                if (failed(x))
+                  return k.unsupported();
+                carried[j] = combs[j].combine(
+                    b, b.getLoc(), carried[j],
+                    body.convert(body.widen(*x), combs[j].accType));
+              }
+            if (active)
+              for (auto [now, old] : llvm::zip(carried, before))
+                now = arith::SelectOp::create(b, active, now, old);
+            return success();
+          },
+          perLane);
       if (failed(ok))
         return failure();
       for (auto [i, share] : llvm::zip(
@@ -590,6 +718,11 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
           fold(a, valid, rowShares.lookup(unsigned(&a - across.data())));
           continue;
         }
+        if (perLane) {
+          // Summed with the outputs, chunk by chunk (below).
+          next += slots;
+          continue;
+        }
         for (int64_t j = 0; j < slots; ++j) {
           Value col = slotColumn(j);
           Value safe = arith::MinUIOp::create(b, col, body.index(cols - 1));
@@ -620,8 +753,11 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     // A thread's column sums read columns lane, lane + group, ... while
     // the chunked stores below write other threads' columns: with an
     // output planned in place over a summed input, every read must land
-    // before any store (the block handles one row at a time here).
-    if (columnSums && chunks.width > 1)
+    // before any store (the block handles one row at a time here). Fixed
+    // chunks need no barrier: every pass, every sum and every store of a
+    // lane touches only its own chunks' columns, each chunk read before
+    // it is stored, and no other lane reads or writes them.
+    if (columnSums && chunks.width > 1 && !perLane)
       gpu::BarrierOp::create(b);
 
     // Outputs: full rows by every lane in one pass, then per-row ones from
@@ -644,43 +780,87 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         return k.unsupported();
       perRow.push_back({unsigned(i), *x});
     }
-    if (!elementwise.empty()) {
+    // The column sums' slots in `acc`, with fixed chunks.
+    SmallVector<std::pair<const Across *, unsigned>> sumSlots;
+    for (unsigned i = 0, at = 0; i < across.size(); ++i) {
+      if (across[i].perColumn && perLane)
+        sumSlots.push_back({&across[i], at});
+      at += across[i].perColumn ? slots : 1;
+    }
+    // Fixed chunks come to `chunkOutputs` in order, once each per row: the
+    // k-th call sums into the lane's k-th chunk's slots.
+    int64_t ordinal = 0;
+    auto chunkOutputs = [&](ArrayRef<Value> colsOf, Value first, Value active,
+                            SmallVector<Value> &) -> LogicalResult {
+      SmallVector<SmallVector<Value>> values(elementwise.size());
+      for (auto [j, i] : llvm::enumerate(elementwise))
+        for (Value col : colsOf) {
+          Value v = k.outputs()[i];
+          auto x = body.eval(v, pointIndex(v, full, leadIdx, col));
+          if (failed(x))
+            return k.unsupported();
+          values[j].push_back(*x);
+        }
+      // The chunk's share of the column sums (this lane's own columns).
+      if (perLane) {
+        Value take = active ? arith::AndIOp::create(b, valid, active) : valid;
+        for (auto [a, at] : sumSlots) {
+          Value input = nv::ReduceOp(a->reduce).getInput();
+          for (auto [l, col] : llvm::enumerate(colsOf)) {
+            auto x = body.eval(input, pointIndex(input, full, leadIdx, col));
+            if (failed(x))
+              return k.unsupported();
+            Value &slot = acc[at + ordinal * colsOf.size() + l];
+            Value sum =
+                a->comb.combine(b, b.getLoc(), slot,
+                                body.convert(body.widen(*x), a->comb.accType));
+            slot = arith::SelectOp::create(b, take, sum, slot);
+          }
+        }
+        ++ordinal;
+      }
+      auto store = [&]() -> LogicalResult {
+        for (auto [j, i] : llvm::enumerate(elementwise)) {
+          for (Value x : values[j])
+            k.checkFinite(i, x);
+          Value v = k.outputs()[i];
+          if (first && chunks.outputs[i]) {
+            Type element = elementOf(v);
+            int64_t w = int64_t(colsOf.size());
+            Value vec = vector::FromElementsOp::create(
+                b, VectorType::get({w}, element), values[j]);
+            vector::StoreOp::create(
+                b, vec, chunks.outputs[i], ValueRange{first},
+                /*nontemporal=*/false,
+                llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
+            continue;
+          }
+          for (auto [col, x] : llvm::zip(colsOf, values[j]))
+            memref::StoreOp::create(b, x, k.outputBuffers[i],
+                                    pointIndex(v, full, leadIdx, col));
+        }
+        return success();
+      };
+      if (!perLane)
+        return store();
+      // Every lane reads its chunks (a clamped row or chunk again); only
+      // real ones store.
+      return k.ifThen(active ? arith::AndIOp::create(b, valid, active) : valid,
+                      store);
+    };
+    if (perLane) {
+      SmallVector<Value> none;
+      if (failed(overColumns(chunks, cols, clamped, leadIdx, full, lane, group,
+                             none, chunkOutputs, perLane)))
+        return failure();
+      assert(ordinal == perLane && "one call per fixed chunk, in order");
+      if (!perRow.empty())
+        gpu::BarrierOp::create(b);
+    } else if (!elementwise.empty()) {
       LogicalResult ok = k.ifThen(valid, [&]() -> LogicalResult {
         SmallVector<Value> none;
-        return overColumns(
-            chunks, cols, clamped, leadIdx, full, lane, group, none,
-            [&](ArrayRef<Value> colsOf, Value first,
-                SmallVector<Value> &) -> LogicalResult {
-              SmallVector<SmallVector<Value>> values(elementwise.size());
-              for (auto [j, i] : llvm::enumerate(elementwise))
-                for (Value col : colsOf) {
-                  Value v = k.outputs()[i];
-                  auto x = body.eval(v, pointIndex(v, full, leadIdx, col));
-                  if (failed(x))
-                    return k.unsupported();
-                  k.checkFinite(i, *x);
-                  values[j].push_back(*x);
-                }
-              for (auto [j, i] : llvm::enumerate(elementwise)) {
-                Value v = k.outputs()[i];
-                if (first && chunks.outputs[i]) {
-                  Type element = elementOf(v);
-                  int64_t w = int64_t(colsOf.size());
-                  Value vec = vector::FromElementsOp::create(
-                      b, VectorType::get({w}, element), values[j]);
-                  vector::StoreOp::create(
-                      b, vec, chunks.outputs[i], ValueRange{first},
-                      /*nontemporal=*/false,
-                      llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() /
-                                       8));
-                  continue;
-                }
-                for (auto [col, x] : llvm::zip(colsOf, values[j]))
-                  memref::StoreOp::create(b, x, k.outputBuffers[i],
-                                          pointIndex(v, full, leadIdx, col));
-              }
-              return success();
-            });
+        return overColumns(chunks, cols, clamped, leadIdx, full, lane, group,
+                           none, chunkOutputs);
       });
       if (failed(ok))
         return failure();
@@ -720,7 +900,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   }
   acc.assign(forOp.getResults().begin(), forOp.getResults().end());
   if (failed(combineAcrossBlocks(func, across, acc, workspace, grid, threads,
-                                 cols, slots, group)))
+                                 cols, slots, group, perLane, w)))
     return failure();
   return Geometry{grid, threads};
 }
@@ -728,7 +908,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
 LogicalResult ReductionEmitter::combineAcrossBlocks(
     gpu::GPUFuncOp func, ArrayRef<Across> across, ArrayRef<Value> acc,
     Value workspace, int64_t grid, int64_t threads, int64_t cols, int64_t slots,
-    int64_t group) {
+    int64_t group, int64_t perLane, int64_t chunkWidth) {
   Value tid = k.threadId();
   Value block = k.blockId();
   Value lane = arith::RemUIOp::create(b, tid, body.index(group));
@@ -741,13 +921,65 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
       arith::RemUIOp::create(b, tid, body.index(32)), zero);
 
   // 1. Each block's partials: a thread's columns directly (one row per
-  // block at a time, so every column has one owner), a total through a
-  // warp butterfly and the warps in order.
+  // block at a time, so every column has one owner) or, with fixed chunks
+  // and several rows per block, each row's sums through shared memory
+  // combined in row order; a total through a warp butterfly and the warps
+  // in order.
+  int64_t rowsPerBlock = threads / group;
+  DenseMap<Type, Value> rowSums; // [rowsPerBlock x cols] per sum type
   unsigned next = 0;
   for (const Across &a : across) {
     Type accType = a.comb.accType;
     int64_t width = a.perColumn ? cols : 1;
     Value part = k.workspaceView(workspace, a.offset, {grid, width}, accType);
+    if (a.perColumn && perLane) {
+      Value &buffer = rowSums[accType];
+      if (!buffer)
+        buffer = func.addWorkgroupAttribution(
+            MemRefType::get({rowsPerBlock * cols}, accType, AffineMap(),
+                            shared()),
+            b.getLoc());
+      Value rowBase = arith::MulIOp::create(
+          b, arith::DivUIOp::create(b, tid, body.index(group)),
+          body.index(cols));
+      int64_t count = cols / chunkWidth;
+      for (int64_t j = 0; j < perLane; ++j) {
+        Value chunk = arith::AddIOp::create(b, lane, body.index(j * group));
+        Value firstCol =
+            arith::MulIOp::create(b, chunk, body.index(chunkWidth));
+        auto storeChunk = [&] {
+          for (int64_t l = 0; l < chunkWidth; ++l)
+            memref::StoreOp::create(
+                b, acc[next + j * chunkWidth + l], buffer,
+                ValueRange{arith::AddIOp::create(
+                    b, rowBase,
+                    arith::AddIOp::create(b, firstCol, body.index(l)))});
+          return success();
+        };
+        if ((j + 1) * group > count)
+          (void)k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
+                                               chunk, body.index(count)),
+                         storeChunk);
+        else
+          (void)storeChunk();
+      }
+      next += slots;
+      gpu::BarrierOp::create(b);
+      (void)k.loop(tid, body.index(cols), body.index(threads), [&](Value col) {
+        Value total = a.comb.identity(b, b.getLoc());
+        for (int64_t r = 0; r < rowsPerBlock; ++r)
+          total = a.comb.combine(
+              b, b.getLoc(), total,
+              memref::LoadOp::create(b, buffer,
+                                     ValueRange{arith::AddIOp::create(
+                                         b, col, body.index(r * cols))}));
+        memref::StoreOp::create(b, total, part, ValueRange{block, col});
+        return success();
+      });
+      // The buffer is free again for the next sum.
+      gpu::BarrierOp::create(b);
+      continue;
+    }
     if (a.perColumn) {
       for (int64_t j = 0; j < slots; ++j, ++next) {
         Value col = arith::AddIOp::create(b, lane, body.index(j * group));
@@ -781,57 +1013,134 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
     });
   }
 
-  // 2. The ticket: the block that draws grid - 1 is the last to finish and
-  // sees every partial (each block fences its writes before drawing).
+  // 2. The partials fold in two levels, each a fixed order: the blocks of
+  // each group of `size` consecutive blocks (the last of the group to
+  // finish folds them in block order), then the groups (the last group
+  // folder to finish folds them in group order). The groups fold on
+  // different SMs at once and each fold issues its loads together, so the
+  // last block no longer reads every partial one load at a time.
+  FoldLevels levels = foldLevels(grid);
   fenceDevice();
   gpu::BarrierOp::create(b);
-  Value counter = k.workspaceView(workspace, 0, {1}, b.getI32Type());
-  Value isLast = drawTicket(func, isThread0, counter, zero, grid - 1);
-
-  // 3. The last block folds the partials in block order, writes the
-  // results and resets the ticket for the next launch (or graph replay).
-  return k.ifThen(isLast, [&]() -> LogicalResult {
+  Value foldGroup = arith::DivUIOp::create(b, block, body.index(levels.size));
+  Value groupCounter = arith::AddIOp::create(b, foldGroup, body.index(1));
+  Value counters =
+      k.workspaceView(workspace, 0, {kPartialsOffset / 4}, b.getI32Type());
+  auto resetCounter = [&](Value slot) {
+    return k.ifThen(isThread0, [&] {
+      memref::StoreOp::create(
+          b, arith::ConstantOp::create(b, b.getI32IntegerAttr(0)), counters,
+          ValueRange{slot});
+      return success();
+    });
+  };
+  // The last level folds into the results; a first level into the group's
+  // row of the group partials.
+  auto foldInto = [&](bool final, Value firstRow, int64_t rowCount) {
     fenceDevice();
     for (const Across &a : across) {
       int64_t width = a.perColumn ? cols : 1;
-      Value part =
-          k.workspaceView(workspace, a.offset, {grid, width}, a.comb.accType);
+      Value part = k.workspaceView(
+          workspace, final && levels.groups > 1 ? a.groupOffset : a.offset,
+          {final && levels.groups > 1 ? levels.groups : grid, width},
+          a.comb.accType);
       Value result = nv::ReduceOp(a.reduce).getResult();
-      ArrayRef<int64_t> shape = shapeOf(result);
-      auto foldColumn = [&](Value col) -> LogicalResult {
-        auto forOp =
-            scf::ForOp::create(b, zero, body.index(grid), body.index(1),
-                               ValueRange{a.comb.identity(b, b.getLoc())});
-        {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(forOp.getBody());
-          SmallVector<Value, 2> at{forOp.getInductionVar(), col};
-          Value x = memref::LoadOp::create(b, part, at);
-          // The workspace is left zeroed, as the executable's contract
-          // says (other kernels' counters may sit here).
-          memref::StoreOp::create(b, zeroOf(b, x.getType()), part, at);
-          scf::YieldOp::create(
-              b, a.comb.combine(b, b.getLoc(), forOp.getRegionIterArg(0), x));
-        }
-        Value out = body.convert(forOp.getResult(0), elementOf(result));
-        memref::StoreOp::create(b, out, k.outputBuffers[a.output],
-                                body.delinearize(col, shape));
-        return success();
-      };
-      LogicalResult ok =
-          a.perColumn
-              ? k.loop(tid, body.index(cols), body.index(threads), foldColumn)
-              : k.ifThen(isThread0, [&] { return foldColumn(zero); });
-      if (failed(ok))
+      Value groups =
+          final ? Value()
+                : k.workspaceView(workspace, a.groupOffset,
+                                  {levels.groups, width}, a.comb.accType);
+      if (failed(foldRows(part, firstRow, rowCount, width, a.comb, threads,
+                          [&](Value col, Value total) {
+                            if (!final) {
+                              memref::StoreOp::create(
+                                  b, total, groups, ValueRange{foldGroup, col});
+                              return;
+                            }
+                            memref::StoreOp::create(
+                                b, body.convert(total, elementOf(result)),
+                                k.outputBuffers[a.output],
+                                body.delinearize(col, shapeOf(result)));
+                          })))
         return failure();
     }
-    return k.ifThen(isThread0, [&] {
-      memref::StoreOp::create(
-          b, arith::ConstantOp::create(b, b.getI32IntegerAttr(0)), counter,
-          ValueRange{zero});
-      return success();
+    return success();
+  };
+  if (levels.groups == 1) {
+    Value isLast = drawTicket(func, isThread0, counters, zero, grid - 1);
+    return k.ifThen(isLast, [&]() -> LogicalResult {
+      if (failed(foldInto(/*final=*/true, zero, grid)))
+        return failure();
+      return resetCounter(zero);
+    });
+  }
+  Value lastOfGroup =
+      drawTicket(func, isThread0, counters, groupCounter, levels.size - 1);
+  return k.ifThen(lastOfGroup, [&]() -> LogicalResult {
+    if (failed(resetCounter(groupCounter)) ||
+        failed(foldInto(
+            /*final=*/false,
+            arith::MulIOp::create(b, foldGroup, body.index(levels.size)),
+            levels.size)))
+      return failure();
+    fenceDevice();
+    gpu::BarrierOp::create(b);
+    Value isLast =
+        drawTicket(func, isThread0, counters, zero, levels.groups - 1);
+    return k.ifThen(isLast, [&]() -> LogicalResult {
+      if (failed(foldInto(/*final=*/true, zero, levels.groups)))
+        return failure();
+      return resetCounter(zero);
     });
   });
+}
+
+LogicalResult
+ReductionEmitter::foldRows(Value part, Value firstRow, int64_t rowCount,
+                           int64_t width, const Combiner &comb, int64_t threads,
+                           function_ref<void(Value col, Value total)> emit) {
+  // A thread takes 16 bytes of adjacent columns where the width allows,
+  // and loads them from up to kFoldLoads rows before combining any: the
+  // loads are independent, the combination stays in row order.
+  int64_t bytes =
+      std::max<int64_t>(1, comb.accType.getIntOrFloatBitWidth() / 8);
+  int64_t v = std::max<int64_t>(1, 16 / bytes);
+  while (v > 1 && width % v)
+    v /= 2;
+  VectorType vec = VectorType::get({v}, comb.accType);
+  Value zeros = arith::ConstantOp::create(
+      b, vec, DenseElementsAttr::get(vec, b.getZeroAttr(comb.accType)));
+  Value start = arith::MulIOp::create(b, k.threadId(), body.index(v));
+  return k.loop(
+      start, body.index(width), body.index(threads * v),
+      [&](Value col) -> LogicalResult {
+        SmallVector<Value> totals(v, comb.identity(b, b.getLoc()));
+        for (int64_t r0 = 0; r0 < rowCount; r0 += kFoldLoads) {
+          SmallVector<SmallVector<Value, 2>> at;
+          SmallVector<Value> loaded;
+          for (int64_t r = r0; r < std::min(rowCount, r0 + kFoldLoads); ++r) {
+            at.push_back(
+                {arith::AddIOp::create(b, firstRow, body.index(r)), col});
+            loaded.push_back(vector::LoadOp::create(
+                b, vec, part, at.back(), /*nontemporal=*/false,
+                llvm::MaybeAlign(v * bytes)));
+          }
+          // The workspace is left zeroed, as the executable's contract says
+          // (other kernels' counters may sit here).
+          for (const auto &point : at)
+            vector::StoreOp::create(b, zeros, part, point,
+                                    /*nontemporal=*/false,
+                                    llvm::MaybeAlign(v * bytes));
+          for (Value x : loaded)
+            for (int64_t l = 0; l < v; ++l)
+              totals[l] = comb.combine(b, b.getLoc(), totals[l],
+                                       vector::ExtractOp::create(b, x, l));
+        }
+        for (int64_t l = 0; l < v; ++l)
+          emit(l ? arith::AddIOp::create(b, col, body.index(l)).getResult()
+                 : col,
+               totals[l]);
+        return success();
+      });
 }
 
 FailureOr<Geometry> ReductionEmitter::column(gpu::GPUFuncOp func) {
@@ -1149,13 +1458,13 @@ ReductionEmitter::columnStrips(gpu::GPUFuncOp func,
   Value isThread0 =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
   Value counters = k.workspaceView(workspace, 0, {colBlocks}, b.getI32Type());
-  Value isLast =
-      drawTicket(func, isThread0, counters, colBlock, rowChunks - 1);
+  Value isLast = drawTicket(func, isThread0, counters, colBlock, rowChunks - 1);
   LogicalResult ok = k.ifThen(isLast, [&]() -> LogicalResult {
     fenceDevice();
     if (failed(finishColumns([&](size_t j, Value c) {
           Value unclamped = arith::AddIOp::create(b, blockCol0, c);
-          Value col = arith::MinUIOp::create(b, unclamped, body.index(cols - 1));
+          Value col =
+              arith::MinUIOp::create(b, unclamped, body.index(cols - 1));
           Value owned = arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
                                               unclamped, body.index(cols));
           return foldInOrder(j, rowChunks, [&](Value part) -> Value {
@@ -1164,7 +1473,8 @@ ReductionEmitter::columnStrips(gpu::GPUFuncOp func,
             // Left zeroed for the next kernel (the executable's contract),
             // by the one thread that owns the column.
             (void)k.ifThen(owned, [&] {
-              memref::StoreOp::create(b, zeroOf(b, x.getType()), partials[j], at);
+              memref::StoreOp::create(b, zeroOf(b, x.getType()), partials[j],
+                                      at);
               return success();
             });
             return x;

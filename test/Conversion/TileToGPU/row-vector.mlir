@@ -5,7 +5,7 @@
 // row r starts at element 1003 r, so each row's columns before its first
 // 16-byte boundary (head = (8 - 1003 r mod 8) mod 8) and after its last
 // whole chunk are read and written one by one around the vector loop.
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s --implicit-check-not="memref.load %arg0[%{{.*}}, %{{.*}}] : memref<16x96xf32>"
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s --implicit-check-not="memref.load %arg0[%{{.*}}, %{{.*}}] : memref<16x96xf32>" --implicit-check-not="memref.load %arg0[%{{.*}}, %{{.*}}] : memref<64x768xf32>"
 
 // CHECK-LABEL: gpu.func @row_reduction_
 // CHECK-SAME: (%[[X:.*]]: memref<16x96xf32>, %[[Y:.*]]: memref<16x96xbf16>)
@@ -75,19 +75,36 @@ func.func @ragged(%x: tensor<5x1003xbf16>) -> tensor<5x1003xbf16> {
 }
 
 // @colsum: a LayerNorm-backward-like row kernel with a column sum of its
-// input: a thread's column sums read columns lane + 256 j, the chunked
-// stores write 4 adjacent columns per thread, so a barrier separates the
-// sums' reads from the stores (the output may be planned over the input).
+// input. 768 f32 columns (192 chunks of 4) start on chunk boundaries, so a
+// warp takes a row (five rows per block: their 5 x 768 f64 sums fill the
+// shared buffer that combines them) and each lane its 6 fixed chunks, all
+// loaded before any is used. The lane sums exactly the columns of its
+// chunks (24 f64 carried over the rows), reusing the loaded values: no
+// element of the row is loaded alone (the implicit check above), and no
+// barrier separates the row's reads from its stores, since each lane
+// stores only the columns it read. The block's rows then combine in row
+// order through shared memory.
 // CHECK-LABEL: gpu.func @row_reduction_
-// CHECK-SAME: (%[[CX:.*]]: memref<64x768xf32>, %{{.*}}: memref<64x768xf32>, %[[CY:.*]]: memref<64x768xf32>, %[[CS:.*]]: memref<768xf32>
-// CHECK: scf.for
-// CHECK: vector.load
-// CHECK: arith.select
-// CHECK: arith.select
-// CHECK: arith.select
+// CHECK-SAME: (%[[CX:.*]]: memref<64x768xf32>, %{{.*}}: memref<64x768xf32>, %[[CY:.*]]: memref<64x768xf32>, %[[CS:.*]]: memref<768xf32>, %[[CWS:.*]]: memref<80128xi8>) workgroup(%[[SUMS:.*]] : memref<3840xf64, #gpu.address_space<workgroup>>
+// CHECK-SAME: known_block_size = array<i32: 160, 1, 1>, known_grid_size = array<i32: 13, 1, 1>
+// CHECK: %[[ACC:.*]]:24 = scf.for
+// CHECK-COUNT-12: vector.load %{{.*}} : memref<49152xf32>, vector<4xf32>
+// CHECK: gpu.shuffle xor
+// CHECK-COUNT-12: vector.load %{{.*}} : memref<49152xf32>, vector<4xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.addf %{{.*}} : f64
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: vector.from_elements
+// CHECK-NEXT: vector.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : memref<49152xf32>, vector<4xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
+// CHECK: memref.view %[[CWS]][%c256][] : memref<80128xi8> to memref<13x768xf64>
+// CHECK: memref.store %[[ACC]]#0, %[[SUMS]]
+// CHECK: memref.store %[[ACC]]#23, %[[SUMS]]
 // CHECK-NEXT: gpu.barrier
-// CHECK-NEXT: scf.if
-// CHECK: vector.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : memref<49152xf32>, vector<4xf32>
+// CHECK-NEXT: scf.for
+// CHECK-COUNT-5: memref.load %[[SUMS]]
 func.func @colsum(%x: tensor<64x768xf32>, %z: tensor<64x768xf32>) -> (tensor<64x768xf32>, tensor<768xf32>) {
   %r:2 = nova_tile.fusion row_reduction (%x, %z) : (tensor<64x768xf32>, tensor<64x768xf32>) -> (tensor<64x768xf32>, tensor<768xf32>) {
   ^bb0(%xa: tensor<64x768xf32>, %za: tensor<64x768xf32>):
