@@ -652,14 +652,26 @@ void BackwardEmitter::writeTransposed(Value buffer, ArrayRef<Value> packed) {
 
 void BackwardEmitter::addToWorkspace(Value bh, Value first, int64_t chunk,
                                      Value acc) {
-  Value rows = k.workspaceView(
-      workspace, 0, {product(bwd.lead) * paddedQueries, bwd.d}, b.getF32Type());
+  // Accumulators i and i + 1 are neighbours in a row: one 8-byte
+  // red.global.add.v2.f32 (sm_90) each, half the instructions of scalar
+  // adds (inline PTX: LLVM has no vector float atomic for NVPTX).
+  Value address = arith::IndexCastOp::create(
+      b, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, workspace));
   Value base = add(mul(bh, paddedQueries), first);
-  for (int64_t i = 0; i < 32; ++i)
-    memref::AtomicRMWOp::create(
-        b, arith::AtomicRMWKind::addf,
-        LLVM::ExtractValueOp::create(b, acc, ArrayRef<int64_t>{i}), rows,
-        ValueRange{add(base, warpRowOf(i)), add(colOf(i), chunk * 64)});
+  for (int64_t i = 0; i < 32; i += 2) {
+    Value element = add(mul(add(base, warpRowOf(i)), bwd.d),
+                        add(colOf(i), chunk * 64));
+    Value at = add(address, arith::MulIOp::create(b, toI64(element), i64(4)));
+    LLVM::InlineAsmOp::create(
+        b, TypeRange{},
+        ValueRange{at, LLVM::ExtractValueOp::create(b, acc, i),
+                   LLVM::ExtractValueOp::create(b, acc, i + 1)},
+        "red.global.add.v2.f32 [$0], {$1, $2};", "l,f,f",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
+  }
 }
 
 LogicalResult BackwardEmitter::drawQueryTicket(Value bh, Value tile,
@@ -743,6 +755,11 @@ FailureOr<Geometry> BackwardEmitter::emit() {
   int64_t grid = keyItems + queryItems;
 
   smem = hopper::dynamicSharedMemory(k, layout.sharedBytes());
+  // One block per SM: with .minnctapersm beside .maxntid ptxas knows the
+  // register count at entry and honours setmaxnreg (else C7508: ignored,
+  // and the consumers spill at 168 registers).
+  k.func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(1));
   auto descriptor = [&](const AttentionOperand &op, int64_t rows) {
     return attention_wgmma::descriptor(k, op, bwd.lead, bwd.d, rows, kRows);
   };

@@ -33,8 +33,8 @@
 // CHECK-SAME: %arg12: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 3 : i32,
 // CHECK-SAME: %arg13: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 5 : i32,
 // ATOMIC-SAME: %arg14: memref<393600xi8>)
-// ATOMIC-SAME: known_grid_size = array<i32: 12, 1, 1>, nova_gpu.dynamic_shared_bytes = 168040 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nova_gpu.workspace_bytes = 393600 : i64
-// DET-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 151656 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>
+// ATOMIC-SAME: known_grid_size = array<i32: 12, 1, 1>, nova_gpu.dynamic_shared_bytes = 168040 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nova_gpu.workspace_bytes = 393600 : i64, nvvm.minctasm = 1 : i32}
+// DET-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 151656 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nvvm.minctasm = 1 : i32}
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 232
@@ -47,8 +47,8 @@
 // bytes). Per tile: dS^T
 // stored to shared memory, the async proxy fenced, the warpgroup's named
 // barrier; dK += dS^T Q with A from shared memory (K-major), dQ = dS K with A
-// read M-major (col) and K N-major (row), added by f32 atomics; a warp's
-// ticket and, for the last, the rows loaded, zeroed and stored.
+// read M-major (col) and K N-major (row), added by 8-byte f32 atomics; a
+// warp's ticket and, for the last, the rows loaded, zeroed and stored.
 // ATOMIC: llvm.store {{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // ATOMIC: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // ATOMIC-NEXT: arith.addi
@@ -59,7 +59,7 @@
 // ATOMIC-COUNT-3: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
 // ATOMIC: nvvm.wgmma.wait.group.sync.aligned 0
 // ATOMIC: nvvm.mbarrier.arrive
-// ATOMIC-COUNT-32: memref.atomic_rmw addf {{.*}} : (f32, memref<1536x64xf32>) -> f32
+// ATOMIC-COUNT-16: llvm.inline_asm has_side_effects "red.global.add.v2.f32 [$0], {$1, $2};", "l,f,f"
 // ATOMIC: nvvm.memory.barrier <gpu>
 // ATOMIC: nvvm.bar.warp.sync
 // ATOMIC: memref.atomic_rmw addi {{.*}} : (i32, memref<96xi32>) -> i32
