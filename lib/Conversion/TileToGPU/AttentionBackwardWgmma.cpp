@@ -19,8 +19,9 @@
 // Without `deterministic`, at head dim 64, every block is K/V-stationary
 // (5 GEMMs): each consumer writes its dS^T tile to shared memory, computes
 // dQ_part = dS K (A read M-major from there, B the stationary K tile) and
-// adds it to an f32 workspace [batch, query, D] by red.global.add.f32; per
-// 16 query rows a ticket counts the consumers that added theirs, and the
+// adds it to an f32 workspace [batch, query, D] by red.global.add.v2.f32;
+// per 16 query rows a ticket counts the consumers that added theirs (each
+// warp draws its tickets once, after its last tile and one fence), and the
 // warp that draws the last one stores the rows as bf16 dQ and zeroes them
 // and the ticket (the workspace is left as the runtime gave it: zero).
 //
@@ -188,10 +189,21 @@ private:
   /// Adds chunk `chunk` (64 columns) of this warp's dQ rows `acc` of the
   /// streamed tile from query `first` to the workspace.
   void addToWorkspace(Value bh, Value first, int64_t chunk, Value acc);
-  /// After a tile's additions: the warp's ticket for its 16 query rows of
-  /// streamed tile `tile` (from query `first`); the warp that draws the last
-  /// stores the rows as dQ and zeroes them and the ticket.
-  LogicalResult drawQueryTicket(Value bh, Value tile, Value first);
+  /// After the block's additions: the warp's tickets for its 16 query rows
+  /// of each streamed tile, a lane a tile; for each tile where it draws the
+  /// last, the warp stores the rows as dQ and zeroes them and the ticket.
+  LogicalResult drawQueryTickets(const Work &w);
+  /// The tickets (i32, one per 16 query rows) and the f32 dQ rows.
+  Value tickets() {
+    int64_t rows = product(bwd.lead) * paddedQueries;
+    return k.workspaceView(workspace, rows * bwd.d * 4, {rows / 16},
+                           b.getI32Type());
+  }
+  Value queryRows() {
+    return k.workspaceView(workspace, 0,
+                           {product(bwd.lead) * paddedQueries, bwd.d},
+                           b.getF32Type());
+  }
   /// Accumulator i of a thread: row g (+ 8 when bit 1 of i is set) of its
   /// warp's 16 rows, column 8 (i / 4) + 2 t + i % 2.
   Value warpRowOf(int64_t i) {
@@ -611,8 +623,6 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
           NVVM::MBarrierArriveOp::create(b, Type(), empty(stage), Value());
         addToWorkspace(w.bh, streamedBase, chunk, dq);
       }
-      if (failed(drawQueryTicket(w.bh, add(w.first, j), streamedBase)))
-        return failure();
     } else {
       NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
       NVVM::MBarrierArriveOp::create(b, Type(), empty(stage), Value());
@@ -634,6 +644,8 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
     if (failed(bwd.store(result, w.bh, row, colOf(e), x, ult(row, length))))
       return failure();
   }
+  if (kind.keys && atomicQ)
+    return drawQueryTickets(w);
   return success();
 }
 
@@ -660,8 +672,8 @@ void BackwardEmitter::addToWorkspace(Value bh, Value first, int64_t chunk,
       memref::ExtractAlignedPointerAsIndexOp::create(b, workspace));
   Value base = add(mul(bh, paddedQueries), first);
   for (int64_t i = 0; i < 32; i += 2) {
-    Value element = add(mul(add(base, warpRowOf(i)), bwd.d),
-                        add(colOf(i), chunk * 64));
+    Value element =
+        add(mul(add(base, warpRowOf(i)), bwd.d), add(colOf(i), chunk * 64));
     Value at = add(address, arith::MulIOp::create(b, toI64(element), i64(4)));
     LLVM::InlineAsmOp::create(
         b, TypeRange{},
@@ -674,63 +686,80 @@ void BackwardEmitter::addToWorkspace(Value bh, Value first, int64_t chunk,
   }
 }
 
-LogicalResult BackwardEmitter::drawQueryTicket(Value bh, Value tile,
-                                               Value first) {
-  int64_t batch = product(bwd.lead);
+LogicalResult BackwardEmitter::drawQueryTickets(const Work &w) {
   int64_t keyBlocks = llvm::divideCeil(bwd.tk, kStationary);
-  int64_t rowsBytes = batch * paddedQueries * bwd.d * 4;
-  Value tickets = k.workspaceView(workspace, rowsBytes,
-                                  {batch * paddedQueries / 16}, b.getI32Type());
-  Value rows = k.workspaceView(workspace, 0, {batch * paddedQueries, bwd.d},
-                               b.getF32Type());
-  // Every lane's additions before lane 0's ticket.
+  Value tickets = this->tickets(), rows = queryRows();
+  // Every lane's additions before any ticket: one fence a block, not one a
+  // tile, and the tickets of up to 32 tiles in flight at once.
   NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
   NVVM::SyncWarpOp::create(b, i32(-1));
-  Value base = add(mul(bh, paddedQueries), first);
-  Value slot = add(div(base, 16), warp);
-  auto draw = scf::IfOp::create(b, TypeRange{b.getI32Type()},
-                                cmp(arith::CmpIPredicate::eq, lane, idx(0)),
-                                /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(draw.thenBlock());
-    scf::YieldOp::create(b, ValueRange{memref::AtomicRMWOp::create(
-                                b, arith::AtomicRMWKind::addi, i32(1), tickets,
-                                ValueRange{slot})});
-    b.setInsertionPointToStart(draw.elseBlock());
-    scf::YieldOp::create(b, ValueRange{i32(0)});
-  }
-  Value ticket = gpu::ShuffleOp::create(b, draw.getResult(0), int32_t(0),
-                                        int32_t(32), gpu::ShuffleMode::IDX)
-                     .getShuffleResult();
-  // Both consumers of each K/V block that streams the tile add to it: with
-  // causal masks the blocks up to the tile's (key blocks start streaming at
-  // their diagonal tile, two per block), else all.
-  Value contributors = idx(keyBlocks);
-  if (bwd.causal)
-    contributors =
-        arith::MinUIOp::create(b, add(div(tile, 2), 1), idx(keyBlocks));
-  Value last =
-      cmp(arith::CmpIPredicate::eq,
-          arith::IndexCastOp::create(b, b.getIndexType(), ticket),
-          arith::SubIOp::create(b, mul(contributors, kConsumers), idx(1)));
-  return k.ifThen(last, [&]() -> LogicalResult {
-    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
-    Value zero = f32(0.0), scale = f32(bwd.scale);
-    for (int64_t chunk = 0; chunk < bwd.d / 64; ++chunk)
-      for (int64_t i = 0; i < 32; ++i) {
-        Value col = add(colOf(i), chunk * 64);
-        ValueRange at{add(base, warpRowOf(i)), col};
-        Value x = memref::LoadOp::create(b, rows, at);
-        memref::StoreOp::create(b, zero, rows, at);
-        Value query = add(first, warpRowOf(i));
-        if (failed(bwd.store(0, bh, query, col, fmul(x, scale),
-                             ult(query, bwd.tq))))
-          return failure();
-      }
-    return k.ifThen(cmp(arith::CmpIPredicate::eq, lane, idx(0)), [&] {
-      memref::StoreOp::create(b, i32(0), tickets, ValueRange{slot});
-      return success();
+  auto slotOf = [&](Value tile) {
+    return add(div(add(mul(w.bh, paddedQueries), mul(tile, kRows)), 16), warp);
+  };
+  return k.loop(idx(0), w.tiles, idx(32), [&](Value from) -> LogicalResult {
+    Value j = add(from, lane);
+    Value tile = add(w.first, j);
+    // Both consumers of each K/V block that streams the tile add to it: with
+    // causal masks the blocks up to the tile's (key blocks start streaming
+    // at their diagonal tile, two per block), else all.
+    Value contributors = idx(keyBlocks);
+    if (bwd.causal)
+      contributors =
+          arith::MinUIOp::create(b, add(div(tile, 2), 1), idx(keyBlocks));
+    auto draw = scf::IfOp::create(b, TypeRange{b.getI1Type()}, ult(j, w.tiles),
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(draw.thenBlock());
+      Value ticket =
+          memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(1),
+                                      tickets, ValueRange{slotOf(tile)});
+      scf::YieldOp::create(
+          b, ValueRange{
+                 cmp(arith::CmpIPredicate::eq,
+                     arith::IndexCastOp::create(b, b.getIndexType(), ticket),
+                     arith::SubIOp::create(b, mul(contributors, kConsumers),
+                                           idx(1)))});
+      b.setInsertionPointToStart(draw.elseBlock());
+      scf::YieldOp::create(
+          b, ValueRange{arith::ConstantOp::create(b, b.getBoolAttr(false))});
+    }
+    Value lastWord =
+        arith::ExtUIOp::create(b, b.getI32Type(), draw.getResult(0));
+    Value count = arith::MinUIOp::create(
+        b, idx(32), arith::SubIOp::create(b, w.tiles, from));
+    // The warp converts, one after another, the tiles whose last ticket one
+    // of its lanes drew.
+    return k.loop(idx(0), count, idx(1), [&](Value l) -> LogicalResult {
+      Value flag = gpu::ShuffleOp::create(b, lastWord, toI32(l), i32(32),
+                                          gpu::ShuffleMode::IDX)
+                       .getShuffleResult();
+      return k.ifThen(
+          cmp(arith::CmpIPredicate::ne,
+              arith::IndexCastOp::create(b, b.getIndexType(), flag), idx(0)),
+          [&]() -> LogicalResult {
+            NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
+            Value done = add(w.first, add(from, l));
+            Value first = mul(done, kRows);
+            Value base = add(mul(w.bh, paddedQueries), first);
+            Value zero = f32(0.0), scale = f32(bwd.scale);
+            for (int64_t chunk = 0; chunk < bwd.d / 64; ++chunk)
+              for (int64_t i = 0; i < 32; ++i) {
+                Value col = add(colOf(i), chunk * 64);
+                ValueRange at{add(base, warpRowOf(i)), col};
+                Value x = memref::LoadOp::create(b, rows, at);
+                memref::StoreOp::create(b, zero, rows, at);
+                Value query = add(first, warpRowOf(i));
+                if (failed(bwd.store(0, w.bh, query, col, fmul(x, scale),
+                                     ult(query, bwd.tq))))
+                  return failure();
+              }
+            return k.ifThen(cmp(arith::CmpIPredicate::eq, lane, idx(0)), [&] {
+              memref::StoreOp::create(b, i32(0), tickets,
+                                      ValueRange{slotOf(done)});
+              return success();
+            });
+          });
     });
   });
 }

@@ -47,8 +47,9 @@
 // bytes). Per tile: dS^T
 // stored to shared memory, the async proxy fenced, the warpgroup's named
 // barrier; dK += dS^T Q with A from shared memory (K-major), dQ = dS K with A
-// read M-major (col) and K N-major (row), added by 8-byte f32 atomics; a
-// warp's ticket and, for the last, the rows loaded, zeroed and stored.
+// read M-major (col) and K N-major (row), added by 8-byte f32 atomics.
+// After the loop, one fence, then a warp's tickets (a lane a tile) and, for
+// each tile where it drew the last, the rows loaded, zeroed and stored.
 // ATOMIC: llvm.store {{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // ATOMIC: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // ATOMIC-NEXT: arith.addi
