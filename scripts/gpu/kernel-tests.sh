@@ -121,11 +121,8 @@ scatter_wide      scatter.mlir        wide_rows       1e-5  1e-6  yes  pack
 scatter_wide_det  scatter.mlir        wide_rows       0     0     yes  pack-det
 scatter_many      scatter.mlir        many_indices    1e-4  5e-4  yes  pack
 scatter_many_det  scatter.mlir        many_indices    0     0     yes  pack-det
-attn_wgmma_bwd_det_c64 attn_wgmma_bwd.mlir causal_d64 1e-2 norm no pack-det
-attn_wgmma_bwd_det_f64 attn_wgmma_bwd.mlir full_d64  1e-2  norm  no   pack-det
 attn_wgmma_bwd_long_c64 attn_wgmma_bwd.mlir causal_d64_long 1e-2 norm no pack
 attn_wgmma_bwd_long_f64 attn_wgmma_bwd.mlir full_d64_long 1e-2 norm no pack
-attn_wgmma_bwd_twice attn_wgmma_bwd.mlir causal_d64_twice 1e-2 norm no pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

@@ -1,9 +1,8 @@
 //===- AttentionBackwardWgmma.cpp - attention backward on Hopper's wgmma --===//
 //
 // The attention backward for bf16 operands with head dim 64 or 128
-// (sm_90a), in one launch. With `deterministic`, two kinds of blocks, each
-// gradient element written by exactly one block (no atomics, no
-// workspace):
+// (sm_90a), in one launch of two kinds of blocks, each gradient element
+// written by exactly one block (deterministic, no atomics, no workspace):
 //
 //  - K/V-stationary blocks own 128 keys of one (batch, head) and stream
 //    the 64-row query tiles that see them (causal: from the diagonal on):
@@ -14,22 +13,12 @@
 //    up to the diagonal): S and dP as above, dQ += dS K.
 //
 // The second kind recomputes S and dP (7 GEMMs where atomics into an f32
-// workspace need 5), the price of determinism without a second kernel.
-//
-// Without `deterministic`, at head dim 64, every block is K/V-stationary
-// (5 GEMMs): each consumer writes its dS^T tile to shared memory, computes
-// dQ_part = dS K (A read M-major from there, B the stationary K tile) and
-// adds it to an f32 workspace [batch, query, D] by red.global.add.v2.f32;
-// per 16 query rows a ticket counts the consumers that added theirs (each
-// warp draws its tickets once, after its last tile and one fence), and the
-// warp that draws the last one stores the rows as bf16 dQ and zeroes them
-// and the ticket (the workspace is left as the runtime gave it: zero).
-//
-// D = rowsum(dO * O) comes from O and dO tiles in shared memory: the
-// Q-stationary consumers sum their own rows, and for the streamed query
-// tiles the producer warpgroup (which TMA-loads O beside Q and dO) writes D
-// and the log-sum-exp into the stage before the consumers read them, a
-// tile or more behind its loads.
+// workspace would need 5), the price of determinism without a second
+// kernel. D = rowsum(dO * O) comes from O and dO tiles in shared memory:
+// the Q-stationary consumers sum their own rows, and for the streamed
+// query tiles the producer warpgroup (which TMA-loads O beside Q and dO)
+// writes D and the log-sum-exp into the stage before the consumers read
+// them, a tile or more behind its loads.
 //
 // Warpgroup 0 is the producer (setmaxnreg 40; one thread issues the TMA
 // loads, 128-byte swizzle, zero fill past the sequence's end, into a ring
@@ -69,23 +58,16 @@ constexpr int64_t kSharedLimit = 227 * 1024;
 /// per stage. Tiles are head-dim chunks of 64 columns, 128 bytes a row.
 struct BackwardLayout {
   int64_t d = 64, stages = 2;
-  /// Stationary slots: 3 (K, V; or Q, dO, O) or 2 when every block is
-  /// K/V-stationary (dQ by atomics), which adds the dS^T buffers (two per
-  /// consumer, 64 x 64 bf16, 128-byte swizzle) after them.
-  int64_t stationarySlots = 3, dsBuffers = 0;
   int64_t tileBytes(int64_t rows) const { return rows * d * 2; }
   static int64_t chunkBytes(int64_t rows) { return rows * 128; }
   int64_t stationary(int64_t slot) const {
     return slot * tileBytes(kStationary);
   }
-  int64_t dsBuffer(int64_t index) const {
-    return stationarySlots * tileBytes(kStationary) + index * chunkBytes(kRows);
-  }
   int64_t statsOffset() const { return 3 * tileBytes(kRows); }
   int64_t stageBytes() const {
     return llvm::alignTo(statsOffset() + 2 * kRows * 4, 1024);
   }
-  int64_t stageBase() const { return dsBuffer(dsBuffers); }
+  int64_t stageBase() const { return 3 * tileBytes(kStationary); }
   int64_t barriers() const { return stageBase() + stages * stageBytes(); }
   int64_t sharedBytes() const { return barriers() + 8 * (1 + 3 * stages); }
 };
@@ -104,13 +86,6 @@ std::optional<std::string> whyNot(const AttentionBackward &bwd) {
   if (bwd.tq >= (int64_t(1) << 31) || bwd.tk >= (int64_t(1) << 31))
     return std::string("sequences too long for 32-bit TMA coordinates");
   return std::nullopt;
-}
-
-/// dQ by f32 atomics (every block K/V-stationary): not `deterministic`,
-/// both gradients wanted, head dim 64 (at 128, dK, dV and a dQ chunk leave
-/// ptxas too few registers: it serializes the wgmmas, C7512).
-bool usesAtomics(const AttentionBackward &bwd) {
-  return !bwd.k.deterministic && bwd.wantQ && bwd.wantKV && bwd.d == 64;
 }
 
 /// One kind of block: which operands are stationary and which stream.
@@ -182,44 +157,9 @@ private:
                Value firstUnit, int64_t units);
   LogicalResult consumer(const Kind &kind, const Work &w, Value consumerIndex);
 
-  /// Writes this consumer's dS^T (packed bf16 pairs of accumulators, 64
-  /// keys x 64 queries) to the shared buffer at `buffer` (i64 bytes), rows
-  /// of 128 bytes, 128-byte swizzle: as the M-major A of dS K.
-  void writeTransposed(Value buffer, ArrayRef<Value> packed);
-  /// Adds chunk `chunk` (64 columns) of this warp's dQ rows `acc` of the
-  /// streamed tile from query `first` to the workspace.
-  void addToWorkspace(Value bh, Value first, int64_t chunk, Value acc);
-  /// After the block's additions: the warp's tickets for its 16 query rows
-  /// of each streamed tile, a lane a tile; for each tile where it draws the
-  /// last, the warp stores the rows as dQ and zeroes them and the ticket.
-  LogicalResult drawQueryTickets(const Work &w);
-  /// The tickets (i32, one per 16 query rows) and the f32 dQ rows.
-  Value tickets() {
-    int64_t rows = product(bwd.lead) * paddedQueries;
-    return k.workspaceView(workspace, rows * bwd.d * 4, {rows / 16},
-                           b.getI32Type());
-  }
-  Value queryRows() {
-    return k.workspaceView(workspace, 0,
-                           {product(bwd.lead) * paddedQueries, bwd.d},
-                           b.getF32Type());
-  }
-  /// Accumulator i of a thread: row g (+ 8 when bit 1 of i is set) of its
-  /// warp's 16 rows, column 8 (i / 4) + 2 t + i % 2.
-  Value warpRowOf(int64_t i) {
-    return add(add(mul(warp, 16), g), (i & 2) ? 8 : 0);
-  }
-  Value colOf(int64_t i) { return add(mul(t, 2), (i / 4) * 8 + (i % 2)); }
-
   const AttentionBackward &bwd;
   BackwardLayout layout;
   Value smem, tid;
-  Value warp, lane, g, t; // of a consumer thread
-  /// dQ by f32 atomics into `workspace` (not `deterministic`): rows of
-  /// `paddedQueries` per (batch, head), then the tickets.
-  bool atomicQ = false;
-  Value workspace;
-  int64_t paddedQueries = 0;
   int64_t keyItems = 0, queryItems = 0;
   /// The producer computes a streamed tile's stats `lag` tiles after
   /// issuing its loads.
@@ -359,13 +299,15 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
                                         Value consumerIndex) {
   MLIRContext *ctx = b.getContext();
   Value thread = rem(tid, 128);
-  warp = div(thread, 32);
-  lane = rem(thread, 32);
-  g = div(lane, 4);
-  t = rem(lane, 4);
+  Value warp = div(thread, 32), lane = rem(thread, 32);
+  Value g = div(lane, 4), t = rem(lane, 4);
+  // Accumulator i of a thread: row g (+ 8 when bit 1 of i is set) of its
+  // warp's 16 stationary rows, column 8 (i / 4) + 2 t + i % 2.
   Value localBase = mul(consumerIndex, kRows);
   Value firstRow = add(w.base, localBase);
-  auto rowOf = [&](int64_t i) { return add(firstRow, warpRowOf(i)); };
+  Value rowBase = add(firstRow, mul(warp, 16));
+  auto rowOf = [&](int64_t i) { return add(add(rowBase, g), (i & 2) ? 8 : 0); };
+  auto colOf = [&](int64_t i) { return add(mul(t, 2), (i / 4) * 8 + (i % 2)); };
 
   Value address = LLVM::PtrToIntOp::create(b, b.getI64Type(), smem);
   Value start = arith::ShRUIOp::create(b, address, i64(4));
@@ -408,28 +350,6 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
           NVVM::MMAIntOverflowAttr());
     }
     return s;
-  };
-  // acc (m64 x n) = (fresh ? 0 : acc) + A B over 64 rows of B, N-major (16
-  // rows a wgmma), A in shared memory by `aDesc`, advanced `aStep` bytes a
-  // wgmma, K-major (row) or M-major (col).
-  auto accType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(accCount, b.getF32Type()));
-  auto chunkType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(32, b.getF32Type()));
-  auto sharedProduct = [&](Value acc, bool fresh, int64_t n, Value aDesc,
-                           int64_t aStep, NVVM::MMALayout aLayout,
-                           Value bDesc) {
-    for (int64_t step = 0; step < kRows / 16; ++step)
-      acc = NVVM::WgmmaMmaAsyncOp::create(
-          b, acc.getType(), acc, add(aDesc, i64(step * aStep >> 4)),
-          add(bDesc, i64(step * 16 * 128 >> 4)),
-          NVVM::MMAShapeAttr::get(ctx, 64, n, 16), NVVM::WGMMATypes::bf16,
-          NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32,
-          fresh && step == 0 ? NVVM::WGMMAScaleOut::zero
-                             : NVVM::WGMMAScaleOut::one,
-          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, aLayout,
-          NVVM::MMALayout::row, NVVM::MMAIntOverflowAttr());
-    return acc;
   };
   // acc += A B with A (64 x 64 streamed rows) packed in registers and B
   // the streamed tile read N-major: 16 rows a wgmma.
@@ -561,72 +481,15 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
       ds.push_back(fmul(p[i], fsub(x, delta[i])));
     }
     SmallVector<Value> dsPacked = attention_wgmma::packBF16(b, ds);
-    Value dsBuffer;
-    if (atomicQ) {
-      // dS^T to this consumer's buffer of tile j's parity: the other
-      // buffer's readers (tile j - 1) finished before this warpgroup's
-      // barrier of tile j - 1, which every warp passed after its wait.
-      dsBuffer = add(
-          i64(layout.dsBuffer(0)),
-          arith::MulIOp::create(b, toI64(add(mul(consumerIndex, 2), rem(j, 2))),
-                                i64(BackwardLayout::chunkBytes(kRows))));
-      writeTransposed(dsBuffer, dsPacked);
-      // The generic proxy's stores before wgmma's reads, then every warp's.
-      NVVM::FenceProxyOp::create(
-          b, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
-          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-      // (Inline PTX: nvvm.barrier with a thread count does not survive a
-      // print and re-parse with locations in MLIR 22.)
-      LLVM::InlineAsmOp::create(
-          b, TypeRange{}, ValueRange{toI32(add(consumerIndex, 1))},
-          "bar.sync $0, 128;", "r", /*has_side_effects=*/true,
-          /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-          LLVM::AsmDialectAttr(), ArrayAttr());
-    }
     NVVM::WgmmaFenceAlignedOp::create(b);
-    SmallVector<Value> yielded(carried.begin(), carried.begin() + accCount);
-    if (!atomicQ) {
-      // dK += dS^T Q, or dQ += dS K, with dS from registers.
-      yielded = accumulate(yielded, dsPacked, shifted(nMajor, xTile));
-    } else {
-      // dK += dS^T Q with dS^T from its buffer (K-major A: 16 queries, 32
-      // bytes of a row, a step): dS's registers are free for dQ's.
-      Value acc = LLVM::UndefOp::create(b, accType);
-      for (auto [i, x] : llvm::enumerate(yielded))
-        acc = LLVM::InsertValueOp::create(b, acc, x, int64_t(i));
-      acc =
-          sharedProduct(acc, /*fresh=*/false, bwd.d, shifted(kMajor, dsBuffer),
-                        32, NVVM::MMALayout::row, shifted(nMajor, xTile));
-      for (int64_t i = 0; i < accCount; ++i)
-        yielded[i] = LLVM::ExtractValueOp::create(b, acc, ArrayRef<int64_t>{i});
-    }
+    // dK += dS^T Q, or dQ += dS K.
+    SmallVector<Value> yielded = accumulate(
+        SmallVector<Value>(carried.begin(), carried.begin() + accCount),
+        dsPacked, shifted(nMajor, xTile));
     yielded.append(dV.begin(), dV.end());
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
-    if (atomicQ) {
-      // dQ rows of the streamed tile = dS K over this consumer's 64 keys,
-      // 64 head-dim columns at a time: A is dS^T read M-major (transposed:
-      // 16 keys, 2048 bytes, a step), B the stationary K tile read N-major.
-      for (int64_t chunk = 0; chunk < bwd.d / 64; ++chunk) {
-        if (chunk)
-          NVVM::WgmmaFenceAlignedOp::create(b);
-        Value keys = add(
-            add(nMajor, i64((layout.stationary(0) +
-                             chunk * BackwardLayout::chunkBytes(kStationary)) >>
-                            4)),
-            consumerRows);
-        Value dq = sharedProduct(LLVM::UndefOp::create(b, chunkType),
-                                 /*fresh=*/true, 64, shifted(nMajor, dsBuffer),
-                                 16 * 128, NVVM::MMALayout::col, keys);
-        NVVM::WgmmaGroupSyncAlignedOp::create(b);
-        NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-        if (chunk == 0) // Q, dO and O are read
-          NVVM::MBarrierArriveOp::create(b, Type(), empty(stage), Value());
-        addToWorkspace(w.bh, streamedBase, chunk, dq);
-      }
-    } else {
-      NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-      NVVM::MBarrierArriveOp::create(b, Type(), empty(stage), Value());
-    }
+    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+    NVVM::MBarrierArriveOp::create(b, Type(), empty(stage), Value());
     body.popScope();
     scf::YieldOp::create(b, yielded);
   }
@@ -644,133 +507,11 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
     if (failed(bwd.store(result, w.bh, row, colOf(e), x, ult(row, length))))
       return failure();
   }
-  if (kind.keys && atomicQ)
-    return drawQueryTickets(w);
   return success();
-}
-
-void BackwardEmitter::writeTransposed(Value buffer, ArrayRef<Value> packed) {
-  // Word r holds accumulators 2 r and 2 r + 1: key row warpRowOf(2 r),
-  // queries colOf(2 r) and the next, 4 bytes in 16-byte unit (2 r) / 4 of
-  // the row, the unit's index XOR the row's index mod 8 (= g).
-  for (auto [r, word] : llvm::enumerate(packed)) {
-    int64_t i = 2 * int64_t(r);
-    Value row = warpRowOf(i);
-    Value unit = arith::XOrIOp::create(b, g, idx(i / 4));
-    Value at = add(mul(row, 128), add(mul(unit, 16), mul(t, 4)));
-    LLVM::StoreOp::create(b, word, shared(add(buffer, toI64(at))), 4);
-  }
-}
-
-void BackwardEmitter::addToWorkspace(Value bh, Value first, int64_t chunk,
-                                     Value acc) {
-  // Accumulators i and i + 1 are neighbours in a row: one 8-byte
-  // red.global.add.v2.f32 (sm_90) each, half the instructions of scalar
-  // adds (inline PTX: LLVM has no vector float atomic for NVPTX).
-  Value address = arith::IndexCastOp::create(
-      b, b.getI64Type(),
-      memref::ExtractAlignedPointerAsIndexOp::create(b, workspace));
-  Value base = add(mul(bh, paddedQueries), first);
-  for (int64_t i = 0; i < 32; i += 2) {
-    Value element =
-        add(mul(add(base, warpRowOf(i)), bwd.d), add(colOf(i), chunk * 64));
-    Value at = add(address, arith::MulIOp::create(b, toI64(element), i64(4)));
-    LLVM::InlineAsmOp::create(
-        b, TypeRange{},
-        ValueRange{at, LLVM::ExtractValueOp::create(b, acc, i),
-                   LLVM::ExtractValueOp::create(b, acc, i + 1)},
-        "red.global.add.v2.f32 [$0], {$1, $2};", "l,f,f",
-        /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-        ArrayAttr());
-  }
-}
-
-LogicalResult BackwardEmitter::drawQueryTickets(const Work &w) {
-  int64_t keyBlocks = llvm::divideCeil(bwd.tk, kStationary);
-  Value tickets = this->tickets(), rows = queryRows();
-  // Every lane's additions before any ticket: one fence a block, not one a
-  // tile, and the tickets of up to 32 tiles in flight at once.
-  NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
-  NVVM::SyncWarpOp::create(b, i32(-1));
-  auto slotOf = [&](Value tile) {
-    return add(div(add(mul(w.bh, paddedQueries), mul(tile, kRows)), 16), warp);
-  };
-  return k.loop(idx(0), w.tiles, idx(32), [&](Value from) -> LogicalResult {
-    Value j = add(from, lane);
-    Value tile = add(w.first, j);
-    // Both consumers of each K/V block that streams the tile add to it: with
-    // causal masks the blocks up to the tile's (key blocks start streaming
-    // at their diagonal tile, two per block), else all.
-    Value contributors = idx(keyBlocks);
-    if (bwd.causal)
-      contributors =
-          arith::MinUIOp::create(b, add(div(tile, 2), 1), idx(keyBlocks));
-    auto draw = scf::IfOp::create(b, TypeRange{b.getI1Type()}, ult(j, w.tiles),
-                                  /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(draw.thenBlock());
-      Value ticket =
-          memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(1),
-                                      tickets, ValueRange{slotOf(tile)});
-      scf::YieldOp::create(
-          b, ValueRange{
-                 cmp(arith::CmpIPredicate::eq,
-                     arith::IndexCastOp::create(b, b.getIndexType(), ticket),
-                     arith::SubIOp::create(b, mul(contributors, kConsumers),
-                                           idx(1)))});
-      b.setInsertionPointToStart(draw.elseBlock());
-      scf::YieldOp::create(
-          b, ValueRange{arith::ConstantOp::create(b, b.getBoolAttr(false))});
-    }
-    Value lastWord =
-        arith::ExtUIOp::create(b, b.getI32Type(), draw.getResult(0));
-    Value count = arith::MinUIOp::create(
-        b, idx(32), arith::SubIOp::create(b, w.tiles, from));
-    // The warp converts, one after another, the tiles whose last ticket one
-    // of its lanes drew.
-    return k.loop(idx(0), count, idx(1), [&](Value l) -> LogicalResult {
-      Value flag = gpu::ShuffleOp::create(b, lastWord, toI32(l), i32(32),
-                                          gpu::ShuffleMode::IDX)
-                       .getShuffleResult();
-      return k.ifThen(
-          cmp(arith::CmpIPredicate::ne,
-              arith::IndexCastOp::create(b, b.getIndexType(), flag), idx(0)),
-          [&]() -> LogicalResult {
-            NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
-            Value done = add(w.first, add(from, l));
-            Value first = mul(done, kRows);
-            Value base = add(mul(w.bh, paddedQueries), first);
-            Value zero = f32(0.0), scale = f32(bwd.scale);
-            for (int64_t chunk = 0; chunk < bwd.d / 64; ++chunk)
-              for (int64_t i = 0; i < 32; ++i) {
-                Value col = add(colOf(i), chunk * 64);
-                ValueRange at{add(base, warpRowOf(i)), col};
-                Value x = memref::LoadOp::create(b, rows, at);
-                memref::StoreOp::create(b, zero, rows, at);
-                Value query = add(first, warpRowOf(i));
-                if (failed(bwd.store(0, w.bh, query, col, fmul(x, scale),
-                                     ult(query, bwd.tq))))
-                  return failure();
-              }
-            return k.ifThen(cmp(arith::CmpIPredicate::eq, lane, idx(0)), [&] {
-              memref::StoreOp::create(b, i32(0), tickets,
-                                      ValueRange{slotOf(done)});
-              return success();
-            });
-          });
-    });
-  });
 }
 
 FailureOr<Geometry> BackwardEmitter::emit() {
   layout.d = bwd.d;
-  atomicQ = usesAtomics(bwd);
-  if (atomicQ) {
-    layout.stationarySlots = 2;
-    layout.dsBuffers = 2 * kConsumers;
-  }
   for (int64_t stages = 4; stages >= 2; --stages) {
     layout.stages = stages;
     if (layout.sharedBytes() <= kSharedLimit)
@@ -779,8 +520,7 @@ FailureOr<Geometry> BackwardEmitter::emit() {
   lag = layout.stages - 1;
   int64_t batch = product(bwd.lead);
   keyItems = bwd.wantKV ? batch * llvm::divideCeil(bwd.tk, kStationary) : 0;
-  queryItems =
-      bwd.wantQ && !atomicQ ? batch * llvm::divideCeil(bwd.tq, kStationary) : 0;
+  queryItems = bwd.wantQ ? batch * llvm::divideCeil(bwd.tq, kStationary) : 0;
   int64_t grid = keyItems + queryItems;
 
   smem = hopper::dynamicSharedMemory(k, layout.sharedBytes());
@@ -798,13 +538,6 @@ FailureOr<Geometry> BackwardEmitter::emit() {
         outGrad = descriptor(bwd.outGrad, bwd.tq);
   Kind keys{true, {key, value}, {q, outGrad, out}, bwd.tk, bwd.tq};
   Kind queries{false, {q, outGrad, out}, {key, value}, bwd.tq, bwd.tk};
-  if (atomicQ) {
-    // f32 dQ rows (whole 64-row tiles) and a ticket per 16 of them; the
-    // workspace is the function's last argument, after the descriptors.
-    paddedQueries = llvm::alignTo(bwd.tq, kRows);
-    workspace = k.addWorkspace(batch * paddedQueries * bwd.d * 4 +
-                               batch * paddedQueries / 16 * 4);
-  }
   tid = k.threadId();
   bwd.fillConstants(grid, kThreads);
 
@@ -867,11 +600,8 @@ std::optional<FailureOr<Geometry>>
 emitAttentionBackwardWgmma(const AttentionBackward &bwd) {
   auto why = whyNot(bwd);
   hopper::remarkPath(bwd.k, why,
-                     usesAtomics(bwd)
-                         ? "wgmma attention backward (K/V-stationary blocks, "
-                           "dQ by f32 atomics)"
-                         : "wgmma attention backward (deterministic: K/V- and "
-                           "Q-stationary blocks)");
+                     "wgmma attention backward (deterministic: K/V- and "
+                     "Q-stationary blocks)");
   if (why)
     return std::nullopt;
   return BackwardEmitter(bwd).emit();

@@ -4,20 +4,17 @@
 // dV) and one per 128 queries (dQ) of each (batch, head), TMA descriptors
 // of 64 x 64 boxes for Q, K, V, O and dO (not the log-sum-exp, read
 // directly), S and dP as nvvm.wgmma.mma_async m64n64k16, the products with
-// P or dS by inline register-A wgmma reading the streamed tile N-major. By
-// default, at head dim 64, every block is K/V-stationary and dQ goes by f32
-// atomics into a workspace (ATOMIC); with deterministic=true, and at head
-// dim 128, query blocks recompute S and dP for dQ and nothing is atomic
-// (DET). f32 stays on mma.sync (a remark says why), as does wgmma=false.
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s --check-prefixes=CHECK,ATOMIC
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=deterministic=true | FileCheck %s --check-prefixes=CHECK,DET --implicit-check-not=atomic_rmw --implicit-check-not=workspace --implicit-check-not=bar.sync
+// P or dS by inline register-A wgmma reading the streamed tile N-major;
+// nvvm.minctasm = 1 (.minnctapersm, so ptxas honours setmaxnreg). It
+// writes each gradient element from one block, so deterministic=true keeps
+// it; f32 stays on mma.sync (a remark says why), as does wgmma=false.
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false | FileCheck %s --check-prefix=OFF --implicit-check-not=wgmma --implicit-check-not=nova_gpu.tma
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefixes=REMARK,REMARK-ATOMIC
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=deterministic=true --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefixes=REMARK,REMARK-DET
-// REMARK-ATOMIC: remark: [Passed] wgmma | Category:nova-wgmma | Function=attention_backward_{{[0-9a-f]+}} | Remark="wgmma attention backward (K/V-stationary blocks, dQ by f32 atomics)"
-// REMARK-DET: remark: [Passed] wgmma | Category:nova-wgmma | Function=attention_backward_{{[0-9a-f]+}} | Remark="wgmma attention backward (deterministic: K/V- and Q-stationary blocks)"
-// REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=attention_backward_{{[0-9a-f]+}} | Reason="stays on mma.sync: operands are not bf16"
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=deterministic=true --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=attention_backward_{{[0-9a-f]+}} | Remark="wgmma attention backward (deterministic: K/V- and Q-stationary blocks)"
+// REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=attention_backward_{{[0-9a-f]+}} | Reason="stays on mma.sync: operands are not bf16"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=attention_backward_{{[0-9a-f]+}} | Remark="wgmma attention backward
 
 // B2 H3 T200 D64 causal: 2 x 3 x 2 key blocks + as many query blocks = 24;
 // Q, K, V, O, dO (buffers 0, 1, 2, 3, 5) as 4-d boxes of 64 x 64 rows;
@@ -32,43 +29,12 @@
 // CHECK-SAME: %arg11: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 2 : i32,
 // CHECK-SAME: %arg12: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 3 : i32,
 // CHECK-SAME: %arg13: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 5 : i32,
-// ATOMIC-SAME: %arg14: memref<393600xi8>)
-// ATOMIC-SAME: known_grid_size = array<i32: 12, 1, 1>, nova_gpu.dynamic_shared_bytes = 168040 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nova_gpu.workspace_bytes = 393600 : i64, nvvm.minctasm = 1 : i32}
-// DET-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 151656 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nvvm.minctasm = 1 : i32}
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 151656 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nvvm.minctasm = 1 : i32}
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK: llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
-
-// The atomic dQ (ATOMIC-SAME above): the 12 key blocks only, the workspace
-// (f32 dQ of 6 x 256 rows x 64, then 6 x 16 tickets: 393600 bytes) the last
-// argument; two stationary tiles and four 8 KB dS^T buffers (168040
-// bytes). Per tile: dS^T
-// stored to shared memory, the async proxy fenced, the warpgroup's named
-// barrier; dK += dS^T Q with A from shared memory (K-major), dQ = dS K with A
-// read M-major (col) and K N-major (row), added by 8-byte f32 atomics.
-// After the loop, one fence, then a warp's tickets (a lane a tile) and, for
-// each tile where it drew the last, the rows loaded, zeroed and stored.
-// ATOMIC: llvm.store {{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
-// ATOMIC: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// ATOMIC-NEXT: arith.addi
-// ATOMIC-NEXT: arith.index_cast
-// ATOMIC-NEXT: llvm.inline_asm has_side_effects "bar.sync $0, 128;"
-// ATOMIC-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
-// ATOMIC: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
-// ATOMIC-COUNT-3: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
-// ATOMIC: nvvm.wgmma.wait.group.sync.aligned 0
-// ATOMIC: nvvm.mbarrier.arrive
-// ATOMIC-COUNT-16: llvm.inline_asm has_side_effects "red.global.add.v2.f32 [$0], {$1, $2};", "l,f,f"
-// ATOMIC: nvvm.memory.barrier <gpu>
-// ATOMIC: nvvm.bar.warp.sync
-// ATOMIC: memref.atomic_rmw addi {{.*}} : (i32, memref<96xi32>) -> i32
-// ATOMIC: gpu.shuffle  idx
-// ATOMIC: nvvm.memory.barrier <gpu>
-// ATOMIC: memref.load {{.*}} : memref<1536x64xf32>
-// ATOMIC-NEXT: memref.store %cst{{.*}} : memref<1536x64xf32>
-// ATOMIC: memref.store %c0_i32{{.*}} : memref<96xi32>
 
 // f32: the mma.sync backward (static shared tiles, no TMA).
 // CHECK-LABEL: gpu.module
@@ -80,7 +46,7 @@
 // (198712 bytes); the register-A products as m64n128k16.
 // CHECK-LABEL: gpu.module
 // CHECK: %arg9: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 0 : i32, dims = array<i64: 128, 200, 3, 2>, offset = 0 : i64, strides = array<i64: 256, 51200, 153600>, swizzle = 128 : i32}}
-// CHECK-SAME: known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 198712 : i64
+// CHECK-SAME: known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 198712 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nvvm.minctasm = 1 : i32}
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
 
 // OFF-COUNT-3: gpu.func @attention_backward_{{[0-9a-f]+}}({{.*}}known_block_size = array<i32: 128, 1, 1>
