@@ -123,6 +123,8 @@ scatter_many      scatter.mlir        many_indices    1e-4  5e-4  yes  pack
 scatter_many_det  scatter.mlir        many_indices    0     0     yes  pack-det
 rowsum_ln768      rowsum.mlir         ln_backward_c768 8e-3 1e-5 no   pack
 rowsum_ln768_f32  rowsum.mlir         ln_backward_c768_f32 1e-5 1e-6 no pack
+attn_wgmma_bwd_long_c64 attn_wgmma_bwd.mlir causal_d64_long 1e-2 norm no pack
+attn_wgmma_bwd_long_f64 attn_wgmma_bwd.mlir full_d64_long 1e-2 norm no pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

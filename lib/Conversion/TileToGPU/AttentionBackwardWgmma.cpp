@@ -524,6 +524,11 @@ FailureOr<Geometry> BackwardEmitter::emit() {
   int64_t grid = keyItems + queryItems;
 
   smem = hopper::dynamicSharedMemory(k, layout.sharedBytes());
+  // One block per SM: with .minnctapersm beside .maxntid ptxas knows the
+  // register count at entry and honours setmaxnreg (else C7508: ignored,
+  // and the consumers spill at 168 registers).
+  k.func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(1));
   auto descriptor = [&](const AttentionOperand &op, int64_t rows) {
     return attention_wgmma::descriptor(k, op, bwd.lead, bwd.d, rows, kRows);
   };

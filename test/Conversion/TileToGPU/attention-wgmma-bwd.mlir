@@ -4,7 +4,8 @@
 // dV) and one per 128 queries (dQ) of each (batch, head), TMA descriptors
 // of 64 x 64 boxes for Q, K, V, O and dO (not the log-sum-exp, read
 // directly), S and dP as nvvm.wgmma.mma_async m64n64k16, the products with
-// P or dS by inline register-A wgmma reading the streamed tile N-major. It
+// P or dS by inline register-A wgmma reading the streamed tile N-major;
+// nvvm.minctasm = 1 (.minnctapersm, so ptxas honours setmaxnreg). It
 // writes each gradient element from one block, so deterministic=true keeps
 // it; f32 stays on mma.sync (a remark says why), as does wgmma=false.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
@@ -28,7 +29,7 @@
 // CHECK-SAME: %arg11: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 2 : i32,
 // CHECK-SAME: %arg12: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 3 : i32,
 // CHECK-SAME: %arg13: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 5 : i32,
-// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 151656 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 151656 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nvvm.minctasm = 1 : i32}
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 232
@@ -45,7 +46,7 @@
 // (198712 bytes); the register-A products as m64n128k16.
 // CHECK-LABEL: gpu.module
 // CHECK: %arg9: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 0 : i32, dims = array<i64: 128, 200, 3, 2>, offset = 0 : i64, strides = array<i64: 256, 51200, 153600>, swizzle = 128 : i32}}
-// CHECK-SAME: known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 198712 : i64
+// CHECK-SAME: known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 198712 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nvvm.minctasm = 1 : i32}
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
 
 // OFF-COUNT-3: gpu.func @attention_backward_{{[0-9a-f]+}}({{.*}}known_block_size = array<i32: 128, 1, 1>

@@ -5,7 +5,8 @@
 // tiles (zero fill and masks past the end, rows not stored), several
 // (batch, head) pairs, causal and not, head dims 64 and 128; the GPT
 // layout (Q, K, V as views of one qkv tensor) is attention.mlir's
-// bwd_bf16_qkv.
+// bwd_bf16_qkv. The *_long entries stream many tiles per block (6 and 5
+// key blocks, 11 and 9 query blocks per (batch, head)).
 
 func.func @causal_d64(%q: tensor<2x3x200x64xbf16>, %k: tensor<2x3x200x64xbf16>, %v: tensor<2x3x200x64xbf16>, %dy: tensor<2x3x200x64xbf16>)
     -> (tensor<2x3x200x64xbf16>, tensor<2x3x200x64xbf16>, tensor<2x3x200x64xbf16>) {
@@ -73,4 +74,37 @@ func.func @full_d128(%q: tensor<1x3x300x128xbf16>, %k: tensor<1x3x300x128xbf16>,
     nova_tile.yield %dq, %dk, %dv : tensor<1x3x300x128xbf16>, tensor<1x3x300x128xbf16>, tensor<1x3x300x128xbf16>
   }
   return %g#0, %g#1, %g#2 : tensor<1x3x300x128xbf16>, tensor<1x3x300x128xbf16>, tensor<1x3x300x128xbf16>
+}
+
+func.func @causal_d64_long(%q: tensor<1x3x700x64xbf16>, %k: tensor<1x3x700x64xbf16>, %v: tensor<1x3x700x64xbf16>, %dy: tensor<1x3x700x64xbf16>)
+    -> (tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>) {
+  %f:2 = nova_tile.fusion attention_forward (%q, %k, %v)
+      : (tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>) -> (tensor<1x3x700x64xbf16>, tensor<1x3x700xf32>) {
+  ^bb0(%qa: tensor<1x3x700x64xbf16>, %ka: tensor<1x3x700x64xbf16>, %va: tensor<1x3x700x64xbf16>):
+    %o, %lse = nova.attention_fwd %qa, %ka, %va scale 0.125 causal : tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16> -> tensor<1x3x700x64xbf16>, tensor<1x3x700xf32>
+    nova_tile.yield %o, %lse : tensor<1x3x700x64xbf16>, tensor<1x3x700xf32>
+  }
+  %g:3 = nova_tile.fusion attention_backward (%q, %k, %v, %f#0, %f#1, %dy)
+      : (tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>, tensor<1x3x700xf32>, tensor<1x3x700x64xbf16>) -> (tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>) {
+  ^bb0(%qa: tensor<1x3x700x64xbf16>, %ka: tensor<1x3x700x64xbf16>, %va: tensor<1x3x700x64xbf16>, %oa: tensor<1x3x700x64xbf16>, %la: tensor<1x3x700xf32>, %da: tensor<1x3x700x64xbf16>):
+    %dq, %dk, %dv = nova.attention_bwd %qa, %ka, %va, %oa, %la, %da scale 0.125 causal : tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>, tensor<1x3x700xf32>, tensor<1x3x700x64xbf16>
+    nova_tile.yield %dq, %dk, %dv : tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>
+  }
+  return %g#0, %g#1, %g#2 : tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>, tensor<1x3x700x64xbf16>
+}
+func.func @full_d64_long(%q: tensor<2x2x520x64xbf16>, %k: tensor<2x2x520x64xbf16>, %v: tensor<2x2x520x64xbf16>, %dy: tensor<2x2x520x64xbf16>)
+    -> (tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>) {
+  %f:2 = nova_tile.fusion attention_forward (%q, %k, %v)
+      : (tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>) -> (tensor<2x2x520x64xbf16>, tensor<2x2x520xf32>) {
+  ^bb0(%qa: tensor<2x2x520x64xbf16>, %ka: tensor<2x2x520x64xbf16>, %va: tensor<2x2x520x64xbf16>):
+    %o, %lse = nova.attention_fwd %qa, %ka, %va scale 0.125 : tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16> -> tensor<2x2x520x64xbf16>, tensor<2x2x520xf32>
+    nova_tile.yield %o, %lse : tensor<2x2x520x64xbf16>, tensor<2x2x520xf32>
+  }
+  %g:3 = nova_tile.fusion attention_backward (%q, %k, %v, %f#0, %f#1, %dy)
+      : (tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>, tensor<2x2x520xf32>, tensor<2x2x520x64xbf16>) -> (tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>) {
+  ^bb0(%qa: tensor<2x2x520x64xbf16>, %ka: tensor<2x2x520x64xbf16>, %va: tensor<2x2x520x64xbf16>, %oa: tensor<2x2x520x64xbf16>, %la: tensor<2x2x520xf32>, %da: tensor<2x2x520x64xbf16>):
+    %dq, %dk, %dv = nova.attention_bwd %qa, %ka, %va, %oa, %la, %da scale 0.125 : tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>, tensor<2x2x520xf32>, tensor<2x2x520x64xbf16>
+    nova_tile.yield %dq, %dk, %dv : tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>
+  }
+  return %g#0, %g#1, %g#2 : tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>, tensor<2x2x520x64xbf16>
 }
