@@ -122,6 +122,7 @@ scatter_many      scatter.mlir        many_indices    1e-4  5e-4  yes  pack
 scatter_many_det  scatter.mlir        many_indices    0     0     yes  pack-det
 wgmma_tf32_round_gelu matmul_wgmma_tf32.mlir tf32_round_gelu 1e-4 norm no pack
 wgmma_tf32_round  matmul_wgmma_tf32.mlir tf32_round_plain 1e-4  norm  no   pack
+pad_copy_tf32     matmul_padded_tf32.mlir copy_odd_tf32 1e-4  norm  no   planned-single
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read
