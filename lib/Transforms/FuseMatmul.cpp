@@ -395,8 +395,8 @@ void MatmulFuser::copyUnalignedOperands() {
     if (unaligned.empty() || (tf32 && transposed))
       continue;
     int64_t k = lhs.getShape()[mm.getTransposeLhs() ? rank - 2 : rank - 1];
-    double flops = 2.0 * double(result.getNumElements()) * double(k) *
-                   (elementBytes / 2);
+    double flops =
+        2.0 * double(result.getNumElements()) * double(k) * (elementBytes / 2);
     if (copySeconds >= flops / kMmaSyncFlops - flops / kWgmmaFlops)
       continue;
     for (auto [use, v] : unaligned) {

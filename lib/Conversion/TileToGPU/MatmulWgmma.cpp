@@ -412,14 +412,13 @@ void WgmmaEmitter::roundStage(Value consumerIndex, Value stage) {
       b, NVVM::ProxyKind::async_shared,
       NVVM::SharedSpaceAttr::get(b.getContext(),
                                  NVVM::SharedSpace::shared_cta));
-  LLVM::InlineAsmOp::create(
-      b, Type(), ValueRange{},
-      ("bar.sync " + Twine(kConsumersBarrier) + ", " + Twine(consumerThreads) +
-       ";")
-          .str(),
-      "~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-      ArrayAttr());
+  std::string barrier = ("bar.sync " + Twine(kConsumersBarrier) + ", " +
+                         Twine(consumerThreads) + ";")
+                            .str();
+  LLVM::InlineAsmOp::create(b, Type(), ValueRange{}, barrier, "~{memory}",
+                            /*has_side_effects=*/true, /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None,
+                            LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
 using hopper::kSMs;
