@@ -31,8 +31,8 @@ Environment:
                 attention, gpt2, deepest (default: all)
   BENCH_GEMM    GEMM shapes MxKxN, comma-separated (default: the size's)
   BENCH_GEMM_DTYPES  bf16,tf32 (default both)
-  BENCH_TF32_WGMMA  1: TF32 products on wgmma (convert-tile-to-gpu's
-                tf32-wgmma: operands truncated); default: mma.sync
+  BENCH_TF32_WGMMA  0: TF32 products on mma.sync (convert-tile-to-gpu's
+                tf32-wgmma=false); default: wgmma, operands rounded to TF32
   BENCH_GEMM_LAYOUT  nt (default: C = A B^T, B stored [N, K] as nn.Linear's
                 weight) or nn (B stored [K, N]); cuBLAS gets the same
 
@@ -66,9 +66,8 @@ GPT2_SHAPES = {(16384, 768, 2304), (16384, 768, 3072), (16384, 3072, 768),
                (16384, 768, 50304)}
 SQUARE_BARS = {(4096, 4096, 4096), (8192, 8192, 8192)}
 GEMM_LAYOUT = os.environ.get("BENCH_GEMM_LAYOUT", "nt")
-# BENCH_TF32_WGMMA=1: TF32 products on wgmma (operands truncated, not
-# rounded to nearest as mma.sync and cuBLAS round them; off by default).
-TILE_TO_GPU = ("=tf32-wgmma=true" if os.environ.get("BENCH_TF32_WGMMA") == "1"
+# BENCH_TF32_WGMMA=0: TF32 products on mma.sync instead of wgmma.
+TILE_TO_GPU = ("=tf32-wgmma=false" if os.environ.get("BENCH_TF32_WGMMA") == "0"
                else "")
 if GEMM_LAYOUT not in ("nt", "nn"):
     sys.exit("prepare: error: BENCH_GEMM_LAYOUT must be nt or nn, got '%s'"
@@ -142,10 +141,10 @@ class Prepare:
             f.write(text)
         gpu = os.path.join(self.scratch, os.path.basename(stem) + ".gpu.mlir")
         # As nova-gpu-pipeline's gemm-kernels=auto on the H200: single GEMM
-        # kernels in bf16 (the wgmma form, with padded copies of operands
-        # whose rows TMA cannot load), grouped ones in f32.
-        fuse = "--nova-fuse" + ("=single-gemms=true" if compute == "bf16"
-                                else "")
+        # kernels in bf16 and TF32 (the wgmma form, with padded copies of
+        # operands whose rows TMA cannot load), grouped ones in f32.
+        fuse = "--nova-fuse" + ("=single-gemms=true"
+                                if compute in ("bf16", "tf32") else "")
         ok = self.run(what, [
             self.tool("nova-opt"), mlir, "--nova-autocast=compute=" + compute,
             "--canonicalize", "--cse", fuse, "--convert-nova-to-tile",

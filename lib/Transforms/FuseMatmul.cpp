@@ -321,9 +321,23 @@ MatmulFuser::materializeWithChains(nt::Family family,
 
 /// Rates of the Hopper target that decide whether a GEMM operand gets a
 /// padded copy: wgmma against mma.sync (bf16 TFLOP/s measured on the
-/// H200) and the copy bandwidth (bytes/s, read + write).
+/// H200; TF32 runs at half of each) and the copy bandwidth (bytes/s, read
+/// + write).
 static constexpr double kWgmmaFlops = 700e12, kMmaSyncFlops = 300e12,
                         kCopyBytesPerSecond = 4.1e12;
+
+/// The bytes per element of `mm`'s operands when wgmma could take them
+/// (bf16, or f32 marked TF32: unmarked f32 keeps f32 accuracy on mma.sync),
+/// else 0.
+static int64_t wgmmaElementBytes(nv::MatmulOp mm) {
+  Type element = cast<RankedTensorType>(mm.getLhs().getType()).getElementType();
+  if (element.isBF16())
+    return 2;
+  auto precision = mm->getAttrOfType<StringAttr>("nova.precision");
+  if (element.isF32() && precision && precision.getValue() == "tf32")
+    return 4;
+  return 0;
+}
 
 void MatmulFuser::copyUnalignedOperands() {
   // The copy of each value, shared by every GEMM that reads it.
@@ -333,15 +347,22 @@ void MatmulFuser::copyUnalignedOperands() {
     auto lhs = cast<RankedTensorType>(mm.getLhs().getType());
     auto result = cast<RankedTensorType>(mm.getType());
     int64_t rank = result.getRank();
-    // What wgmma would take but for the rows: bf16, at least 64 x 64.
-    if (!lhs.getElementType().isBF16() || rank < 2 ||
+    // What wgmma would take but for the rows: bf16 or TF32, at least
+    // 64 x 64.
+    int64_t elementBytes = wgmmaElementBytes(mm);
+    if (!elementBytes || rank < 2 ||
         result.getNumElements() / result.getShape().back() < 64 ||
         result.getShape().back() < 64)
+      continue;
+    // wgmma reads 32-bit operands K-major only: x W^T as stored.
+    bool tf32 = elementBytes == 4;
+    if (tf32 && (mm.getTransposeLhs() || !mm.getTransposeRhs()))
       continue;
     // Each operand's value before the views (reshapes that keep its rows
     // whole, transposes) the kernel reads it through.
     SmallVector<std::pair<OpOperand *, Value>> unaligned;
     double copySeconds = 0;
+    bool transposed = false;
     for (OpOperand &operand : mm->getOpOperands()) {
       OpOperand *use = &operand;
       Value v = operand.get();
@@ -357,23 +378,25 @@ void MatmulFuser::copyUnalignedOperands() {
       while (Operation *def = v.getDefiningOp()) {
         if (def->getBlock() != &block || !keepsRows(def))
           break;
+        transposed |= isa<nv::TransposeOp>(def);
         use = &def->getOpOperand(0);
         v = def->getOperand(0);
       }
       auto type = cast<RankedTensorType>(v.getType());
-      int64_t rowBytes = type.getRank() ? type.getShape().back() * 2 : 0;
-      if (!type.getElementType().isBF16() || type.getRank() < 2 ||
-          rowBytes < 16 || rowBytes % 16 == 0)
+      int64_t rowBytes =
+          type.getRank() ? type.getShape().back() * elementBytes : 0;
+      if (type.getRank() < 2 || rowBytes < 16 || rowBytes % 16 == 0)
         continue;
       unaligned.push_back({use, v});
       if (!copies.contains(v))
-        copySeconds +=
-            2.0 * double(type.getNumElements()) * 2 / kCopyBytesPerSecond;
+        copySeconds += 2.0 * double(type.getNumElements()) * elementBytes /
+                       kCopyBytesPerSecond;
     }
-    if (unaligned.empty())
+    if (unaligned.empty() || (tf32 && transposed))
       continue;
     int64_t k = lhs.getShape()[mm.getTransposeLhs() ? rank - 2 : rank - 1];
-    double flops = 2.0 * double(result.getNumElements()) * double(k);
+    double flops =
+        2.0 * double(result.getNumElements()) * double(k) * (elementBytes / 2);
     if (copySeconds >= flops / kMmaSyncFlops - flops / kWgmmaFlops)
       continue;
     for (auto [use, v] : unaligned) {

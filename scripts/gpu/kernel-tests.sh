@@ -27,8 +27,7 @@
 # poisoned bytes that nova-run checks after the run; "planned-single" is
 # "planned" with nova-fuse=single-gemms=true (the Hopper pipeline's GEMM
 # kernels, padded copies of unaligned operands); "pack-det" is "pack"
-# with convert-tile-to-gpu=deterministic=true, "pack-tf32w" with
-# convert-tile-to-gpu=tf32-wgmma=true. Tools come from PATH or
+# with convert-tile-to-gpu=deterministic=true. Tools come from PATH or
 # NOVA_BIN. SEED "now" is the time, as when it is left out.
 # An atol of "norm" compares float outputs norm-wise (nova-run
 # --norm-rtol: ||got - want|| <= rtol ||want||), the bound for tensor-core
@@ -92,8 +91,8 @@ wgmma_bf16_1024   matmul_wgmma.mlir   bf16_1024       8e-3  1e-3  no   pack
 wgmma_bf16_ragged matmul_wgmma.mlir   bf16_ragged     8e-3  1e-3  no   pack
 wgmma_fallback    matmul_wgmma.mlir   bf16_fallback   8e-3  1e-3  no   pack
 wgmma_bf16_gelu   matmul_wgmma.mlir   bf16_bias_gelu  1.6e-2 7e-2  no   pack
-wgmma_tf32_1000   matmul_wgmma.mlir   tf32_1000       2e-3  norm  no   pack-tf32w
-wgmma_tf32_gelu   matmul_wgmma.mlir   tf32_bias_gelu  2e-3  norm  no   pack-tf32w
+wgmma_tf32_1000   matmul_wgmma.mlir   tf32_1000       1e-4  norm  no   pack
+wgmma_tf32_gelu   matmul_wgmma.mlir   tf32_bias_gelu  1e-4  norm  no   pack
 wgmma_planned     matmul_wgmma_planned.mlir linears 3e-3  norm  no   planned
 wgmma_mn_xw       matmul_wgmma_mn.mlir xw             8e-3  1e-3  no   pack
 wgmma_mn_dw       matmul_wgmma_mn.mlir dw             8e-3  1e-3  no   pack
@@ -125,6 +124,9 @@ rowsum_ln768      rowsum.mlir         ln_backward_c768 8e-3 1e-5 no   pack
 rowsum_ln768_f32  rowsum.mlir         ln_backward_c768_f32 1e-5 1e-6 no pack
 attn_wgmma_bwd_long_c64 attn_wgmma_bwd.mlir causal_d64_long 1e-2 norm no pack
 attn_wgmma_bwd_long_f64 attn_wgmma_bwd.mlir full_d64_long 1e-2 norm no pack
+wgmma_tf32_round_gelu matmul_wgmma_tf32.mlir tf32_round_gelu 1e-4 norm no pack
+wgmma_tf32_round  matmul_wgmma_tf32.mlir tf32_round_plain 1e-4  norm  no   pack
+pad_copy_tf32     matmul_padded_tf32.mlir copy_odd_tf32 1e-4  norm  no   planned-single
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read
@@ -161,11 +163,9 @@ prepare)
         "$(bin nova-translate)" --nova-to-executable "$gpu" "${guard[@]}" \
           -o "$dir/$name.nvx"
     else
-      # pack-det: convert-tile-to-gpu without float atomics; pack-tf32w:
-      # TF32 products on wgmma too (operands truncated).
+      # pack-det: convert-tile-to-gpu without float atomics.
       det=
       [ "$build" = pack-det ] && det="=deterministic=true"
-      [ "$build" = pack-tf32w ] && det="=tf32-wgmma=true"
       "$(bin nova-opt)" "$src" --nova-configure=target=h200 \
           --nova-outline-kernels "--convert-tile-to-gpu$det" -o "$gpu" &&
         "$(bin nova-gpu-pack)" "$gpu" --entry "$entry" -o "$dir/$name.nvx"

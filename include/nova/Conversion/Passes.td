@@ -85,12 +85,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
            "Lower GEMMs whose operands TMA can load K-major, and bf16 "
            "attention forwards, to wgmma with TMA and mbarrier pipelines "
            "(sm_90a); false: mma.sync only">,
-    Option<"tf32Wgmma", "tf32-wgmma", "bool", /*default=*/"false",
-           "Lower TF32 products to wgmma too: wgmma reads f32 operands with "
-           "their low mantissa bits dropped, not rounded to nearest as the "
-           "interpreter, mma.sync and PyTorch round them, so results are "
-           "less accurate (GPT-2 124M step-1 gradients 7e-3 from exact f32, "
-           "PyTorch's TF32 1e-3); off: TF32 products stay on mma.sync">
+    Option<"tf32Wgmma", "tf32-wgmma", "bool", /*default=*/"true",
+           "Lower TF32 products with K-major operands to wgmma too (the "
+           "consumers round each landed stage to TF32 to nearest in shared "
+           "memory, since wgmma itself drops the low mantissa bits); false: "
+           "TF32 products stay on mma.sync">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

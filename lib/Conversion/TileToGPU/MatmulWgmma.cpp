@@ -96,11 +96,8 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
   auto precision = main->getAttrOfType<StringAttr>("nova.precision");
   if (element.isF32() && (!precision || precision.getValue() != "tf32"))
     return std::string("f32 operands without nova.precision = \"tf32\"");
-  // wgmma drops the low mantissa bits of f32 operands instead of rounding
-  // them to nearest: less accurate than the TF32 the user asked for.
   if (element.isF32() && !k.tf32Wgmma)
-    return std::string("TF32 on wgmma is off (tf32-wgmma: wgmma truncates "
-                       "f32 operands)");
+    return std::string("TF32 on wgmma is off (tf32-wgmma=false)");
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
   int64_t batch = p.space[0], m = p.space[1], n = p.space[2],
           kExtent = p.space[3];
@@ -221,6 +218,10 @@ private:
   /// persistent grid; a unit is one split of one tile's K tiles.
   template <typename Fn> LogicalResult forEachUnit(Fn fn);
   void producer();
+  /// TF32: the consumers round the landed stage `stage` to TF32 in place
+  /// (wgmma would drop the f32 operands' low mantissa bits), then make it
+  /// visible to the wgmmas of both consumers.
+  void roundStage(Value consumerIndex, Value stage);
   /// The accumulators of the unit whose K tiles are pipeline steps
   /// [first, first + kPerUnit).
   Value consumer(Value consumerIndex, Value first);
@@ -369,6 +370,57 @@ void WgmmaEmitter::producer() {
   });
 }
 
+/// The named barrier of both consumer warpgroups (0 is the block's, 1 and
+/// 2 each consumer's own in the epilogue).
+constexpr int64_t kConsumersBarrier = 3;
+
+void WgmmaEmitter::roundStage(Value consumerIndex, Value stage) {
+  // Every 16-byte chunk of the stage (A's and B's tiles, 128-byte swizzled:
+  // the permutation does not matter to an element-wise rounding) by one
+  // consumer thread, consecutive threads on consecutive chunks. The
+  // previous step's wgmmas still run meanwhile (one group in flight).
+  int64_t consumerThreads = 128 * t.consumers;
+  int64_t chunks = t.stageBytes() / 16;
+  assert(chunks % consumerThreads == 0 && "a stage in whole rounds of chunks");
+  Value thread = add(mul(toI64(consumerIndex), i64(128)),
+                     toI64(arith::RemUIOp::create(b, tid, idx(128))));
+  Value first = add(mul(stage, i64(t.stageBytes())), mul(thread, i64(16)));
+  Type word32 = b.getI32Type();
+  auto words = VectorType::get({4}, word32);
+  for (int64_t j = 0; j < chunks / consumerThreads; ++j) {
+    Value at = shared(add(first, i64(j * consumerThreads * 16)));
+    Value chunk = LLVM::LoadOp::create(b, words, at, /*alignment=*/16);
+    SmallVector<Value> rounded;
+    for (int64_t e = 0; e < 4; ++e) {
+      // Round to nearest (ties away from zero), as PyTorch's TF32 does;
+      // Inf and NaN stay what they are.
+      Value word = LLVM::ExtractElementOp::create(b, chunk, i32(e));
+      rounded.push_back(
+          LLVM::InlineAsmOp::create(
+              b, word32, ValueRange{word}, "cvt.rna.tf32.f32 $0, $1;", "=r,r",
+              /*has_side_effects=*/false, /*is_align_stack=*/false,
+              LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+              ArrayAttr())
+              .getResult(0));
+    }
+    LLVM::StoreOp::create(b, vector::FromElementsOp::create(b, words, rounded),
+                          at, /*alignment=*/16);
+  }
+  // The generic-proxy stores made visible to the wgmmas (the async proxy),
+  // then both consumers' shares done: B is read by both.
+  NVVM::FenceProxyOp::create(
+      b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  std::string barrier = ("bar.sync " + Twine(kConsumersBarrier) + ", " +
+                         Twine(consumerThreads) + ";")
+                            .str();
+  LLVM::InlineAsmOp::create(b, Type(), ValueRange{}, barrier, "~{memory}",
+                            /*has_side_effects=*/true, /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None,
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
 using hopper::kSMs;
 
 /// The constant bits of the wgmma shared-memory descriptor of a
@@ -415,6 +467,8 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
     Value phase = toI32(arith::AndIOp::create(
         b, arith::DivUIOp::create(b, step, idx(t.stages)), idx(1)));
     waitParity(fullBarrier(stage), phase);
+    if (tf32)
+      roundStage(consumerIndex, stage);
     Value stageOffset = mul(stage, i64(t.stageBytes() >> 4));
     Value aDesc = add(add(aBase, stageOffset), aRows);
     Value bDesc = add(add(bBase, stageOffset), i64(t.aBytes() >> 4));

@@ -5,7 +5,7 @@
 // warning) nor spills.
 // REQUIRES: ptxas
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=tf32-wgmma=true -o %t/gpu.mlir
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu -o %t/gpu.mlir
 // RUN: printf '#!/bin/sh\n"$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)" -v "$@" >> "%t/ptxas.log" 2>&1\n' > %t/ptxas-v
 // RUN: chmod +x %t/ptxas-v
 // RUN: nova-gpu-pack %t/gpu.mlir --entry bf16 --ptxas %t/ptxas-v -o %t/k.nvx
@@ -21,7 +21,7 @@
 // RUN: FileCheck %s --check-prefix=PADDED --implicit-check-not=C751 --implicit-check-not=warning < %t/padded.log
 // RUN: not grep -E "[1-9][0-9]* bytes (stack frame|spill)" %t/padded.log
 // PADDED-COUNT-10: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|\.extern \.shared \.align 1024|cp.async.bulk.tensor.2d.[a-z:]*|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+|p, [01], +[01], [01], +[01];" %t/k.nvx | sed 's/matmul_[0-9a-f]*_param/P/' | sort | uniq -c | FileCheck %s
+// RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|\.extern \.shared \.align 1024|cp.async.bulk.tensor.2d.[a-z:]*|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+|p, [01], +[01], [01], +[01];|cvt.rna.tf32.f32|bar.sync[[:space:]]+[0-9]+, [0-9]+;|fence.proxy.async.shared::cta" %t/k.nvx | sed 's/matmul_[0-9a-f]*_param/P/' | sort | uniq -c | FileCheck %s
 
 // PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -35,8 +35,11 @@
 // The packed kernels (all in one .nvx; PTX as text): two TMA descriptor
 // parameters (three with a staged output) and one dynamic shared buffer
 // each; bf16 (K = 1024, 16 K tiles in 2 splits of 8) has the first tile
-// and the loop body, 4 wgmmas of k16 each; TF32 (K = 96, 3 tiles) is
-// unrolled, 4 k8 wgmmas per tile; two TMA loads per K tile K-major
+// and the loop body, 4 wgmmas of k16 each; TF32 (K = 96, 3 tiles, on wgmma
+// by default) too, 4 k8 wgmmas per tile, each tile first rounded to TF32
+// in shared memory: 8 16-byte chunks of the 32 KB stage per consumer
+// thread, 32 cvt.rna, then a proxy fence and the named barrier of both
+// consumers (256 threads); two TMA loads per K tile K-major
 // (2 + 2 + 3 x 2 + 2), 2 + 4 when both operands are MN-major (bf16_mn:
 // dW = x^T dy, 64-column boxes), its wgmmas with both transpose immediates
 // set (the last two operands), bf16's and bf16_staged's with neither;
@@ -49,7 +52,10 @@
 // CHECK-DAG: {{ +}}4 setmaxnreg.dec.sync.aligned.u32 40
 // CHECK-DAG: {{ +}}4 setmaxnreg.inc.sync.aligned.u32 232
 // CHECK-DAG: {{ +}}24 wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16
-// CHECK-DAG: {{ +}}12 wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
+// CHECK-DAG: {{ +}}8 wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
+// CHECK-DAG: {{ +}}64 cvt.rna.tf32.f32
+// CHECK-DAG: {{ +}}2 bar.sync 3, 256;
+// CHECK-DAG: {{ +}}3 fence.proxy.async.shared::cta
 // CHECK-DAG: {{ +}}16 cp.async.bulk.tensor.2d.shared::cluster
 // CHECK-DAG: {{ +}}4 cp.async.bulk.tensor.2d.global
 // CHECK-DAG: {{ +}}16 p, 1, 1, 0, 0;

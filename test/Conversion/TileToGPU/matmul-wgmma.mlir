@@ -7,12 +7,12 @@
 // cast, N under 64, TF32 read N-major (wgmma transposes only 16-bit
 // types), an M-major batch that does not fold, or wgmma=false. Remarks in
 // category nova-wgmma say which path and why.
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=tf32-wgmma=true | FileCheck %s
-// By default TF32 products stay on mma.sync (wgmma truncates f32 operands).
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=TF32OFF
-// TF32OFF: stays on mma.sync: TF32 on wgmma is off (tf32-wgmma: wgmma truncates f32 operands)
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
+// tf32-wgmma=false keeps TF32 products on mma.sync.
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=tf32-wgmma=false --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=TF32OFF
+// TF32OFF: stays on mma.sync: TF32 on wgmma is off (tf32-wgmma=false)
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false | FileCheck %s --check-prefix=OFF --implicit-check-not=wgmma --implicit-check-not=nova_gpu.tma
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=tf32-wgmma=true --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // The [2, 100] batch of x folds into 200 rows; one 128 x 128 tile of
 // columns (N = 120), 2 x 2 blocks of a producer and two consumers; the
@@ -115,7 +115,28 @@
 // CHECK: memref.load {{.*}} : memref<256x128x32xf32>
 // CHECK-NEXT: memref.store {{.*}} : memref<256x128x32xf32>
 // CHECK: vector.store
-// OFF-COUNT-11: nvvm.mma.sync
+
+// TF32 K-major (y = x W^T in f32 marked TF32) takes wgmma by default: after
+// the full barrier of a stage each consumer thread rounds its 16-byte
+// chunks of the 48 KB stage (12: (128 + 256) rows of 128 bytes over 256
+// threads) to TF32 to nearest (wgmma itself would drop the low mantissa
+// bits), then a proxy fence and the barrier of both consumers (B is read
+// by both) before the stage's wgmmas.
+// CHECK-LABEL: gpu.module
+// CHECK: gpu.func @{{.*}}(%arg0: memref<200x64xf32>, %arg1: memref<300x64xf32>, %arg2: memref<200x300xf32>,
+// CHECK-SAME: nova_gpu.matmul_path = "wgmma"
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-12: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-NOT: llvm.load
+// CHECK: llvm.inline_asm "cvt.rna.tf32.f32 $0, $1;", "=r,r"
+// CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
+// CHECK-NOT: llvm.store
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// OFF-COUNT-12: nvvm.mma.sync
 
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B K-major"
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B N-major"
@@ -128,6 +149,7 @@
 // REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a row stride that is not a multiple of 16 bytes"
 // REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a batch that does not fold into the rows"
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major, B N-major"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B K-major"
 func.func @kmajor(%a: tensor<2x100x64xbf16>, %b: tensor<120x64xbf16>) -> tensor<2x100x120xf32> {
   %r = nova_tile.fusion matmul (%a, %b) : (tensor<2x100x64xbf16>, tensor<120x64xbf16>) -> tensor<2x100x120xf32> {
   ^bb0(%x: tensor<2x100x64xbf16>, %y: tensor<120x64xbf16>):
@@ -228,4 +250,13 @@ func.func @dw_split(%x: tensor<8192x200xbf16>, %dy: tensor<8192x512xbf16>) -> te
     nova_tile.yield %p : tensor<200x512xbf16>
   }
   return %r : tensor<200x512xbf16>
+}
+
+func.func @tf32_kmajor(%a: tensor<200x64xf32>, %b: tensor<300x64xf32>) -> tensor<200x300xf32> {
+  %r = nova_tile.fusion matmul (%a, %b) : (tensor<200x64xf32>, tensor<300x64xf32>) -> tensor<200x300xf32> {
+  ^bb0(%x: tensor<200x64xf32>, %y: tensor<300x64xf32>):
+    %p = nova.matmul %x, %y transpose_rhs {nova.precision = "tf32"} : tensor<200x64xf32>, tensor<300x64xf32> -> tensor<200x300xf32>
+    nova_tile.yield %p : tensor<200x300xf32>
+  }
+  return %r : tensor<200x300xf32>
 }
