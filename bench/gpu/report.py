@@ -353,7 +353,10 @@ def main():
     text = r.markdown()
     with open(a.md, "w") as f:
         f.write(text)
-    if a.png:
+    if a.png and not r.ratios:
+        # A round of Nova's parts alone (no peer ran) has no ratio to draw.
+        print("report: no chart: no peer part ran, so there is no ratio")
+    elif a.png:
         try:
             r.chart(a.png)
         except Exception as e:
