@@ -121,6 +121,10 @@ scatter_wide      scatter.mlir        wide_rows       1e-5  1e-6  yes  pack
 scatter_wide_det  scatter.mlir        wide_rows       0     0     yes  pack-det
 scatter_many      scatter.mlir        many_indices    1e-4  5e-4  yes  pack
 scatter_many_det  scatter.mlir        many_indices    0     0     yes  pack-det
+cls_1001_padded   classifier_padded.mlir classifier_1001  2e-2  norm  no  planned-single
+cls_50257_padded  classifier_padded.mlir classifier_50257 2e-2  norm  no  planned-single
+cls_1001_packed   classifier_padded.mlir classifier_packed 8e-3 1e-3  no  planned-single
+softmax_50257     classifier_padded.mlir softmax_50257   1e-6  1e-9  no  planned-single
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

@@ -124,9 +124,12 @@ private:
 
   /// The full-shape tensors of a row kernel read and written in 16-byte
   /// chunks: `width` columns per chunk, chunks aligned in the flattened
-  /// tensor (a row of a ragged width starts mid-chunk).
+  /// buffers, whose rows are `stride` elements apart (the planner's padded
+  /// pitch, or the row's width: then a ragged row starts mid-chunk).
+  /// Buffers of another row stride are read and written column by column.
   struct Chunking {
     int64_t width = 1;
+    int64_t stride = 0;
     SmallVector<std::pair<BlockArgument, Value>> inputs; // with flat buffer
     SmallVector<Value> outputs; // flat buffer per output, null: scalar
   };
@@ -231,17 +234,38 @@ private:
 
 ReductionEmitter::Chunking ReductionEmitter::chunking(ArrayRef<int64_t> full) {
   Chunking c;
+  // The row stride of a full-shape buffer: its padded pitch, or its width.
+  auto strideOf = [&](Value buffer) {
+    int64_t pitch = rowPitchOf(buffer);
+    return pitch ? pitch : full.back();
+  };
+  SmallVector<Value> candidates;
+  for (BlockArgument arg : k.block().getArguments())
+    if (!arg.use_empty() && shapeOf(arg) == full &&
+        vectorizable(elementOf(arg)))
+      candidates.push_back(body.input(arg));
+  for (auto [i, v] : llvm::enumerate(k.outputs()))
+    if (shapeOf(v) == full && vectorizable(elementOf(v)) &&
+        k.contract.results[i].kind == AccessKind::Elementwise)
+      candidates.push_back(k.outputBuffers[i]);
+  // One stride for every chunked buffer: a padded one where any is (its
+  // rows start on a chunk boundary), else the width.
+  c.stride = full.back();
+  for (Value buffer : candidates)
+    if (rowPitchOf(buffer))
+      c.stride = strideOf(buffer);
   unsigned widest = 0;
   for (BlockArgument arg : k.block().getArguments())
     if (!arg.use_empty() && shapeOf(arg) == full &&
-        vectorizable(elementOf(arg))) {
+        vectorizable(elementOf(arg)) && strideOf(body.input(arg)) == c.stride) {
       c.inputs.push_back({arg, Value()});
       widest = std::max(widest, elementOf(arg).getIntOrFloatBitWidth());
     }
-  for (Value v : k.outputs()) {
+  for (auto [i, v] : llvm::enumerate(k.outputs())) {
     bool chunked =
         shapeOf(v) == full && vectorizable(elementOf(v)) &&
-        k.contract.results[c.outputs.size()].kind == AccessKind::Elementwise;
+        k.contract.results[i].kind == AccessKind::Elementwise &&
+        strideOf(k.outputBuffers[i]) == c.stride;
     c.outputs.push_back(chunked ? Value(v) : Value());
     if (chunked)
       widest = std::max(widest, elementOf(v).getIntOrFloatBitWidth());
@@ -250,12 +274,15 @@ ReductionEmitter::Chunking ReductionEmitter::chunking(ArrayRef<int64_t> full) {
     return Chunking{};
   c.width = std::max<int64_t>(1, 128 / widest);
   for (auto &[arg, flat] : c.inputs)
-    flat = flatten(b, body.input(arg));
+    flat = flattenPadded(b, body.input(arg));
   for (auto [i, v] : llvm::enumerate(c.outputs))
     if (v)
-      v = flatten(b, k.outputBuffers[i]);
+      v = flattenPadded(b, k.outputBuffers[i]);
   return c;
 }
+
+/// 16-byte loads a thread of a row kernel keeps in flight on wide rows.
+constexpr int64_t kChunksInFlight = 4;
 
 LogicalResult
 ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
@@ -292,9 +319,9 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
     return loop(lane, body.index(cols), step, single);
   // Columns [0, head) precede the row's first chunk boundary; the chunks
   // end at `tail`.
-  Value rowStart = arith::MulIOp::create(b, row, body.index(cols));
+  Value rowStart = arith::MulIOp::create(b, row, body.index(chunks.stride));
   Value head = body.index(0), count = body.index(cols / w);
-  if (cols % w) {
+  if (chunks.stride % w) {
     Value misaligned = arith::RemUIOp::create(b, rowStart, body.index(w));
     head = arith::MinUIOp::create(
         b,
@@ -307,30 +334,74 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
     if (failed(loop(lane, head, step, single)))
       return failure();
   }
-  LogicalResult ok = loop(
-      lane, count, step,
-      [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
-        Value firstCol = arith::AddIOp::create(
-            b, head, arith::MulIOp::create(b, chunk, body.index(w)));
-        Value first = arith::AddIOp::create(b, rowStart, firstCol);
-        SmallVector<Value> colsOfChunk;
-        for (int64_t l = 0; l < w; ++l)
-          colsOfChunk.push_back(
-              l ? arith::AddIOp::create(b, firstCol, body.index(l)).getResult()
-                : firstCol);
-        for (auto [arg, flat] : chunks.inputs) {
-          Type element = elementOf(arg);
-          Value vec = vector::LoadOp::create(
-              b, VectorType::get({w}, element), flat, ValueRange{first},
-              /*nontemporal=*/false,
-              llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
-          for (auto [l, col] : llvm::enumerate(colsOfChunk))
-            body.bind(arg, pointIndex(arg, full, lead, col),
-                      vector::ExtractOp::create(b, vec, int64_t(l)));
-        }
-        return fn(colsOfChunk, first, inner);
-      });
-  if (failed(ok) || cols % w == 0)
+  // Chunks `chunkIds` of the row: every load issued before any column is
+  // used, so a thread has that many 16-byte loads in flight instead of one
+  // per dependent step; the columns are then taken in the same order.
+  auto chunksAt = [&](ArrayRef<Value> chunkIds,
+                      SmallVector<Value> &inner) -> LogicalResult {
+    SmallVector<std::pair<SmallVector<Value>, Value>> loaded;
+    for (Value chunk : chunkIds) {
+      Value firstCol = arith::AddIOp::create(
+          b, head, arith::MulIOp::create(b, chunk, body.index(w)));
+      Value first = arith::AddIOp::create(b, rowStart, firstCol);
+      SmallVector<Value> colsOfChunk;
+      for (int64_t l = 0; l < w; ++l)
+        colsOfChunk.push_back(
+            l ? arith::AddIOp::create(b, firstCol, body.index(l)).getResult()
+              : firstCol);
+      for (auto [arg, flat] : chunks.inputs) {
+        Type element = elementOf(arg);
+        Value vec = vector::LoadOp::create(
+            b, VectorType::get({w}, element), flat, ValueRange{first},
+            /*nontemporal=*/false,
+            llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
+        for (auto [l, col] : llvm::enumerate(colsOfChunk))
+          body.bind(arg, pointIndex(arg, full, lead, col),
+                    vector::ExtractOp::create(b, vec, int64_t(l)));
+      }
+      loaded.push_back({colsOfChunk, first});
+    }
+    for (auto &[colsOfChunk, first] : loaded)
+      if (failed(fn(colsOfChunk, first, inner)))
+        return failure();
+    return success();
+  };
+  // Rows of at least kChunksInFlight chunks per thread take that many per
+  // step while all are in the row, then the rest one by one.
+  int64_t inFlight =
+      std::clamp<int64_t>(cols / w / group, 1, kChunksInFlight);
+  Value rest = lane;
+  if (inFlight > 1) {
+    Value wideStep = body.index(group * inFlight);
+    // Steps from `lane` while its last chunk, (inFlight - 1) * group on,
+    // is below `count` (a signed bound: negative when there is none).
+    Value wideEnd = arith::SubIOp::create(
+        b, count, body.index((inFlight - 1) * group));
+    LogicalResult wide =
+        loop(lane, wideEnd, wideStep,
+             [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
+               SmallVector<Value> ids{chunk};
+               for (int64_t i = 1; i < inFlight; ++i)
+                 ids.push_back(arith::AddIOp::create(
+                     b, chunk, body.index(i * group)));
+               return chunksAt(ids, inner);
+             });
+    if (failed(wide))
+      return failure();
+    // The first chunk the wide steps left: lane + ceil((wideEnd - lane)^+ /
+    // wideStep) * wideStep.
+    Value span = arith::MaxSIOp::create(
+        b, arith::SubIOp::create(b, wideEnd, lane), body.index(0));
+    Value steps = arith::CeilDivUIOp::create(b, span, wideStep);
+    rest = arith::AddIOp::create(b, lane,
+                                 arith::MulIOp::create(b, steps, wideStep));
+  }
+  LogicalResult ok =
+      loop(rest, count, step,
+           [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
+             return chunksAt({chunk}, inner);
+           });
+  if (failed(ok) || (cols % w == 0 && chunks.stride % w == 0))
     return ok;
   Value tail = arith::AddIOp::create(
       b, head, arith::MulIOp::create(b, count, body.index(w)));
