@@ -281,9 +281,6 @@ ReductionEmitter::Chunking ReductionEmitter::chunking(ArrayRef<int64_t> full) {
   return c;
 }
 
-/// 16-byte loads a thread of a row kernel keeps in flight on wide rows.
-constexpr int64_t kChunksInFlight = 4;
-
 LogicalResult
 ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
                               ArrayRef<Value> lead, ArrayRef<int64_t> full,
@@ -334,73 +331,29 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
     if (failed(loop(lane, head, step, single)))
       return failure();
   }
-  // Chunks `chunkIds` of the row: every load issued before any column is
-  // used, so a thread has that many 16-byte loads in flight instead of one
-  // per dependent step; the columns are then taken in the same order.
-  auto chunksAt = [&](ArrayRef<Value> chunkIds,
-                      SmallVector<Value> &inner) -> LogicalResult {
-    SmallVector<std::pair<SmallVector<Value>, Value>> loaded;
-    for (Value chunk : chunkIds) {
-      Value firstCol = arith::AddIOp::create(
-          b, head, arith::MulIOp::create(b, chunk, body.index(w)));
-      Value first = arith::AddIOp::create(b, rowStart, firstCol);
-      SmallVector<Value> colsOfChunk;
-      for (int64_t l = 0; l < w; ++l)
-        colsOfChunk.push_back(
-            l ? arith::AddIOp::create(b, firstCol, body.index(l)).getResult()
-              : firstCol);
-      for (auto [arg, flat] : chunks.inputs) {
-        Type element = elementOf(arg);
-        Value vec = vector::LoadOp::create(
-            b, VectorType::get({w}, element), flat, ValueRange{first},
-            /*nontemporal=*/false,
-            llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
-        for (auto [l, col] : llvm::enumerate(colsOfChunk))
-          body.bind(arg, pointIndex(arg, full, lead, col),
-                    vector::ExtractOp::create(b, vec, int64_t(l)));
-      }
-      loaded.push_back({colsOfChunk, first});
-    }
-    for (auto &[colsOfChunk, first] : loaded)
-      if (failed(fn(colsOfChunk, first, inner)))
-        return failure();
-    return success();
-  };
-  // Rows of at least kChunksInFlight chunks per thread take that many per
-  // step while all are in the row, then the rest one by one.
-  int64_t inFlight =
-      std::clamp<int64_t>(cols / w / group, 1, kChunksInFlight);
-  Value rest = lane;
-  if (inFlight > 1) {
-    Value wideStep = body.index(group * inFlight);
-    // Steps from `lane` while its last chunk, (inFlight - 1) * group on,
-    // is below `count` (a signed bound: negative when there is none).
-    Value wideEnd = arith::SubIOp::create(
-        b, count, body.index((inFlight - 1) * group));
-    LogicalResult wide =
-        loop(lane, wideEnd, wideStep,
-             [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
-               SmallVector<Value> ids{chunk};
-               for (int64_t i = 1; i < inFlight; ++i)
-                 ids.push_back(arith::AddIOp::create(
-                     b, chunk, body.index(i * group)));
-               return chunksAt(ids, inner);
-             });
-    if (failed(wide))
-      return failure();
-    // The first chunk the wide steps left: lane + ceil((wideEnd - lane)^+ /
-    // wideStep) * wideStep.
-    Value span = arith::MaxSIOp::create(
-        b, arith::SubIOp::create(b, wideEnd, lane), body.index(0));
-    Value steps = arith::CeilDivUIOp::create(b, span, wideStep);
-    rest = arith::AddIOp::create(b, lane,
-                                 arith::MulIOp::create(b, steps, wideStep));
-  }
-  LogicalResult ok =
-      loop(rest, count, step,
-           [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
-             return chunksAt({chunk}, inner);
-           });
+  LogicalResult ok = loop(
+      lane, count, step,
+      [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
+        Value firstCol = arith::AddIOp::create(
+            b, head, arith::MulIOp::create(b, chunk, body.index(w)));
+        Value first = arith::AddIOp::create(b, rowStart, firstCol);
+        SmallVector<Value> colsOfChunk;
+        for (int64_t l = 0; l < w; ++l)
+          colsOfChunk.push_back(
+              l ? arith::AddIOp::create(b, firstCol, body.index(l)).getResult()
+                : firstCol);
+        for (auto [arg, flat] : chunks.inputs) {
+          Type element = elementOf(arg);
+          Value vec = vector::LoadOp::create(
+              b, VectorType::get({w}, element), flat, ValueRange{first},
+              /*nontemporal=*/false,
+              llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
+          for (auto [l, col] : llvm::enumerate(colsOfChunk))
+            body.bind(arg, pointIndex(arg, full, lead, col),
+                      vector::ExtractOp::create(b, vec, int64_t(l)));
+        }
+        return fn(colsOfChunk, first, inner);
+      });
   if (failed(ok) || (cols % w == 0 && chunks.stride % w == 0))
     return ok;
   Value tail = arith::AddIOp::create(
