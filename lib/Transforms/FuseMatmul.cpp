@@ -339,6 +339,47 @@ static int64_t wgmmaElementBytes(nv::MatmulOp mm) {
   return 0;
 }
 
+/// Whether nova-plan-memory will pad the rows of `v`'s buffer, so a GEMM
+/// reads it through TMA without a copy: a kernel's result (a fusion of a
+/// family that honours a row pitch, or a GEMM) that is not returned and
+/// that only such kernels read, directly, through reshapes that keep its
+/// rows, or through views that GEMMs take as their prologue.
+static bool plannerPadsRows(Value v) {
+  auto fusion = v.getDefiningOp<nt::FusionOp>();
+  if (!(fusion && nt::honoursRowPitch(fusion.getFamily())) &&
+      !v.getDefiningOp<nv::MatmulOp>())
+    return false;
+  int64_t width = cast<RankedTensorType>(v.getType()).getShape().back();
+  auto onlyGemmsRead = [](Value x) {
+    return llvm::all_of(x.getUsers(),
+                        [](Operation *user) { return isa<nv::MatmulOp>(user); });
+  };
+  SmallVector<Value> work{v};
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    for (Operation *user : x.getUsers()) {
+      if (isa<nv::MatmulOp>(user))
+        continue;
+      if (auto reader = dyn_cast<nt::FusionOp>(user)) {
+        if (!nt::honoursRowPitch(reader.getFamily()))
+          return false;
+        continue;
+      }
+      auto reshape = dyn_cast<nv::ReshapeOp>(user);
+      if (reshape &&
+          cast<RankedTensorType>(reshape.getType()).getShape().back() ==
+              width) {
+        work.push_back(reshape);
+        continue;
+      }
+      if (isa<nv::TransposeOp>(user) && onlyGemmsRead(user->getResult(0)))
+        continue;
+      return false; // returned, or read by another kind of op
+    }
+  }
+  return true;
+}
+
 void MatmulFuser::copyUnalignedOperands() {
   // The copy of each value, shared by every GEMM that reads it.
   DenseMap<Value, Value> copies;
@@ -385,7 +426,8 @@ void MatmulFuser::copyUnalignedOperands() {
       auto type = cast<RankedTensorType>(v.getType());
       int64_t rowBytes =
           type.getRank() ? type.getShape().back() * elementBytes : 0;
-      if (type.getRank() < 2 || rowBytes < 16 || rowBytes % 16 == 0)
+      if (type.getRank() < 2 || rowBytes < 16 || rowBytes % 16 == 0 ||
+          plannerPadsRows(v))
         continue;
       unaligned.push_back({use, v});
       if (!copies.contains(v))

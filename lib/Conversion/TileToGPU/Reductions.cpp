@@ -130,9 +130,12 @@ private:
 
   /// The full-shape tensors of a row kernel read and written in 16-byte
   /// chunks: `width` columns per chunk, chunks aligned in the flattened
-  /// tensor (a row of a ragged width starts mid-chunk).
+  /// buffers, whose rows are `stride` elements apart (the planner's padded
+  /// pitch, or the row's width: then a ragged row starts mid-chunk).
+  /// Buffers of another row stride are read and written column by column.
   struct Chunking {
     int64_t width = 1;
+    int64_t stride = 0;
     SmallVector<std::pair<BlockArgument, Value>> inputs; // with flat buffer
     SmallVector<Value> outputs; // flat buffer per output, null: scalar
   };
@@ -252,17 +255,38 @@ private:
 
 ReductionEmitter::Chunking ReductionEmitter::chunking(ArrayRef<int64_t> full) {
   Chunking c;
+  // The row stride of a full-shape buffer: its padded pitch, or its width.
+  auto strideOf = [&](Value buffer) {
+    int64_t pitch = rowPitchOf(buffer);
+    return pitch ? pitch : full.back();
+  };
+  SmallVector<Value> candidates;
+  for (BlockArgument arg : k.block().getArguments())
+    if (!arg.use_empty() && shapeOf(arg) == full &&
+        vectorizable(elementOf(arg)))
+      candidates.push_back(body.input(arg));
+  for (auto [i, v] : llvm::enumerate(k.outputs()))
+    if (shapeOf(v) == full && vectorizable(elementOf(v)) &&
+        k.contract.results[i].kind == AccessKind::Elementwise)
+      candidates.push_back(k.outputBuffers[i]);
+  // One stride for every chunked buffer: a padded one where any is (its
+  // rows start on a chunk boundary), else the width.
+  c.stride = full.back();
+  for (Value buffer : candidates)
+    if (rowPitchOf(buffer))
+      c.stride = strideOf(buffer);
   unsigned widest = 0;
   for (BlockArgument arg : k.block().getArguments())
     if (!arg.use_empty() && shapeOf(arg) == full &&
-        vectorizable(elementOf(arg))) {
+        vectorizable(elementOf(arg)) && strideOf(body.input(arg)) == c.stride) {
       c.inputs.push_back({arg, Value()});
       widest = std::max(widest, elementOf(arg).getIntOrFloatBitWidth());
     }
-  for (Value v : k.outputs()) {
+  for (auto [i, v] : llvm::enumerate(k.outputs())) {
     bool chunked =
         shapeOf(v) == full && vectorizable(elementOf(v)) &&
-        k.contract.results[c.outputs.size()].kind == AccessKind::Elementwise;
+        k.contract.results[i].kind == AccessKind::Elementwise &&
+        strideOf(k.outputBuffers[i]) == c.stride;
     c.outputs.push_back(chunked ? Value(v) : Value());
     if (chunked)
       widest = std::max(widest, elementOf(v).getIntOrFloatBitWidth());
@@ -271,10 +295,10 @@ ReductionEmitter::Chunking ReductionEmitter::chunking(ArrayRef<int64_t> full) {
     return Chunking{};
   c.width = std::max<int64_t>(1, 128 / widest);
   for (auto &[arg, flat] : c.inputs)
-    flat = flatten(b, body.input(arg));
+    flat = flattenPadded(b, body.input(arg));
   for (auto [i, v] : llvm::enumerate(c.outputs))
     if (v)
-      v = flatten(b, k.outputBuffers[i]);
+      v = flattenPadded(b, k.outputBuffers[i]);
   return c;
 }
 
@@ -312,7 +336,7 @@ LogicalResult ReductionEmitter::overColumns(
     return loop(lane, body.index(cols), step, single);
   // Columns [0, head) precede the row's first chunk boundary; the chunks
   // end at `tail`.
-  Value rowStart = arith::MulIOp::create(b, row, body.index(cols));
+  Value rowStart = arith::MulIOp::create(b, row, body.index(chunks.stride));
   // One chunk's vector loads, each element bound to its column.
   auto loadChunk = [&](Value firstCol, Value first) {
     SmallVector<Value> colsOfChunk;
@@ -359,7 +383,7 @@ LogicalResult ReductionEmitter::overColumns(
     return success();
   }
   Value head = body.index(0), count = body.index(cols / w);
-  if (cols % w) {
+  if (chunks.stride % w) {
     Value misaligned = arith::RemUIOp::create(b, rowStart, body.index(w));
     head = arith::MinUIOp::create(
         b,
@@ -380,7 +404,7 @@ LogicalResult ReductionEmitter::overColumns(
              Value first = arith::AddIOp::create(b, rowStart, firstCol);
              return fn(loadChunk(firstCol, first), first, Value(), inner);
            });
-  if (failed(ok) || cols % w == 0)
+  if (failed(ok) || (cols % w == 0 && chunks.stride % w == 0))
     return ok;
   Value tail = arith::AddIOp::create(
       b, head, arith::MulIOp::create(b, count, body.index(w)));

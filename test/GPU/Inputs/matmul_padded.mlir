@@ -36,9 +36,10 @@ func.func @copy_odd(%a: tensor<600x201xbf16>, %b: tensor<201x701xbf16>)
 }
 
 // Two entries that share the GEMM kernels (nova-outline-kernels keeps one
-// symbol per body): in @shared_b a row kernel (a row max) reads the inner
-// product too, so its buffer stays packed there; a kernel's parameters take
-// one layout, so the planner pads no buffer of a kernel launched twice.
+// symbol per body): in @shared_b a column kernel (a column max), which
+// indexes its buffers packed, reads the inner product too, so its buffer
+// stays packed there; a kernel's parameters take one layout, so the
+// planner keeps @shared_a's packed too.
 func.func @shared_a(%x: tensor<6x12xf32>, %w1: tensor<12x10xf32>,
                     %w2: tensor<10x24xf32>) -> tensor<6x24xf32> {
   %h = nova.matmul %x, %w1 : tensor<6x12xf32>, tensor<12x10xf32> -> tensor<6x10xf32>
@@ -47,9 +48,9 @@ func.func @shared_a(%x: tensor<6x12xf32>, %w1: tensor<12x10xf32>,
 }
 
 func.func @shared_b(%x: tensor<6x12xf32>, %w1: tensor<12x10xf32>,
-                    %w2: tensor<10x24xf32>) -> (tensor<6x24xf32>, tensor<6xf32>) {
+                    %w2: tensor<10x24xf32>) -> (tensor<6x24xf32>, tensor<10xf32>) {
   %h = nova.matmul %x, %w1 : tensor<6x12xf32>, tensor<12x10xf32> -> tensor<6x10xf32>
   %o = nova.matmul %h, %w2 : tensor<6x10xf32>, tensor<10x24xf32> -> tensor<6x24xf32>
-  %s = nova.reduce max %h dims [1] : tensor<6x10xf32> -> tensor<6xf32>
-  return %o, %s : tensor<6x24xf32>, tensor<6xf32>
+  %s = nova.reduce max %h dims [0] : tensor<6x10xf32> -> tensor<10xf32>
+  return %o, %s : tensor<6x24xf32>, tensor<10xf32>
 }

@@ -9,6 +9,7 @@
 #include "nova/Dialect/NovaMem/Transforms/Passes.h"
 
 #include "nova/Dialect/NovaMem/IR/Program.h"
+#include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
 
 #include "mlir/IR/Builders.h"
@@ -28,61 +29,100 @@ using namespace mlir::nova_mem;
 static int64_t alignUp(int64_t n, int64_t a) { return (n + a - 1) / a * a; }
 
 /// Whether `launch`'s kernel reads and writes its buffers at their row
-/// pitch: the pointwise kernels and the GEMMs (TMA strides, or the pitch
-/// in mma.sync's addresses), launched once (a kernel's parameters take one
-/// layout). Row and column reductions, gather, attention and the optimizer
-/// index their buffers as packed.
-static bool honoursPitch(LaunchOp launch,
-                         const DenseMap<StringAttr, int> &launchesOf) {
+/// pitch (nova_tile::honoursRowPitch).
+static bool honoursPitch(LaunchOp launch) {
   auto kernel = SymbolTable::lookupNearestSymbolFrom<nova_tile::KernelOp>(
       launch, launch.getKernelAttr());
-  if (!kernel || launchesOf.lookup(launch.getKernelAttr().getAttr()) != 1)
-    return false;
-  nova_tile::Family family = kernel.getFamily();
-  return family == nova_tile::Family::pointwise ||
-         family == nova_tile::Family::matmul;
+  return kernel && nova_tile::honoursRowPitch(kernel.getFamily());
 }
 
-/// Pads the rows of internal buffers to a multiple of 16 bytes (rows of at
-/// least 16 bytes; narrower ones, such as keep_dims columns, stay packed):
-/// an alloc that is not returned, whose views keep its rows (reshapes of
-/// the leading dims; they take the same ld) and whose every launch runs a
-/// kernel that honours the pitch.
-static void padLeadingDimensions(func::FuncOp fn) {
-  // Launches in the whole module: entries (train_step, eval) share kernels.
-  DenseMap<StringAttr, int> launchesOf;
-  Operation *scope = fn->getParentOp() ? fn->getParentOp() : fn.getOperation();
-  scope->walk(
-      [&](LaunchOp launch) { ++launchesOf[launch.getKernelAttr().getAttr()]; });
-  for (auto alloc : fn.getBody().getOps<AllocOp>()) {
-    BufferType type = alloc.getBuffer().getType();
-    ArrayRef<int64_t> shape = type.getShape();
-    int64_t bytes = type.getElementBytes();
-    if (shape.size() < 2 || type.getLd() || shape.back() == 0 ||
-        (shape.back() * bytes) % kAlignment == 0 || kAlignment % bytes ||
-        shape.back() * bytes < kAlignment)
-      continue;
-    // The alloc and its views, transitively.
-    SmallVector<Value> buffers{alloc.getBuffer()};
-    bool paddable = true;
-    for (size_t i = 0; i < buffers.size() && paddable; ++i)
-      for (Operation *user : buffers[i].getUsers()) {
-        if (auto view = dyn_cast<ViewOp>(user)) {
-          ArrayRef<int64_t> viewed = view.getResult().getType().getShape();
-          paddable &= viewed.size() >= 2 && viewed.back() == shape.back();
-          buffers.push_back(view.getResult());
-        } else if (auto launch = dyn_cast<LaunchOp>(user)) {
-          paddable &= honoursPitch(launch, launchesOf);
-        } else {
-          paddable = false; // returned, or an op not known here
+namespace {
+/// An alloc whose rows may be padded, with its views (they take its ld).
+struct PaddableAlloc {
+  SmallVector<Value> buffers;
+  int64_t ld;
+  bool padded = true;
+};
+} // namespace
+
+/// Pads the rows of the internal buffers of `fns` to a multiple of 16 bytes
+/// (rows of at least 16 bytes; narrower ones, such as keep_dims columns,
+/// stay packed): an alloc that is not returned, whose views keep its rows
+/// (reshapes of the leading dims) and whose every launch runs a kernel that
+/// honours the pitch. A kernel's parameters take one layout, so where the
+/// launches of a kernel (in any entry of the module: train_step and eval
+/// share kernels) would pass a parameter at different pitches, the padded
+/// buffers there stay packed, until no launch disagrees.
+static void padLeadingDimensions(Operation *module,
+                                 ArrayRef<func::FuncOp> fns) {
+  SmallVector<PaddableAlloc> candidates;
+  DenseMap<Value, unsigned> candidateOf;
+  for (func::FuncOp fn : fns)
+    for (auto alloc : fn.getBody().getOps<AllocOp>()) {
+      BufferType type = alloc.getBuffer().getType();
+      ArrayRef<int64_t> shape = type.getShape();
+      int64_t bytes = type.getElementBytes();
+      if (shape.size() < 2 || type.getLd() || shape.back() == 0 ||
+          (shape.back() * bytes) % kAlignment == 0 || kAlignment % bytes ||
+          shape.back() * bytes < kAlignment)
+        continue;
+      // The alloc and its views, transitively.
+      SmallVector<Value> buffers{alloc.getBuffer()};
+      bool paddable = true;
+      for (size_t i = 0; i < buffers.size() && paddable; ++i)
+        for (Operation *user : buffers[i].getUsers()) {
+          if (auto view = dyn_cast<ViewOp>(user)) {
+            ArrayRef<int64_t> viewed = view.getResult().getType().getShape();
+            paddable &= viewed.size() >= 2 && viewed.back() == shape.back();
+            buffers.push_back(view.getResult());
+          } else if (auto launch = dyn_cast<LaunchOp>(user)) {
+            paddable &= honoursPitch(launch);
+          } else {
+            paddable = false; // returned, or an op not known here
+          }
         }
-      }
-    if (!paddable)
+      if (!paddable)
+        continue;
+      for (Value buffer : buffers)
+        candidateOf[buffer] = candidates.size();
+      candidates.push_back(
+          {buffers, alignUp(shape.back() * bytes, kAlignment) / bytes});
+    }
+  // Each kernel parameter (kernel, operand position) with the buffers its
+  // launches pass there.
+  DenseMap<std::pair<StringAttr, unsigned>, SmallVector<Value>> parameters;
+  module->walk([&](LaunchOp launch) {
+    for (auto [i, v] : llvm::enumerate(
+             llvm::concat<Value>(launch.getInputs(), launch.getOutputs())))
+      parameters[{launch.getKernelAttr().getAttr(), unsigned(i)}].push_back(v);
+  });
+  auto pitchOf = [&](Value buffer) -> int64_t {
+    auto it = candidateOf.find(buffer);
+    if (it != candidateOf.end() && candidates[it->second].padded)
+      return candidates[it->second].ld;
+    return cast<BufferType>(buffer.getType()).getLd();
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto &entry : parameters) {
+      ArrayRef<Value> passed = entry.second;
+      int64_t first = pitchOf(passed.front());
+      if (llvm::all_of(passed, [&](Value v) { return pitchOf(v) == first; }))
+        continue;
+      for (Value v : passed)
+        if (auto it = candidateOf.find(v);
+            it != candidateOf.end() && candidates[it->second].padded) {
+          candidates[it->second].padded = false;
+          changed = true;
+        }
+    }
+  }
+  for (const PaddableAlloc &alloc : candidates) {
+    if (!alloc.padded)
       continue;
-    int64_t ld = alignUp(shape.back() * bytes, kAlignment) / bytes;
-    for (Value buffer : buffers) {
+    for (Value buffer : alloc.buffers) {
       auto viewed = cast<BufferType>(buffer.getType());
-      buffer.setType(BufferType::get(viewed.getTensorType(), ld));
+      buffer.setType(BufferType::get(viewed.getTensorType(), alloc.ld));
     }
   }
 }
@@ -179,7 +219,6 @@ static void printReport(func::FuncOp fn, const Program &program,
 }
 
 static LogicalResult plan(func::FuncOp fn, bool report) {
-  padLeadingDimensions(fn);
   FailureOr<Program> analyzed = analyzeProgram(fn);
   if (failed(analyzed))
     return failure();
@@ -331,15 +370,18 @@ struct PlanMemoryPass
   using NovaPlanMemoryBase::NovaPlanMemoryBase;
 
   void runOnOperation() override {
+    SmallVector<func::FuncOp> programs;
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       bool isProgram = llvm::any_of(fn.getOps(), [](Operation &op) {
         return isa<NovaMemDialect>(op.getDialect());
       });
-      if (fn.isExternal() || !isProgram || fn->hasAttr(kPeakBytesAttr))
-        continue;
+      if (!fn.isExternal() && isProgram && !fn->hasAttr(kPeakBytesAttr))
+        programs.push_back(fn);
+    }
+    padLeadingDimensions(getOperation(), programs);
+    for (func::FuncOp fn : programs)
       if (failed(plan(fn, report)))
         return signalPassFailure();
-    }
   }
 };
 } // namespace

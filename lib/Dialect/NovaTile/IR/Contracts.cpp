@@ -20,6 +20,11 @@ using namespace mlir;
 using namespace mlir::nova_tile;
 namespace nv = mlir::nova;
 
+bool mlir::nova_tile::honoursRowPitch(Family family) {
+  return family == Family::pointwise || family == Family::matmul ||
+         family == Family::row_reduction;
+}
+
 const char *mlir::nova_tile::accessKindName(AccessKind kind) {
   switch (kind) {
   case AccessKind::Elementwise:

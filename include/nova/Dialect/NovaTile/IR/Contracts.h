@@ -115,6 +115,13 @@ struct Contract {
 /// besides views of its inputs. Constants and iota count.
 bool isElementwiseOp(Operation *op);
 
+/// Whether the kernels of `family` read and write their buffers at a padded
+/// row pitch (nova_mem.buffer's ld): pointwise kernels, GEMMs (TMA strides,
+/// or the pitch in mma.sync's addresses) and row kernels (16-byte chunks
+/// from each row's start at the pitch). Column reductions, gather,
+/// attention and the optimizer index their buffers as packed.
+bool honoursRowPitch(Family family);
+
 /// Checks `group`'s body against its family's contract and describes it.
 /// With `emitErrors`, a broken rule is reported at the offending op as
 /// "<family> contract: <rule>"; without, the result is just a failure.

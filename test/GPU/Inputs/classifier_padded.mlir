@@ -1,0 +1,102 @@
+// The fused classifier as a GPT step has it: logits of an odd vocabulary
+// (1001 or 50257 bf16: rows of 2002 or 100514 bytes) from a GEMM, one row
+// kernel that sums the cross-entropy over every row and writes the logits'
+// gradient in place over the logits, and the two backward GEMMs that read
+// that gradient. nova-plan-memory pads the logits' rows (ld 1008 or 50264):
+// the row kernel reads and writes them in 16-byte chunks from each row's
+// start, and with single GEMMs nova-fuse makes no padded copy for the
+// backward GEMMs (they load the padded rows through TMA; at width 320 such
+// a copy would cost less than mma.sync's lower rate on these products).
+func.func @classifier_1001(%h: tensor<128x320xbf16>, %e: tensor<1001x320xbf16>,
+                           %labels: tensor<128x1xi32>, %scale: tensor<f32>)
+    -> (tensor<f32>, tensor<128x320xbf16>, tensor<1001x320xbf16>) {
+  %l = nova.matmul %h, %e transpose_rhs : tensor<128x320xbf16>, tensor<1001x320xbf16> -> tensor<128x1001xbf16>
+  %x = nova.cast %l : tensor<128x1001xbf16> to tensor<128x1001xf32>
+  %m = nova.reduce max %x dims [1] keep_dims : tensor<128x1001xf32> -> tensor<128x1xf32>
+  %z = nova.sub %x, %m : tensor<128x1001xf32>, tensor<128x1xf32>
+  %ex = nova.exp %z : tensor<128x1001xf32>
+  %se = nova.reduce sum %ex dims [1] keep_dims : tensor<128x1001xf32> -> tensor<128x1xf32>
+  %lse = nova.log %se : tensor<128x1xf32>
+  %logp = nova.sub %z, %lse : tensor<128x1001xf32>, tensor<128x1xf32>
+  %io = nova.iota dim 1 : tensor<128x1001xi32>
+  %hit = nova.cmp eq, %io, %labels : tensor<128x1001xi32>, tensor<128x1xi32>
+  %zero = nova.constant dense<0.0> : tensor<f32>
+  %one = nova.constant dense<1.0> : tensor<f32>
+  %picked = nova.select %hit, %logp, %zero : tensor<128x1001xi1>, tensor<128x1001xf32>, tensor<f32>
+  %total = nova.reduce sum %picked dims [0, 1] : tensor<128x1001xf32> -> tensor<f32>
+  %p = nova.div %ex, %se : tensor<128x1001xf32>, tensor<128x1xf32>
+  %t = nova.select %hit, %one, %zero : tensor<128x1001xi1>, tensor<f32>, tensor<f32>
+  %g = nova.sub %p, %t : tensor<128x1001xf32>, tensor<128x1001xf32>
+  %gs = nova.mul %g, %scale : tensor<128x1001xf32>, tensor<f32>
+  %gb = nova.cast %gs : tensor<128x1001xf32> to tensor<128x1001xbf16>
+  %dx = nova.matmul %gb, %e : tensor<128x1001xbf16>, tensor<1001x320xbf16> -> tensor<128x320xbf16>
+  %de = nova.matmul %gb, %h transpose_lhs : tensor<128x1001xbf16>, tensor<128x320xbf16> -> tensor<1001x320xbf16>
+  return %total, %dx, %de : tensor<f32>, tensor<128x320xbf16>, tensor<1001x320xbf16>
+}
+
+// The same on few rows of GPT-2's vocabulary (ld 50264): every thread of a
+// row keeps several 16-byte loads in flight.
+func.func @classifier_50257(%h: tensor<16x64xbf16>, %e: tensor<50257x64xbf16>,
+                            %labels: tensor<16x1xi32>, %scale: tensor<f32>)
+    -> (tensor<f32>, tensor<16x64xbf16>, tensor<50257x64xbf16>) {
+  %l = nova.matmul %h, %e transpose_rhs : tensor<16x64xbf16>, tensor<50257x64xbf16> -> tensor<16x50257xbf16>
+  %x = nova.cast %l : tensor<16x50257xbf16> to tensor<16x50257xf32>
+  %m = nova.reduce max %x dims [1] keep_dims : tensor<16x50257xf32> -> tensor<16x1xf32>
+  %z = nova.sub %x, %m : tensor<16x50257xf32>, tensor<16x1xf32>
+  %ex = nova.exp %z : tensor<16x50257xf32>
+  %se = nova.reduce sum %ex dims [1] keep_dims : tensor<16x50257xf32> -> tensor<16x1xf32>
+  %lse = nova.log %se : tensor<16x1xf32>
+  %logp = nova.sub %z, %lse : tensor<16x50257xf32>, tensor<16x1xf32>
+  %io = nova.iota dim 1 : tensor<16x50257xi32>
+  %hit = nova.cmp eq, %io, %labels : tensor<16x50257xi32>, tensor<16x1xi32>
+  %zero = nova.constant dense<0.0> : tensor<f32>
+  %one = nova.constant dense<1.0> : tensor<f32>
+  %picked = nova.select %hit, %logp, %zero : tensor<16x50257xi1>, tensor<16x50257xf32>, tensor<f32>
+  %total = nova.reduce sum %picked dims [0, 1] : tensor<16x50257xf32> -> tensor<f32>
+  %p = nova.div %ex, %se : tensor<16x50257xf32>, tensor<16x1xf32>
+  %t = nova.select %hit, %one, %zero : tensor<16x50257xi1>, tensor<f32>, tensor<f32>
+  %g = nova.sub %p, %t : tensor<16x50257xf32>, tensor<16x50257xf32>
+  %gs = nova.mul %g, %scale : tensor<16x50257xf32>, tensor<f32>
+  %gb = nova.cast %gs : tensor<16x50257xf32> to tensor<16x50257xbf16>
+  %dx = nova.matmul %gb, %e : tensor<16x50257xbf16>, tensor<50257x64xbf16> -> tensor<16x64xbf16>
+  %de = nova.matmul %gb, %h transpose_lhs : tensor<16x50257xbf16>, tensor<16x64xbf16> -> tensor<50257x64xbf16>
+  return %total, %dx, %de : tensor<f32>, tensor<16x64xbf16>, tensor<50257x64xbf16>
+}
+
+// Packed rows (the logits are an argument, the gradient a result): rows of
+// an odd width start mid-chunk, so each row reads and writes its first and
+// last columns one by one around the 16-byte chunks.
+func.func @classifier_packed(%l: tensor<24x1001xbf16>, %labels: tensor<24x1xi32>,
+                             %scale: tensor<f32>)
+    -> (tensor<f32>, tensor<24x1001xbf16>) {
+  %x = nova.cast %l : tensor<24x1001xbf16> to tensor<24x1001xf32>
+  %m = nova.reduce max %x dims [1] keep_dims : tensor<24x1001xf32> -> tensor<24x1xf32>
+  %z = nova.sub %x, %m : tensor<24x1001xf32>, tensor<24x1xf32>
+  %ex = nova.exp %z : tensor<24x1001xf32>
+  %se = nova.reduce sum %ex dims [1] keep_dims : tensor<24x1001xf32> -> tensor<24x1xf32>
+  %lse = nova.log %se : tensor<24x1xf32>
+  %logp = nova.sub %z, %lse : tensor<24x1001xf32>, tensor<24x1xf32>
+  %io = nova.iota dim 1 : tensor<24x1001xi32>
+  %hit = nova.cmp eq, %io, %labels : tensor<24x1001xi32>, tensor<24x1xi32>
+  %zero = nova.constant dense<0.0> : tensor<f32>
+  %one = nova.constant dense<1.0> : tensor<f32>
+  %picked = nova.select %hit, %logp, %zero : tensor<24x1001xi1>, tensor<24x1001xf32>, tensor<f32>
+  %total = nova.reduce sum %picked dims [0, 1] : tensor<24x1001xf32> -> tensor<f32>
+  %p = nova.div %ex, %se : tensor<24x1001xf32>, tensor<24x1xf32>
+  %t = nova.select %hit, %one, %zero : tensor<24x1001xi1>, tensor<f32>, tensor<f32>
+  %g = nova.sub %p, %t : tensor<24x1001xf32>, tensor<24x1001xf32>
+  %gs = nova.mul %g, %scale : tensor<24x1001xf32>, tensor<f32>
+  %gb = nova.cast %gs : tensor<24x1001xf32> to tensor<24x1001xbf16>
+  return %total, %gb : tensor<f32>, tensor<24x1001xbf16>
+}
+
+// A softmax over packed wide f32 rows (50257 columns: each row starts
+// mid-chunk; several chunks in flight per thread).
+func.func @softmax_50257(%x: tensor<8x50257xf32>) -> tensor<8x50257xf32> {
+  %m = nova.reduce max %x dims [1] keep_dims : tensor<8x50257xf32> -> tensor<8x1xf32>
+  %z = nova.sub %x, %m : tensor<8x50257xf32>, tensor<8x1xf32>
+  %ex = nova.exp %z : tensor<8x50257xf32>
+  %se = nova.reduce sum %ex dims [1] keep_dims : tensor<8x50257xf32> -> tensor<8x1xf32>
+  %p = nova.div %ex, %se : tensor<8x50257xf32>, tensor<8x1xf32>
+  return %p : tensor<8x50257xf32>
+}
