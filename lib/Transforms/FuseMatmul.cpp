@@ -351,8 +351,8 @@ static bool plannerPadsRows(Value v) {
     return false;
   int64_t width = cast<RankedTensorType>(v.getType()).getShape().back();
   auto onlyGemmsRead = [](Value x) {
-    return llvm::all_of(x.getUsers(),
-                        [](Operation *user) { return isa<nv::MatmulOp>(user); });
+    return llvm::all_of(
+        x.getUsers(), [](Operation *user) { return isa<nv::MatmulOp>(user); });
   };
   SmallVector<Value> work{v};
   while (!work.empty()) {

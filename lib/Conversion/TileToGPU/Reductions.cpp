@@ -283,10 +283,9 @@ ReductionEmitter::Chunking ReductionEmitter::chunking(ArrayRef<int64_t> full) {
       widest = std::max(widest, elementOf(arg).getIntOrFloatBitWidth());
     }
   for (auto [i, v] : llvm::enumerate(k.outputs())) {
-    bool chunked =
-        shapeOf(v) == full && vectorizable(elementOf(v)) &&
-        k.contract.results[i].kind == AccessKind::Elementwise &&
-        strideOf(k.outputBuffers[i]) == c.stride;
+    bool chunked = shapeOf(v) == full && vectorizable(elementOf(v)) &&
+                   k.contract.results[i].kind == AccessKind::Elementwise &&
+                   strideOf(k.outputBuffers[i]) == c.stride;
     c.outputs.push_back(chunked ? Value(v) : Value());
     if (chunked)
       widest = std::max(widest, elementOf(v).getIntOrFloatBitWidth());
