@@ -497,10 +497,15 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
         s.explanation.push_back("rows of <= 4 KiB: one warp per row, shuffles "
                                 "only");
     } else {
-      // A block per row, enough threads that each does ~4 vectors per pass.
+      // A block per row, enough threads that each does ~4 vectors per pass,
+      // but at most 256: the fused classifier's body (loss, gradient and
+      // the max's gradient) needs more than the 64 registers a thread of a
+      // 1024-thread block may have (ptxas spilled 672 bytes there), and its
+      // 50257-wide rows ran 6.28 ms at 1024 threads, 5.14 at 512 and 5.06
+      // at 256 on the H200 (bench/RESULTS.md, fifth session).
       s.threads = int(std::clamp<int64_t>(
           floorPow2(std::max<int64_t>(1, p.n / (s.vectorWidth * 4))), 128,
-          1024));
+          256));
       s.tileM = 1;
       s.tileN = p.n;
       s.sharedMemory = uint32_t(s.threads / 32 * 8);
