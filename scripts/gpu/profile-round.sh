@@ -7,7 +7,9 @@
 # helpers beside it, bin/nova-run (runtime-only build), old/ and new/
 # with {bf16,tf32}.nvx (scripts/gpu/gpt2-round.sh prepare with each
 # compiler, MODELS=124m), kernel-tests.sh and kernel-tests/ (its prepare).
-# COMPUTES picks the steps (default "bf16 tf32").
+# COMPUTES picks the steps (default "bf16 tf32"); files gzipped to fit the
+# carry are unpacked first. DETERMINISM="CASE ENTRY" also runs that kernel
+# case twice on the same inputs and requires bit-for-bit equal outputs.
 set -uo pipefail
 C=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/rowbw-out}
@@ -16,10 +18,23 @@ W=$(mktemp -d)
 exec > >(tee "$OUT/round.log") 2>&1
 R=$C/bin/nova-run
 status=0
+for gz in "$C"/old/*.gz "$C"/new/*.gz "$C"/kernel-tests/*.gz; do
+  [ -e "$gz" ] && gunzip -f "$gz"
+done
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
 timeout 40 python3 "$C/copy_bandwidth.py" || status=1
 timeout 50 bash "$C/kernel-tests.sh" run "$C/kernel-tests" "$R" > "$OUT/kernel-tests.log" 2>&1 || status=1
 grep -E "^\+|FAILED|MISMATCH|max" "$OUT/kernel-tests.log" | head -80
+if [ -n "${DETERMINISM:-}" ]; then
+  read -r dcase dentry <<< "$DETERMINISM"
+  echo "== determinism: $dcase twice"
+  for i in 1 2; do
+    timeout 10 "$R" "$C/kernel-tests/$dcase.nvx" --entry "$dentry" --random-inputs 5 \
+      -o "$W/det$i.safetensors" > /dev/null 2>&1 || status=1
+  done
+  timeout 20 python3 "$C/compare_steps.py" "$W/det1.safetensors" "$W/det2.safetensors" 0 || status=1
+  rm -f "$W"/det*.safetensors
+fi
 for c in ${COMPUTES:-bf16 tf32}; do
   timeout 40 python3 "$C/step_inputs.py" "$R" "$C/new/$c.nvx" "$W/in.safetensors" || status=1
   for v in old new; do
