@@ -222,6 +222,16 @@ private:
   /// (wgmma would drop the f32 operands' low mantissa bits), then make it
   /// visible to the wgmmas of both consumers.
   void roundStage(Value consumerIndex, Value stage);
+  /// `bar.sync id, threads`: a named barrier of `threads` threads (0 is the
+  /// block's, 1 and 2 each consumer's own in the epilogue, 3 both
+  /// consumers'). As PTX: nvvm.barrier with a thread count does not
+  /// survive printing with locations (its optional reduction parses the
+  /// location).
+  void namedBarrier(Value id, int64_t threads);
+  void namedBarrier(int64_t id, int64_t threads);
+  /// The inline PTX of either form (`ids`: the register id, if any).
+  void barrierAsm(const std::string &text, ValueRange ids,
+                  StringRef constraints);
   /// The accumulators of the unit whose K tiles are pipeline steps
   /// [first, first + kPerUnit).
   Value consumer(Value consumerIndex, Value first);
@@ -370,9 +380,25 @@ void WgmmaEmitter::producer() {
   });
 }
 
-/// The named barrier of both consumer warpgroups (0 is the block's, 1 and
-/// 2 each consumer's own in the epilogue).
+/// The named barrier of both consumer warpgroups.
 constexpr int64_t kConsumersBarrier = 3;
+
+void WgmmaEmitter::barrierAsm(const std::string &text, ValueRange ids,
+                              StringRef constraints) {
+  LLVM::InlineAsmOp::create(b, Type(), ids, text, constraints,
+                            /*has_side_effects=*/true,
+                            /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None,
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+}
+void WgmmaEmitter::namedBarrier(Value id, int64_t threads) {
+  barrierAsm(("bar.sync $0, " + Twine(threads) + ";").str(),
+             ValueRange{toI32(id)}, "r,~{memory}");
+}
+void WgmmaEmitter::namedBarrier(int64_t id, int64_t threads) {
+  barrierAsm(("bar.sync " + Twine(id) + ", " + Twine(threads) + ";").str(),
+             ValueRange{}, "~{memory}");
+}
 
 void WgmmaEmitter::roundStage(Value consumerIndex, Value stage) {
   // Every 16-byte chunk of the stage (A's and B's tiles, 128-byte swizzled:
@@ -412,13 +438,7 @@ void WgmmaEmitter::roundStage(Value consumerIndex, Value stage) {
       b, NVVM::ProxyKind::async_shared,
       NVVM::SharedSpaceAttr::get(b.getContext(),
                                  NVVM::SharedSpace::shared_cta));
-  std::string barrier = ("bar.sync " + Twine(kConsumersBarrier) + ", " +
-                         Twine(consumerThreads) + ";")
-                            .str();
-  LLVM::InlineAsmOp::create(b, Type(), ValueRange{}, barrier, "~{memory}",
-                            /*has_side_effects=*/true, /*is_align_stack=*/false,
-                            LLVM::tailcallkind::TailCallKind::None,
-                            LLVM::AsmDialectAttr(), ArrayAttr());
+  namedBarrier(kConsumersBarrier, consumerThreads);
 }
 
 using hopper::kSMs;
@@ -621,15 +641,9 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
   // Each output takes its turn in the block.
   bool staged = staging != Staging::None;
   Value consumerThread0 = eq(thread, idx(0));
-  // A named barrier for this consumer's 128 threads (0 is the block's),
-  // as PTX: nvvm.barrier with a thread count does not survive printing
-  // with locations (its optional reduction parses the location).
+  // This consumer's own named barrier (128 threads).
   auto consumerBarrier = [&] {
-    LLVM::InlineAsmOp::create(
-        b, Type(), ValueRange{toI32(add(consumerIndex, idx(1)))},
-        "bar.sync $0, 128;", "r,~{memory}", /*has_side_effects=*/true,
-        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr(), ArrayAttr());
+    namedBarrier(add(consumerIndex, idx(1)), 128);
   };
 
   Value stagingBlock, laneQuad, rowInConsumer;

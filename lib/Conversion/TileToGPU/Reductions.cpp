@@ -260,32 +260,33 @@ ReductionEmitter::Chunking ReductionEmitter::chunking(ArrayRef<int64_t> full) {
     int64_t pitch = rowPitchOf(buffer);
     return pitch ? pitch : full.back();
   };
-  SmallVector<Value> candidates;
-  for (BlockArgument arg : k.block().getArguments())
-    if (!arg.use_empty() && shapeOf(arg) == full &&
-        vectorizable(elementOf(arg)))
-      candidates.push_back(body.input(arg));
-  for (auto [i, v] : llvm::enumerate(k.outputs()))
-    if (shapeOf(v) == full && vectorizable(elementOf(v)) &&
-        k.contract.results[i].kind == AccessKind::Elementwise)
-      candidates.push_back(k.outputBuffers[i]);
+  // The full-shape buffers that 16-byte chunks could serve.
+  auto chunkableInput = [&](BlockArgument arg) {
+    return !arg.use_empty() && shapeOf(arg) == full &&
+           vectorizable(elementOf(arg));
+  };
+  auto chunkableOutput = [&](unsigned i) {
+    Value v = k.outputs()[i];
+    return shapeOf(v) == full && vectorizable(elementOf(v)) &&
+           k.contract.results[i].kind == AccessKind::Elementwise;
+  };
   // One stride for every chunked buffer: a padded one where any is (its
   // rows start on a chunk boundary), else the width.
   c.stride = full.back();
-  for (Value buffer : candidates)
-    if (rowPitchOf(buffer))
-      c.stride = strideOf(buffer);
+  for (BlockArgument arg : k.block().getArguments())
+    if (chunkableInput(arg) && rowPitchOf(body.input(arg)))
+      c.stride = rowPitchOf(body.input(arg));
+  for (unsigned i = 0, e = k.outputs().size(); i < e; ++i)
+    if (chunkableOutput(i) && rowPitchOf(k.outputBuffers[i]))
+      c.stride = rowPitchOf(k.outputBuffers[i]);
   unsigned widest = 0;
   for (BlockArgument arg : k.block().getArguments())
-    if (!arg.use_empty() && shapeOf(arg) == full &&
-        vectorizable(elementOf(arg)) && strideOf(body.input(arg)) == c.stride) {
+    if (chunkableInput(arg) && strideOf(body.input(arg)) == c.stride) {
       c.inputs.push_back({arg, Value()});
       widest = std::max(widest, elementOf(arg).getIntOrFloatBitWidth());
     }
   for (auto [i, v] : llvm::enumerate(k.outputs())) {
-    bool chunked = shapeOf(v) == full && vectorizable(elementOf(v)) &&
-                   k.contract.results[i].kind == AccessKind::Elementwise &&
-                   strideOf(k.outputBuffers[i]) == c.stride;
+    bool chunked = chunkableOutput(i) && strideOf(k.outputBuffers[i]) == c.stride;
     c.outputs.push_back(chunked ? Value(v) : Value());
     if (chunked)
       widest = std::max(widest, elementOf(v).getIntOrFloatBitWidth());
