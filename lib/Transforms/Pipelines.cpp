@@ -34,8 +34,16 @@ void mlir::nova::buildTrainPipeline(OpPassManager &pm,
   record.record = true;
 
   pm.addPass(createNovaCollapseAttention());
-  pm.addPass(createNovaDecompose(NovaDecomposeOptions{{"attention"}}));
+  // The normalizations and the loss stay composite through autodiff: their
+  // own gradient rules skip the max shift, whose gradient is exactly zero but
+  // would cost an equality count and a row sum if differentiated. The second
+  // decompose then expands forward and gradient alike, so CSE shares the
+  // forward's row max and sum of exponentials with the gradient's softmax.
+  pm.addPass(createNovaDecompose(NovaDecomposeOptions{
+      {"attention", "softmax", "log_softmax", "cross_entropy"}}));
   pm.addPass(createNovaAutodiff());
+  pm.addPass(createNovaDecompose(
+      NovaDecomposeOptions{{"attention", "attention_fwd", "attention_bwd"}}));
   pm.addPass(createNovaTrainStep(trainStep));
   pm.addPass(createNovaAutocast(autocast));
   pm.addPass(createCanonicalizerPass());
@@ -105,8 +113,9 @@ void mlir::nova::registerNovaPipelines() {
   registerPassPipeline(
       "nova-train-pipeline",
       "From a loss function to the planned nova_mem program of a training "
-      "step: collapse-attention, decompose{keep=attention}, autodiff, "
-      "train-step, autocast, canonicalize, cse, fuse, convert-nova-to-tile, "
+      "step: collapse-attention, "
+      "decompose{keep=attention,softmax,log_softmax,cross_entropy}, autodiff, "
+      "decompose{keep=attention,attention_fwd,attention_bwd}, train-step, autocast, canonicalize, cse, fuse, convert-nova-to-tile, "
       "configure, outline-kernels, bufferize, plan-memory",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
