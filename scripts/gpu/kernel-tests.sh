@@ -131,6 +131,9 @@ cls_1001_padded   classifier_padded.mlir classifier_1001  2e-2  norm  no  planne
 cls_50257_padded  classifier_padded.mlir classifier_50257 2e-2  norm  no  planned-single
 cls_1001_packed   classifier_padded.mlir classifier_packed 8e-3 1e-3  no  planned-single
 softmax_50257     classifier_padded.mlir softmax_50257   1e-6  1e-9  no  planned-single
+cls_1001_rows     classifier_padded.mlir classifier_1001_rows  2e-2 norm no planned-single
+cls_50257_rows    classifier_padded.mlir classifier_50257_rows 2e-2 norm no planned-single
+softmax_large     classifier_padded.mlir softmax_large   1e-5  1e-9  no  planned-single
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

@@ -2,8 +2,10 @@
 //-------------------===//
 
 #include "Emitter.h"
+#include "Hopper.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -54,6 +56,9 @@ Value shuffleReduce(ImplicitLocOpBuilder &b, const Combiner &comb, Value x,
 }
 
 namespace {
+
+/// Chunks a lane of a wide row loads before using them.
+constexpr int64_t kChunksInFlight = 4;
 
 /// The zero of integer or float type `type`.
 Value zeroOf(ImplicitLocOpBuilder &b, Type type) {
@@ -396,13 +401,45 @@ LogicalResult ReductionEmitter::overColumns(
     if (failed(loop(lane, head, step, single)))
       return failure();
   }
+  auto chunkAt = [&](Value chunk) {
+    Value firstCol = arith::AddIOp::create(
+        b, head, arith::MulIOp::create(b, chunk, body.index(w)));
+    Value first = arith::AddIOp::create(b, rowStart, firstCol);
+    return std::make_pair(loadChunk(firstCol, first), first);
+  };
+  // While every lane has kChunksInFlight chunks left, it loads them all
+  // before using any (the loads in flight together), in the same order.
+  Value rest = lane;
+  std::optional<int64_t> knownCount = getConstantIntValue(count);
+  int64_t round = kChunksInFlight * group;
+  if (!knownCount || *knownCount >= round) {
+    Value rounds = arith::DivUIOp::create(b, count, body.index(round));
+    LogicalResult ok = loop(
+        body.index(0), rounds, body.index(1),
+        [&](Value r, SmallVector<Value> &inner) -> LogicalResult {
+          Value base = arith::AddIOp::create(
+              b, arith::MulIOp::create(b, r, body.index(round)), lane);
+          SmallVector<std::pair<SmallVector<Value>, Value>> taken;
+          for (int64_t u = 0; u < kChunksInFlight; ++u)
+            taken.push_back(chunkAt(
+                u ? arith::AddIOp::create(b, base, body.index(u * group))
+                        .getResult()
+                  : base));
+          for (auto &[colsOfChunk, first] : taken)
+            if (failed(fn(colsOfChunk, first, Value(), inner)))
+              return failure();
+          return success();
+        });
+    if (failed(ok))
+      return failure();
+    rest = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, rounds, body.index(round)), lane);
+  }
   LogicalResult ok =
-      loop(lane, count, step,
+      loop(rest, count, step,
            [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
-             Value firstCol = arith::AddIOp::create(
-                 b, head, arith::MulIOp::create(b, chunk, body.index(w)));
-             Value first = arith::AddIOp::create(b, rowStart, firstCol);
-             return fn(loadChunk(firstCol, first), first, Value(), inner);
+             auto [colsOfChunk, first] = chunkAt(chunk);
+             return fn(colsOfChunk, first, Value(), inner);
            });
   if (failed(ok) || (cols % w == 0 && chunks.stride % w == 0))
     return ok;
@@ -412,6 +449,11 @@ LogicalResult ReductionEmitter::overColumns(
               single);
 }
 
+/// A row kernel with totals across its rows (no column sums) loops over its
+/// rows on this many threads per SM, a whole number of blocks per SM: three
+/// blocks of 256 keep 396 rows in flight, 40 MB of GPT-2's 100 KB logits
+/// rows, so a row's second read still finds it in the 50 MB L2.
+constexpr int64_t kRowThreadsPerSM = 768;
 /// The grid of a row kernel with sums across its rows, and its workspace:
 /// the ticket counters at 0 (the final one, then one per group of blocks),
 /// each sum's partials from kPartialsOffset on.
@@ -448,6 +490,23 @@ int64_t foldableGrid(int64_t grid) {
   while (!ok(grid))
     --grid;
   return grid;
+}
+
+/// The row max that a row sum of exp(x - max) shifts by, where x is the
+/// max's own input (softmax, log_softmax, the loss): both fold in one read
+/// of the row, the sum rescaled by exp(old - new) when the running max
+/// grows. Null for any other sum.
+nv::ReduceOp shiftingMax(nv::ReduceOp sum) {
+  if (sum.getKind() != nv::ReduceKind::sum)
+    return {};
+  auto exp = sum.getInput().getDefiningOp<nv::ExpOp>();
+  auto shift = exp ? exp.getInput().getDefiningOp<nv::SubOp>() : nv::SubOp();
+  auto max =
+      shift ? shift.getRhs().getDefiningOp<nv::ReduceOp>() : nv::ReduceOp();
+  if (!max || max.getKind() != nv::ReduceKind::max ||
+      max.getInput() != shift.getLhs() || max.getDims() != sum.getDims())
+    return {};
+  return max;
 }
 } // namespace
 
@@ -538,43 +597,81 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   int64_t warpsPerRow = std::max<int64_t>(1, group / 32);
   int64_t batches = (rows + rowsPerBlock - 1) / rowsPerBlock;
   // With sums across the rows, a bounded grid loops over the rows, so the
-  // last block combines at most kMaxAcrossBlocks partials per sum.
+  // last block combines at most kMaxAcrossBlocks partials per sum. Totals
+  // alone (a word per block) fold in two levels: the grid fills every SM
+  // with the same number of blocks, enough rows in flight to cover the
+  // memory latency.
+  int64_t acrossBlocks =
+      columnSums ? kMaxAcrossBlocks
+                 : hopper::kSMs *
+                       std::max<int64_t>(1, kRowThreadsPerSM / threads);
   int64_t grid =
-      across.empty()
-          ? batches
-          : foldableGrid(std::min<int64_t>(batches, kMaxAcrossBlocks));
+      across.empty() ? batches
+                     : foldableGrid(std::min<int64_t>(batches, acrossBlocks));
   Value partials;
   // The reductions along the rows in passes: each joins the first pass
   // after every reduction its input reads, so independent ones share one
   // read of the row (and one exchange between the warps).
   // A total across the rows of an element-wise value rides along too: its
   // thread's share of a row is folded in the same read.
+  // A sum of exp(x - max) joins its max's pass (online) unless something
+  // else it reads comes later.
   struct Pass {
     SmallVector<nv::ReduceOp> reduces;
+    SmallVector<int> maxOf;       // per reduce: its online max's index, or -1
     SmallVector<unsigned> totals; // indices into `across`
   };
   SmallVector<Pass> passes;
   {
     DenseMap<Operation *, size_t> passOf;
-    auto passFor = [&](Value input) {
+    auto passFor = [&](Value input, Operation *skip) {
       size_t pass = 0;
       for (Operation *read : reducesRead(input))
-        if (auto it = passOf.find(read); it != passOf.end())
+        if (auto it = passOf.find(read); it != passOf.end() && read != skip)
           pass = std::max(pass, it->second + 1);
       if (passes.size() <= pass)
         passes.resize(pass + 1);
       return pass;
     };
     for (nv::ReduceOp reduce : reduces) {
-      size_t pass = passFor(reduce.getInput());
+      nv::ReduceOp max = shiftingMax(reduce);
+      auto maxPass = max ? passOf.find(max) : passOf.end();
+      size_t pass = passFor(reduce.getInput(), max);
+      int maxIndex = -1;
+      if (maxPass != passOf.end()) {
+        if (pass <= maxPass->second) {
+          pass = maxPass->second;
+          maxIndex = llvm::find(passes[pass].reduces, max) -
+                     passes[pass].reduces.begin();
+        } else {
+          pass = std::max(pass, maxPass->second + 1);
+        }
+      }
       passOf[reduce] = pass;
       passes[pass].reduces.push_back(reduce);
+      passes[pass].maxOf.push_back(maxIndex);
     }
     for (auto [i, a] : llvm::enumerate(across)) {
       Value input = nv::ReduceOp(a.reduce).getInput();
       if (!a.perColumn && shapeOf(input) == ArrayRef<int64_t>(full))
-        passes[passFor(input)].totals.push_back(unsigned(i));
+        passes[passFor(input, nullptr)].totals.push_back(unsigned(i));
     }
+  }
+  // Totals that read the last reductions along the rows ride with the
+  // outputs' read of the row, not one of their own, where every lane reads
+  // its whole row there (not with fixed chunks).
+  bool rowOutputs = llvm::any_of(
+      llvm::enumerate(k.outputs()), [&](const auto &indexed) {
+        unsigned i = indexed.index();
+        return k.contract.results[i].kind == AccessKind::Elementwise &&
+               llvm::none_of(across,
+                             [&](const Across &a) { return a.output == i; });
+      });
+  SmallVector<unsigned> withOutputs;
+  if (!perLane && rowOutputs && passes.size() > 1 &&
+      passes.back().reduces.empty()) {
+    withOutputs = passes.back().totals;
+    passes.pop_back();
   }
   size_t widestPass = 1;
   for (const Pass &pass : passes)
@@ -616,6 +713,18 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x,
                                  body.index(bound));
   };
+  // An online sum of exp(x - from) rescaled to exp(x - to): times
+  // exp(from - to), or 1 where the max did not move (also -inf to -inf,
+  // whose difference is NaN).
+  auto rescaled = [&](Value sum, Value from, Value to) -> Value {
+    Value same =
+        arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, from, to);
+    Value factor = arith::SelectOp::create(
+        b, same,
+        arith::ConstantOp::create(b, b.getFloatAttr(from.getType(), 1.0)),
+        math::ExpOp::create(b, arith::SubFOp::create(b, from, to)));
+    return arith::MulFOp::create(b, sum, body.convert(factor, sum.getType()));
+  };
 
   // One batch of rows (rowsPerBlock of them, one per group); folds the
   // batch's share of the sums across the rows into `acc`.
@@ -644,6 +753,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         combs.push_back(Combiner::of(reduce));
         totals.push_back(combs.back().identity(b, b.getLoc()));
       }
+      auto maxOf = [&](size_t j) {
+        return j < passInfo.maxOf.size() ? passInfo.maxOf[j] : -1;
+      };
       LogicalResult ok = overColumns(
           chunks, cols, clamped, leadIdx, full, lane, group, totals,
           [&](ArrayRef<Value> colsOf, Value, Value active,
@@ -651,6 +763,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
             SmallVector<Value> before(carried);
             for (Value col : colsOf)
               for (auto [j, reduce] : llvm::enumerate(pass)) {
+                if (maxOf(j) >= 0)
+                  continue;
                 Value input = nv::ReduceOp(reduce).getInput();
                 auto x =
                     body.eval(input, pointIndex(input, full, leadIdx, col));
@@ -660,6 +774,29 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                     b, b.getLoc(), carried[j],
                     body.convert(body.widen(*x), combs[j].accType));
               }
+            // Online sums: these columns' exp(x - max) against the max
+            // with them, the sum so far rescaled to it.
+            for (auto [j, reduce] : llvm::enumerate(pass)) {
+              int m = maxOf(j);
+              if (m < 0)
+                continue;
+              Value max = pass[m].getResult();
+              body.setUniform(max, body.convert(carried[m], elementOf(max)));
+              Value input = nv::ReduceOp(reduce).getInput();
+              Value chunk = combs[j].identity(b, b.getLoc());
+              for (Value col : colsOf) {
+                auto x =
+                    body.eval(input, pointIndex(input, full, leadIdx, col));
+                if (failed(x))
+                  return k.unsupported();
+                chunk = combs[j].combine(
+                    b, b.getLoc(), chunk,
+                    body.convert(body.widen(*x), combs[j].accType));
+              }
+              carried[j] = combs[j].combine(
+                  b, b.getLoc(),
+                  rescaled(carried[j], before[m], carried[m]), chunk);
+            }
             if (active)
               for (auto [now, old] : llvm::zip(carried, before))
                 now = arith::SelectOp::create(b, active, now, old);
@@ -675,10 +812,14 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       combs.truncate(passInfo.reduces.size());
       totals.truncate(passInfo.reduces.size());
       pass.truncate(passInfo.reduces.size());
-      for (size_t j = 0; j < totals.size(); ++j)
-        totals[j] =
-            shuffleReduce(b, combs[j], totals[j], std::min<int64_t>(group, 32));
-      if (warpsPerRow > 1 && !totals.empty()) {
+      // The row's threads combine `which` of the totals: shuffles within
+      // a warp, then the warps through shared memory.
+      auto exchange = [&](ArrayRef<size_t> which) -> LogicalResult {
+        for (size_t j : which)
+          totals[j] = shuffleReduce(b, combs[j], totals[j],
+                                    std::min<int64_t>(group, 32));
+        if (warpsPerRow == 1 || which.empty())
+          return success();
         // Lane 0 of each warp publishes; every thread folds its row's warps
         // in order (deterministic), then the buffer is free again.
         int64_t warps = threads / 32;
@@ -686,22 +827,22 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         Value first = arith::CmpIOp::create(
             b, arith::CmpIPredicate::eq,
             arith::RemUIOp::create(b, tid, body.index(32)), body.index(0));
-        for (const Combiner &comb : combs)
-          if (!isa<FloatType>(comb.accType))
+        for (size_t j : which)
+          if (!isa<FloatType>(combs[j].accType))
             return k.fail("integer reductions over more than a warp per row "
                           "are not lowered yet");
         (void)k.ifThen(first, [&] {
-          for (auto [j, total] : llvm::enumerate(totals))
+          for (auto [slot, j] : llvm::enumerate(which))
             memref::StoreOp::create(
-                b, body.convert(total, b.getF64Type()), partials,
+                b, body.convert(totals[j], b.getF64Type()), partials,
                 ValueRange{arith::AddIOp::create(
-                    b, warp, body.index(int64_t(j) * warps))});
+                    b, warp, body.index(int64_t(slot) * warps))});
           return success();
         });
         gpu::BarrierOp::create(b);
         Value rowWarp0 =
             arith::MulIOp::create(b, rowInBlock, body.index(warpsPerRow));
-        for (size_t j = 0; j < totals.size(); ++j) {
+        for (auto [slot, j] : llvm::enumerate(which)) {
           Combiner wide{combs[j].kind, b.getF64Type()};
           Value acc =
               body.convert(combs[j].identity(b, b.getLoc()), b.getF64Type());
@@ -709,13 +850,27 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
             Value x = memref::LoadOp::create(
                 b, partials,
                 ValueRange{arith::AddIOp::create(
-                    b, rowWarp0, body.index(int64_t(j) * warps + w))});
+                    b, rowWarp0, body.index(int64_t(slot) * warps + w))});
             acc = wide.combine(b, b.getLoc(), acc, x);
           }
           totals[j] = body.convert(acc, combs[j].accType);
         }
         gpu::BarrierOp::create(b);
-      }
+        return success();
+      };
+      // The maxes first; each thread's online sum then rescaled from its
+      // own max to the row's before they combine.
+      SmallVector<size_t> plain, online;
+      for (size_t j = 0; j < totals.size(); ++j)
+        (maxOf(j) < 0 ? plain : online).push_back(j);
+      SmallVector<Value> threadTotals(totals);
+      if (failed(exchange(plain)))
+        return failure();
+      for (size_t j : online)
+        totals[j] = rescaled(totals[j], threadTotals[maxOf(j)],
+                             totals[maxOf(j)]);
+      if (failed(exchange(online)))
+        return failure();
       for (auto [reduce, total] : llvm::zip(pass, totals)) {
         Value result = nv::ReduceOp(reduce).getResult();
         body.setUniform(result, body.convert(total, elementOf(result)));
@@ -726,16 +881,24 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     // stored: an output may be planned in place over an input they read
     // (the logits' gradient over the logits).
     unsigned next = 0;
-    auto fold = [&](const Across &a, Value take, Value x) {
+    auto foldAt = [&](unsigned slot, const Across &a, Value take, Value x) {
       Value wide = body.convert(body.widen(x), a.comb.accType);
-      Value sum = a.comb.combine(b, b.getLoc(), acc[next], wide);
-      acc[next] = arith::SelectOp::create(b, take, sum, acc[next]);
-      ++next;
+      Value sum = a.comb.combine(b, b.getLoc(), acc[slot], wide);
+      acc[slot] = arith::SelectOp::create(b, take, sum, acc[slot]);
     };
+    auto fold = [&](const Across &a, Value take, Value x) {
+      foldAt(next++, a, take, x);
+    };
+    SmallVector<unsigned> withOutputsSlots;
     for (const Across &a : across) {
       Value input = nv::ReduceOp(a.reduce).getInput();
       ArrayRef<int64_t> shape = shapeOf(input);
       if (a.perColumn || shape == ArrayRef<int64_t>(full)) {
+        if (llvm::is_contained(withOutputs, unsigned(&a - across.data()))) {
+          // Folded with the outputs (below).
+          withOutputsSlots.push_back(next++);
+          continue;
+        }
         if (!a.perColumn) {
           // A total of an element-wise value: the thread's columns first
           // (folded in a pass above).
@@ -815,7 +978,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     // k-th call sums into the lane's k-th chunk's slots.
     int64_t ordinal = 0;
     auto chunkOutputs = [&](ArrayRef<Value> colsOf, Value first, Value active,
-                            SmallVector<Value> &) -> LogicalResult {
+                            SmallVector<Value> &carried) -> LogicalResult {
       SmallVector<SmallVector<Value>> values(elementwise.size());
       for (auto [j, i] : llvm::enumerate(elementwise))
         for (Value col : colsOf) {
@@ -825,6 +988,19 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
             return k.unsupported();
           values[j].push_back(*x);
         }
+      // The totals riding along, read before any store here.
+      for (auto [q, i] : llvm::enumerate(withOutputs)) {
+        const Across &a = across[i];
+        Value input = nv::ReduceOp(a.reduce).getInput();
+        for (Value col : colsOf) {
+          auto x = body.eval(input, pointIndex(input, full, leadIdx, col));
+          if (failed(x))
+            return k.unsupported();
+          carried[q] = a.comb.combine(
+              b, b.getLoc(), carried[q],
+              body.convert(body.widen(*x), a.comb.accType));
+        }
+      }
       // The chunk's share of the column sums (this lane's own columns).
       if (perLane) {
         Value take = active ? arith::AndIOp::create(b, valid, active) : valid;
@@ -866,7 +1042,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         return success();
       };
       if (!perLane)
-        return store();
+        return withOutputs.empty() ? store() : k.ifThen(valid, store);
       // Every lane reads its chunks (a clamped row or chunk again); only
       // real ones store.
       return k.ifThen(active ? arith::AndIOp::create(b, valid, active) : valid,
@@ -878,6 +1054,20 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                              none, chunkOutputs, perLane)))
         return failure();
       assert(ordinal == perLane && "one call per fixed chunk, in order");
+      if (!perRow.empty())
+        gpu::BarrierOp::create(b);
+    } else if (!elementwise.empty() && !withOutputs.empty()) {
+      // Every thread reads its row (a clamped one again) for the totals;
+      // only valid rows store.
+      SmallVector<Value> shares;
+      for (unsigned i : withOutputs)
+        shares.push_back(across[i].comb.identity(b, b.getLoc()));
+      if (failed(overColumns(chunks, cols, clamped, leadIdx, full, lane, group,
+                             shares, chunkOutputs)))
+        return failure();
+      for (auto [slot, i, share] :
+           llvm::zip(withOutputsSlots, withOutputs, shares))
+        foldAt(slot, across[i], valid, share);
       if (!perRow.empty())
         gpu::BarrierOp::create(b);
     } else if (!elementwise.empty()) {

@@ -100,3 +100,76 @@ func.func @softmax_50257(%x: tensor<8x50257xf32>) -> tensor<8x50257xf32> {
   %p = nova.div %ex, %se : tensor<8x50257xf32>, tensor<8x1xf32>
   return %p : tensor<8x50257xf32>
 }
+
+// More rows than the grid (eight 1001-wide rows a block, 563 batches on
+// 396 blocks): blocks loop over their rows, and the loss total folds 396
+// partials in two levels.
+func.func @classifier_1001_rows(%h: tensor<4500x64xbf16>, %e: tensor<1001x64xbf16>,
+                           %labels: tensor<4500x1xi32>, %scale: tensor<f32>)
+    -> (tensor<f32>, tensor<4500x64xbf16>, tensor<1001x64xbf16>) {
+  %l = nova.matmul %h, %e transpose_rhs : tensor<4500x64xbf16>, tensor<1001x64xbf16> -> tensor<4500x1001xbf16>
+  %x = nova.cast %l : tensor<4500x1001xbf16> to tensor<4500x1001xf32>
+  %m = nova.reduce max %x dims [1] keep_dims : tensor<4500x1001xf32> -> tensor<4500x1xf32>
+  %z = nova.sub %x, %m : tensor<4500x1001xf32>, tensor<4500x1xf32>
+  %ex = nova.exp %z : tensor<4500x1001xf32>
+  %se = nova.reduce sum %ex dims [1] keep_dims : tensor<4500x1001xf32> -> tensor<4500x1xf32>
+  %lse = nova.log %se : tensor<4500x1xf32>
+  %logp = nova.sub %z, %lse : tensor<4500x1001xf32>, tensor<4500x1xf32>
+  %io = nova.iota dim 1 : tensor<4500x1001xi32>
+  %hit = nova.cmp eq, %io, %labels : tensor<4500x1001xi32>, tensor<4500x1xi32>
+  %zero = nova.constant dense<0.0> : tensor<f32>
+  %one = nova.constant dense<1.0> : tensor<f32>
+  %picked = nova.select %hit, %logp, %zero : tensor<4500x1001xi1>, tensor<4500x1001xf32>, tensor<f32>
+  %total = nova.reduce sum %picked dims [0, 1] : tensor<4500x1001xf32> -> tensor<f32>
+  %p = nova.div %ex, %se : tensor<4500x1001xf32>, tensor<4500x1xf32>
+  %t = nova.select %hit, %one, %zero : tensor<4500x1001xi1>, tensor<f32>, tensor<f32>
+  %g = nova.sub %p, %t : tensor<4500x1001xf32>, tensor<4500x1001xf32>
+  %gs = nova.mul %g, %scale : tensor<4500x1001xf32>, tensor<f32>
+  %gb = nova.cast %gs : tensor<4500x1001xf32> to tensor<4500x1001xbf16>
+  %dx = nova.matmul %gb, %e : tensor<4500x1001xbf16>, tensor<1001x64xbf16> -> tensor<4500x64xbf16>
+  %de = nova.matmul %gb, %h transpose_lhs : tensor<4500x1001xbf16>, tensor<4500x64xbf16> -> tensor<1001x64xbf16>
+  return %total, %dx, %de : tensor<f32>, tensor<4500x64xbf16>, tensor<1001x64xbf16>
+}
+
+// A few hundred rows of GPT-2's vocabulary: the online max and sum of
+// exponentials in one read, four chunks in flight per lane, the loss total
+// folded in the gradient's read of the row, in place over the padded logits.
+func.func @classifier_50257_rows(%h: tensor<384x32xbf16>, %e: tensor<50257x32xbf16>,
+                           %labels: tensor<384x1xi32>, %scale: tensor<f32>)
+    -> (tensor<f32>, tensor<384x32xbf16>, tensor<50257x32xbf16>) {
+  %l = nova.matmul %h, %e transpose_rhs : tensor<384x32xbf16>, tensor<50257x32xbf16> -> tensor<384x50257xbf16>
+  %x = nova.cast %l : tensor<384x50257xbf16> to tensor<384x50257xf32>
+  %m = nova.reduce max %x dims [1] keep_dims : tensor<384x50257xf32> -> tensor<384x1xf32>
+  %z = nova.sub %x, %m : tensor<384x50257xf32>, tensor<384x1xf32>
+  %ex = nova.exp %z : tensor<384x50257xf32>
+  %se = nova.reduce sum %ex dims [1] keep_dims : tensor<384x50257xf32> -> tensor<384x1xf32>
+  %lse = nova.log %se : tensor<384x1xf32>
+  %logp = nova.sub %z, %lse : tensor<384x50257xf32>, tensor<384x1xf32>
+  %io = nova.iota dim 1 : tensor<384x50257xi32>
+  %hit = nova.cmp eq, %io, %labels : tensor<384x50257xi32>, tensor<384x1xi32>
+  %zero = nova.constant dense<0.0> : tensor<f32>
+  %one = nova.constant dense<1.0> : tensor<f32>
+  %picked = nova.select %hit, %logp, %zero : tensor<384x50257xi1>, tensor<384x50257xf32>, tensor<f32>
+  %total = nova.reduce sum %picked dims [0, 1] : tensor<384x50257xf32> -> tensor<f32>
+  %p = nova.div %ex, %se : tensor<384x50257xf32>, tensor<384x1xf32>
+  %t = nova.select %hit, %one, %zero : tensor<384x50257xi1>, tensor<f32>, tensor<f32>
+  %g = nova.sub %p, %t : tensor<384x50257xf32>, tensor<384x50257xf32>
+  %gs = nova.mul %g, %scale : tensor<384x50257xf32>, tensor<f32>
+  %gb = nova.cast %gs : tensor<384x50257xf32> to tensor<384x50257xbf16>
+  %dx = nova.matmul %gb, %e : tensor<384x50257xbf16>, tensor<50257x32xbf16> -> tensor<384x32xbf16>
+  %de = nova.matmul %gb, %h transpose_lhs : tensor<384x50257xbf16>, tensor<384x32xbf16> -> tensor<50257x32xbf16>
+  return %total, %dx, %de : tensor<f32>, tensor<384x32xbf16>, tensor<50257x32xbf16>
+}
+
+// Large-magnitude packed f32 rows: the running max grows often and the sum
+// of exponentials is rescaled each time, most terms underflowing.
+func.func @softmax_large(%x: tensor<32x50257xf32>) -> tensor<32x50257xf32> {
+  %c = nova.constant dense<40.0> : tensor<f32>
+  %xs = nova.mul %x, %c : tensor<32x50257xf32>, tensor<f32>
+  %m = nova.reduce max %xs dims [1] keep_dims : tensor<32x50257xf32> -> tensor<32x1xf32>
+  %z = nova.sub %xs, %m : tensor<32x50257xf32>, tensor<32x1xf32>
+  %ex = nova.exp %z : tensor<32x50257xf32>
+  %se = nova.reduce sum %ex dims [1] keep_dims : tensor<32x50257xf32> -> tensor<32x1xf32>
+  %p = nova.div %ex, %se : tensor<32x50257xf32>, tensor<32x1xf32>
+  return %p : tensor<32x50257xf32>
+}
