@@ -414,22 +414,22 @@ LogicalResult ReductionEmitter::overColumns(
   int64_t round = kChunksInFlight * group;
   if (!knownCount || *knownCount >= round) {
     Value rounds = arith::DivUIOp::create(b, count, body.index(round));
-    LogicalResult ok = loop(
-        body.index(0), rounds, body.index(1),
-        [&](Value r, SmallVector<Value> &inner) -> LogicalResult {
-          Value base = arith::AddIOp::create(
-              b, arith::MulIOp::create(b, r, body.index(round)), lane);
-          SmallVector<std::pair<SmallVector<Value>, Value>> taken;
-          for (int64_t u = 0; u < kChunksInFlight; ++u)
-            taken.push_back(chunkAt(
-                u ? arith::AddIOp::create(b, base, body.index(u * group))
-                        .getResult()
-                  : base));
-          for (auto &[colsOfChunk, first] : taken)
-            if (failed(fn(colsOfChunk, first, Value(), inner)))
-              return failure();
-          return success();
-        });
+    LogicalResult ok =
+        loop(body.index(0), rounds, body.index(1),
+             [&](Value r, SmallVector<Value> &inner) -> LogicalResult {
+               Value base = arith::AddIOp::create(
+                   b, arith::MulIOp::create(b, r, body.index(round)), lane);
+               SmallVector<std::pair<SmallVector<Value>, Value>> taken;
+               for (int64_t u = 0; u < kChunksInFlight; ++u)
+                 taken.push_back(chunkAt(
+                     u ? arith::AddIOp::create(b, base, body.index(u * group))
+                             .getResult()
+                       : base));
+               for (auto &[colsOfChunk, first] : taken)
+                 if (failed(fn(colsOfChunk, first, Value(), inner)))
+                   return failure();
+               return success();
+             });
     if (failed(ok))
       return failure();
     rest = arith::AddIOp::create(
@@ -602,11 +602,11 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   // with the same number of blocks, enough rows in flight to cover the
   // memory latency.
   int64_t acrossBlocks =
-      columnSums ? kMaxAcrossBlocks
-                 : hopper::kSMs *
-                       std::max<int64_t>(1, kRowThreadsPerSM / threads);
-  int64_t grid =
-      across.empty() ? batches
+      columnSums
+          ? kMaxAcrossBlocks
+          : hopper::kSMs * std::max<int64_t>(1, kRowThreadsPerSM / threads);
+  int64_t grid = across.empty()
+                     ? batches
                      : foldableGrid(std::min<int64_t>(batches, acrossBlocks));
   Value partials;
   // The reductions along the rows in passes: each joins the first pass
@@ -660,8 +660,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   // Totals that read the last reductions along the rows ride with the
   // outputs' read of the row, not one of their own, where every lane reads
   // its whole row there (not with fixed chunks).
-  bool rowOutputs = llvm::any_of(
-      llvm::enumerate(k.outputs()), [&](const auto &indexed) {
+  bool rowOutputs =
+      llvm::any_of(llvm::enumerate(k.outputs()), [&](const auto &indexed) {
         unsigned i = indexed.index();
         return k.contract.results[i].kind == AccessKind::Elementwise &&
                llvm::none_of(across,
@@ -717,8 +717,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   // exp(from - to), or 1 where the max did not move (also -inf to -inf,
   // whose difference is NaN).
   auto rescaled = [&](Value sum, Value from, Value to) -> Value {
-    Value same =
-        arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, from, to);
+    Value same = arith::CmpFOp::create(b, arith::CmpFPredicate::OEQ, from, to);
     Value factor = arith::SelectOp::create(
         b, same,
         arith::ConstantOp::create(b, b.getFloatAttr(from.getType(), 1.0)),
@@ -794,8 +793,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                     body.convert(body.widen(*x), combs[j].accType));
               }
               carried[j] = combs[j].combine(
-                  b, b.getLoc(),
-                  rescaled(carried[j], before[m], carried[m]), chunk);
+                  b, b.getLoc(), rescaled(carried[j], before[m], carried[m]),
+                  chunk);
             }
             if (active)
               for (auto [now, old] : llvm::zip(carried, before))
@@ -867,8 +866,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       if (failed(exchange(plain)))
         return failure();
       for (size_t j : online)
-        totals[j] = rescaled(totals[j], threadTotals[maxOf(j)],
-                             totals[maxOf(j)]);
+        totals[j] =
+            rescaled(totals[j], threadTotals[maxOf(j)], totals[maxOf(j)]);
       if (failed(exchange(online)))
         return failure();
       for (auto [reduce, total] : llvm::zip(pass, totals)) {
@@ -996,9 +995,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
           auto x = body.eval(input, pointIndex(input, full, leadIdx, col));
           if (failed(x))
             return k.unsupported();
-          carried[q] = a.comb.combine(
-              b, b.getLoc(), carried[q],
-              body.convert(body.widen(*x), a.comb.accType));
+          carried[q] =
+              a.comb.combine(b, b.getLoc(), carried[q],
+                             body.convert(body.widen(*x), a.comb.accType));
         }
       }
       // The chunk's share of the column sums (this lane's own columns).
