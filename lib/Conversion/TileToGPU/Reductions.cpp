@@ -883,7 +883,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         }
       // The chunk's share of the column sums (this lane's own columns).
       if (perLane) {
-        Value take = active ? arith::AndIOp::create(b, valid, active) : valid;
+        Value take = active && !sumSlots.empty()
+                         ? arith::AndIOp::create(b, valid, active)
+                         : valid;
         for (auto [a, at] : sumSlots) {
           Value input = nv::ReduceOp(a->reduce).getInput();
           for (auto [l, col] : llvm::enumerate(colsOf)) {
