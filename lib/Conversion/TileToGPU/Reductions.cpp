@@ -467,6 +467,9 @@ constexpr int64_t kFoldLoads = 16;
 /// combine their sums through this many bytes of shared memory.
 constexpr int64_t kMaxChunksPerLane = 8, kSumRegisters = 96,
                   kCombineBytes = 32 * 1024;
+/// Rows without column sums: at most this many 32-bit registers of a
+/// lane's fixed chunks (the row kept in registers across the passes).
+constexpr int64_t kRowRegisters = 64;
 
 /// Up to kFoldLoads blocks fold in one group; more in groups of the largest
 /// divisor of `grid` up to its square root (its groups then fold in a
@@ -563,8 +566,14 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         perLane = n;
       }
     }
-    if (!columnSums && (count + group - 1) / group <= kMaxChunksPerLane)
-      perLane = (count + group - 1) / group;
+    int64_t chunkWords = 0; // 32-bit registers a chunk of the inputs holds
+    for (auto [arg, flat] : chunks.inputs)
+      chunkWords += llvm::divideCeil(
+          w * int64_t(elementOf(arg).getIntOrFloatBitWidth()), 32);
+    int64_t n = (count + group - 1) / group;
+    if (!columnSums && n <= kMaxChunksPerLane &&
+        n * chunkWords <= kRowRegisters)
+      perLane = n;
   }
   if (perLane && columnSums) {
     // The block's rows combine their sums through shared memory, one sum
