@@ -365,24 +365,25 @@ SmallVector<ReductionEmitter::FixedChunk> ReductionEmitter::loadFixedChunks(
     }
     Value firstCol = arith::MulIOp::create(b, chunk, body.index(w));
     Value first = arith::AddIOp::create(b, rowStart, firstCol);
-    taken.push_back({loadChunk(chunks, lead, full, firstCol, first), first,
-                     active});
+    taken.push_back(
+        {loadChunk(chunks, lead, full, firstCol, first), first, active});
   }
   return taken;
 }
 
-LogicalResult ReductionEmitter::overColumns(
-    const Chunking &chunks, int64_t cols, Value row, ArrayRef<Value> lead,
-    ArrayRef<int64_t> full, Value lane, int64_t group,
-    SmallVector<Value> &carried, ColumnsFn fn, int64_t perLane,
-    ArrayRef<FixedChunk> fixed) {
+LogicalResult
+ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
+                              ArrayRef<Value> lead, ArrayRef<int64_t> full,
+                              Value lane, int64_t group,
+                              SmallVector<Value> &carried, ColumnsFn fn,
+                              int64_t perLane, ArrayRef<FixedChunk> fixed) {
   if (perLane > 0) {
     bool own = fixed.empty();
     SmallVector<FixedChunk> loaded;
     if (own) {
       body.pushScope();
-      loaded = loadFixedChunks(chunks, cols, row, lead, full, lane, group,
-                               perLane);
+      loaded =
+          loadFixedChunks(chunks, cols, row, lead, full, lane, group, perLane);
       fixed = loaded;
     }
     LogicalResult r = success();
@@ -691,8 +692,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     // L1): the sums' registers leave no room to keep the row.
     SmallVector<FixedChunk> fixed;
     if (perLane && !columnSums)
-      fixed = loadFixedChunks(chunks, cols, clamped, leadIdx, full, lane,
-                              group, perLane);
+      fixed = loadFixedChunks(chunks, cols, clamped, leadIdx, full, lane, group,
+                              perLane);
 
     // Each pass of reductions once per row, in order: what follows may read
     // them. One read of the row folds the pass's reductions (each in its
