@@ -153,19 +153,40 @@ private:
   using ColumnsFn =
       function_ref<LogicalResult(ArrayRef<Value> cols, Value first,
                                  Value active, SmallVector<Value> &carried)>;
+  /// A chunk of a row loaded into registers: its columns, the flat index of
+  /// its first element, and whether it lies in the row (null: always).
+  struct FixedChunk {
+    SmallVector<Value> cols;
+    Value first, active;
+  };
+  /// The `perLane` fixed chunks lane, lane + group, ... of row `row` (rows
+  /// start on a chunk boundary), every one loaded before any is used (the
+  /// loads in flight together) and bound in the current scope, so every
+  /// pass over the row reads them from registers: one read of the row.
+  /// A lane past the row's last chunk reads that chunk again (inactive).
+  SmallVector<FixedChunk> loadFixedChunks(const Chunking &chunks, int64_t cols,
+                                          Value row, ArrayRef<Value> lead,
+                                          ArrayRef<int64_t> full, Value lane,
+                                          int64_t group, int64_t perLane);
+  /// One chunk's vector loads at flat index `first`, each element bound to
+  /// its column (from `firstCol` on); returns the chunk's columns.
+  SmallVector<Value> loadChunk(const Chunking &chunks, ArrayRef<Value> lead,
+                               ArrayRef<int64_t> full, Value firstCol,
+                               Value first);
   /// The columns of row `row` (its flat index over the leading dims) that
   /// lane `lane` of the row's `group` threads takes: the columns before the
   /// row's first chunk boundary one by one, then whole chunks (one vector
   /// load of each chunked input, bound per column, in a scope of their own),
   /// then the ragged rest one by one; `carried` values thread through.
-  /// With `perLane` > 0 (rows start on a chunk boundary) a lane's chunks
-  /// lane, lane + group, ... are `perLane` fixed ones: all loaded first (the
-  /// loads in flight together), then `fn` on each in order.
+  /// With `perLane` > 0 `fn` runs on the lane's fixed chunks in order
+  /// instead: `fixed` (loaded by the caller) or, if empty, ones loaded here
+  /// in a scope of their own.
   LogicalResult overColumns(const Chunking &chunks, int64_t cols, Value row,
                             ArrayRef<Value> lead, ArrayRef<int64_t> full,
                             Value lane, int64_t group,
                             SmallVector<Value> &carried, ColumnsFn fn,
-                            int64_t perLane = 0);
+                            int64_t perLane = 0,
+                            ArrayRef<FixedChunk> fixed = {});
 
   /// A reduction across the rows of a row kernel: a column sum (over every
   /// dim but the last) or a total (over every dim).
@@ -307,10 +328,77 @@ ReductionEmitter::Chunking ReductionEmitter::chunking(ArrayRef<int64_t> full) {
   return c;
 }
 
-LogicalResult ReductionEmitter::overColumns(
+SmallVector<Value> ReductionEmitter::loadChunk(const Chunking &chunks,
+                                               ArrayRef<Value> lead,
+                                               ArrayRef<int64_t> full,
+                                               Value firstCol, Value first) {
+  int64_t w = chunks.width;
+  SmallVector<Value> colsOfChunk;
+  for (int64_t l = 0; l < w; ++l)
+    colsOfChunk.push_back(
+        l ? arith::AddIOp::create(b, firstCol, body.index(l)).getResult()
+          : firstCol);
+  for (auto [arg, flat] : chunks.inputs) {
+    Type element = elementOf(arg);
+    Value vec = vector::LoadOp::create(
+        b, VectorType::get({w}, element), flat, ValueRange{first},
+        /*nontemporal=*/false,
+        llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
+    for (auto [l, col] : llvm::enumerate(colsOfChunk))
+      body.bind(arg, pointIndex(arg, full, lead, col),
+                vector::ExtractOp::create(b, vec, int64_t(l)));
+  }
+  return colsOfChunk;
+}
+
+SmallVector<ReductionEmitter::FixedChunk> ReductionEmitter::loadFixedChunks(
     const Chunking &chunks, int64_t cols, Value row, ArrayRef<Value> lead,
-    ArrayRef<int64_t> full, Value lane, int64_t group,
-    SmallVector<Value> &carried, ColumnsFn fn, int64_t perLane) {
+    ArrayRef<int64_t> full, Value lane, int64_t group, int64_t perLane) {
+  int64_t w = chunks.width;
+  assert(cols % w == 0 && chunks.stride % w == 0 &&
+         "fixed chunks need chunk-aligned rows");
+  int64_t count = cols / w;
+  Value rowStart = arith::MulIOp::create(b, row, body.index(chunks.stride));
+  SmallVector<FixedChunk> taken;
+  for (int64_t j = 0; j < perLane; ++j) {
+    Value chunk = arith::AddIOp::create(b, lane, body.index(j * group));
+    Value active;
+    if ((j + 1) * group > count) {
+      active = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
+                                     body.index(count));
+      chunk = arith::MinUIOp::create(b, chunk, body.index(count - 1));
+    }
+    Value firstCol = arith::MulIOp::create(b, chunk, body.index(w));
+    Value first = arith::AddIOp::create(b, rowStart, firstCol);
+    taken.push_back(
+        {loadChunk(chunks, lead, full, firstCol, first), first, active});
+  }
+  return taken;
+}
+
+LogicalResult
+ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
+                              ArrayRef<Value> lead, ArrayRef<int64_t> full,
+                              Value lane, int64_t group,
+                              SmallVector<Value> &carried, ColumnsFn fn,
+                              int64_t perLane, ArrayRef<FixedChunk> fixed) {
+  if (perLane > 0) {
+    bool own = fixed.empty();
+    SmallVector<FixedChunk> loaded;
+    if (own) {
+      body.pushScope();
+      loaded =
+          loadFixedChunks(chunks, cols, row, lead, full, lane, group, perLane);
+      fixed = loaded;
+    }
+    LogicalResult r = success();
+    for (const FixedChunk &chunk : fixed)
+      if (failed(r = fn(chunk.cols, chunk.first, chunk.active, carried)))
+        break;
+    if (own)
+      body.popScope();
+    return r;
+  }
   int64_t w = chunks.width;
   // for (i = lb; i < ub; i += step) body(i) threading `carried`.
   auto loop = [&](Value lb, Value ub, Value step,
@@ -342,51 +430,6 @@ LogicalResult ReductionEmitter::overColumns(
   // Columns [0, head) precede the row's first chunk boundary; the chunks
   // end at `tail`.
   Value rowStart = arith::MulIOp::create(b, row, body.index(chunks.stride));
-  // One chunk's vector loads, each element bound to its column.
-  auto loadChunk = [&](Value firstCol, Value first) {
-    SmallVector<Value> colsOfChunk;
-    for (int64_t l = 0; l < w; ++l)
-      colsOfChunk.push_back(
-          l ? arith::AddIOp::create(b, firstCol, body.index(l)).getResult()
-            : firstCol);
-    for (auto [arg, flat] : chunks.inputs) {
-      Type element = elementOf(arg);
-      Value vec = vector::LoadOp::create(
-          b, VectorType::get({w}, element), flat, ValueRange{first},
-          /*nontemporal=*/false,
-          llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
-      for (auto [l, col] : llvm::enumerate(colsOfChunk))
-        body.bind(arg, pointIndex(arg, full, lead, col),
-                  vector::ExtractOp::create(b, vec, int64_t(l)));
-    }
-    return colsOfChunk;
-  };
-  if (perLane > 0) {
-    assert(cols % w == 0 && "fixed chunks need chunk-aligned rows");
-    int64_t count = cols / w;
-    body.pushScope();
-    SmallVector<std::tuple<SmallVector<Value>, Value, Value>> taken;
-    for (int64_t j = 0; j < perLane; ++j) {
-      Value chunk = arith::AddIOp::create(b, lane, body.index(j * group));
-      // A lane past the row's last chunk reads that chunk again.
-      Value active;
-      if ((j + 1) * group > count) {
-        active = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
-                                       body.index(count));
-        chunk = arith::MinUIOp::create(b, chunk, body.index(count - 1));
-      }
-      Value firstCol = arith::MulIOp::create(b, chunk, body.index(w));
-      Value first = arith::AddIOp::create(b, rowStart, firstCol);
-      taken.push_back({loadChunk(firstCol, first), first, active});
-    }
-    for (auto &[colsOfChunk, first, active] : taken)
-      if (failed(fn(colsOfChunk, first, active, carried))) {
-        body.popScope();
-        return failure();
-      }
-    body.popScope();
-    return success();
-  }
   Value head = body.index(0), count = body.index(cols / w);
   if (chunks.stride % w) {
     Value misaligned = arith::RemUIOp::create(b, rowStart, body.index(w));
@@ -405,7 +448,7 @@ LogicalResult ReductionEmitter::overColumns(
     Value firstCol = arith::AddIOp::create(
         b, head, arith::MulIOp::create(b, chunk, body.index(w)));
     Value first = arith::AddIOp::create(b, rowStart, firstCol);
-    return std::make_pair(loadChunk(firstCol, first), first);
+    return std::make_pair(loadChunk(chunks, lead, full, firstCol, first), first);
   };
   // While every lane has kChunksInFlight chunks left, it loads them all
   // before using any (the loads in flight together), in the same order.
@@ -466,6 +509,9 @@ constexpr int64_t kFoldLoads = 16;
 /// combine their sums through this many bytes of shared memory.
 constexpr int64_t kMaxChunksPerLane = 8, kSumRegisters = 96,
                   kCombineBytes = 32 * 1024;
+/// Rows without column sums: at most this many 32-bit registers of a
+/// lane's fixed chunks (the row kept in registers across the passes).
+constexpr int64_t kRowRegisters = 64;
 
 /// Up to kFoldLoads blocks fold in one group; more in groups of the largest
 /// divisor of `grid` up to its square root (its groups then fold in a
@@ -567,17 +613,28 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       sumBytes = std::max<int64_t>(sumBytes, std::max<int64_t>(1, bits / 8));
     }
   int64_t w = chunks.width;
-  if (columnSums && w > 1 && cols % w == 0) {
+  // Rows without column sums whose chunks fit take fixed chunks too, in the
+  // schedule's group: the row is read once into registers and every pass
+  // and output works from there.
+  if (w > 1 && cols % w == 0 && chunks.stride % w == 0) {
     int64_t count = cols / w;
-    for (int64_t g = 32; g <= 1024 && !perLane; g *= 2) {
+    for (int64_t g = 32; columnSums && g <= 1024 && !perLane; g *= 2) {
       int64_t n = (count + g - 1) / g;
       if (n <= kMaxChunksPerLane && n * w * sumWords <= kSumRegisters) {
         group = g;
         perLane = n;
       }
     }
+    int64_t chunkWords = 0; // 32-bit registers a chunk of the inputs holds
+    for (auto [arg, flat] : chunks.inputs)
+      chunkWords += llvm::divideCeil(
+          w * int64_t(elementOf(arg).getIntOrFloatBitWidth()), 32);
+    int64_t n = (count + group - 1) / group;
+    if (!columnSums && n <= kMaxChunksPerLane &&
+        n * chunkWords <= kRowRegisters)
+      perLane = n;
   }
-  if (perLane) {
+  if (perLane && columnSums) {
     // The block's rows combine their sums through shared memory, one sum
     // at a time.
     rowsPerBlock = std::max<int64_t>(1, threads / group);
@@ -591,7 +648,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       group *= 2;
   }
   group = std::min<int64_t>(group, 1024);
-  if (!perLane)
+  if (!perLane || !columnSums)
     rowsPerBlock = columnSums ? 1 : std::max<int64_t>(1, threads / group);
   threads = group * rowsPerBlock;
   int64_t warpsPerRow = std::max<int64_t>(1, group / 32);
@@ -736,6 +793,14 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     // must reach the barriers) and store nothing.
     Value clamped = arith::MinUIOp::create(b, row, body.index(rows - 1));
     SmallVector<Value> leadIdx = body.delinearize(clamped, lead);
+    // Without column sums, fixed chunks hold the lane's whole share of the
+    // row, read once before the first pass: every pass and output works
+    // from registers. With column sums each pass reads them again (from
+    // L1): the sums' registers leave no room to keep the row.
+    SmallVector<FixedChunk> fixed;
+    if (perLane && !columnSums)
+      fixed = loadFixedChunks(chunks, cols, clamped, leadIdx, full, lane, group,
+                              perLane);
 
     // Each pass of reductions once per row, in order: what follows may read
     // them. One read of the row folds the pass's reductions (each in its
@@ -801,7 +866,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                 now = arith::SelectOp::create(b, active, now, old);
             return success();
           },
-          perLane);
+          perLane, fixed);
       if (failed(ok))
         return failure();
       for (auto [i, share] : llvm::zip(
@@ -1002,7 +1067,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       }
       // The chunk's share of the column sums (this lane's own columns).
       if (perLane) {
-        Value take = active ? arith::AndIOp::create(b, valid, active) : valid;
+        Value take = active && !sumSlots.empty()
+                         ? arith::AndIOp::create(b, valid, active)
+                         : valid;
         for (auto [a, at] : sumSlots) {
           Value input = nv::ReduceOp(a->reduce).getInput();
           for (auto [l, col] : llvm::enumerate(colsOf)) {
@@ -1050,7 +1117,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     if (perLane) {
       SmallVector<Value> none;
       if (failed(overColumns(chunks, cols, clamped, leadIdx, full, lane, group,
-                             none, chunkOutputs, perLane)))
+                             none, chunkOutputs, perLane, fixed)))
         return failure();
       assert(ordinal == perLane && "one call per fixed chunk, in order");
       if (!perRow.empty())

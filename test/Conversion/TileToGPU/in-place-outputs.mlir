@@ -17,18 +17,20 @@
 // CHECK: %[[INF:.*]] = memref.collapse_shape %[[IN]]
 // CHECK: %[[YF:.*]] = memref.collapse_shape %[[YB]]
 // CHECK: %[[ZF:.*]] = memref.collapse_shape %[[ZB]]
-// The row sum, then the outputs' loop over 16-byte chunks: one load of t,
-// both outputs' values, then both stores.
-// CHECK: scf.for
-// CHECK: vector.load %[[INF]]
-// CHECK: scf.for %{{.*}} =
+// The lane's chunk of t loaded once (before the row sum), then both
+// outputs' values from it, then both stores.
+// CHECK-NOT: scf.for
 // CHECK: %[[TV:.*]] = vector.load %[[INF]][%[[AT:.*]]]
+// CHECK-NOT: vector.load
+// CHECK-NOT: vector.store
+// CHECK: gpu.shuffle
 // CHECK-NOT: vector.store
 // CHECK: arith.truncf {{.*}} : f32 to bf16
 // CHECK-NOT: vector.load
 // CHECK: vector.store %{{.*}}, %[[YF]][%[[AT]]]
 // CHECK-NOT: vector.load
 // CHECK: vector.store %{{.*}}, %[[ZF]][%[[AT]]]
+// CHECK-NOT: vector.load
 // CHECK: gpu.return
 
 func.func @row(%a: tensor<64x32xf32>, %b: tensor<32x96xf32>) -> (tensor<64x96xf32>, tensor<64x96xbf16>) {

@@ -1,11 +1,12 @@
 // convert-tile-to-gpu on reductions. A row kernel: a block of threads per
-// row (4096 columns: 256 threads, 8 warps), the reductions that read no
-// other one in one strided loop over 16-byte chunks of the row (one
-// vector.load each, an accumulator per reduction), then each through an
-// XOR butterfly of warp shuffles, then the warps' partials through shared
-// memory between barriers; float sums accumulate in f64 (split into two
-// 32-bit shuffles). Per-row outputs are stored by lane 0, then full-row
-// outputs by every lane, a vector.store per chunk. A column kernel: 16-byte
+// row (4096 columns: 256 threads, 8 warps), each lane's four fixed 16-byte
+// chunks of the row loaded together, once, into registers (no loop, no
+// other load of the row); the reductions that read no other one folded
+// from them in one pass (an accumulator per reduction), then each through
+// an XOR butterfly of warp shuffles, then the warps' partials through
+// shared memory between barriers; float sums accumulate in f64 (split into
+// two 32-bit shuffles). Full-row outputs come from the same registers, a
+// vector.store per chunk, then the per-row output from lane 0. A column kernel: 16-byte
 // column strips (8 bf16) x 16 row lanes per block, each lane's column sums in
 // registers, the row lanes folded in order through shared memory into one
 // total per column (the block is the columns' only one).
@@ -16,13 +17,14 @@
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 3, 1, 1>
 // CHECK: %[[XF:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1]] : memref<3x4096xf32> into memref<12288xf32>
 // CHECK: %[[DF:.*]] = memref.collapse_shape %[[D]] {{\[\[}}0, 1]] : memref<3x4096xf32> into memref<12288xf32>
-// The max and the sum read nothing of each other: one pass folds both.
-// CHECK: %[[PASS:.*]]:2 = scf.for {{.*}} to %c1024 step %c256 iter_args({{.*}}) -> (f32, f64)
-// CHECK: vector.load %[[XF]][{{.*}}] {alignment = 16 : i64} : memref<12288xf32>, vector<4xf32>
+// The row, once: four chunks (lane, lane + 256, ...), all loads first.
+// CHECK-NOT: scf.for
+// CHECK-COUNT-4: vector.load %[[XF]][{{.*}}] {alignment = 16 : i64} : memref<12288xf32>, vector<4xf32>
 // CHECK-NOT: vector.load
+// CHECK-NOT: scf.for
+// The max and the sum read nothing of each other: one pass folds both.
 // CHECK: arith.maximumf
 // CHECK: arith.extf %{{.*}} : f32 to f64
-// CHECK: scf.yield
 // CHECK-COUNT-5: gpu.shuffle xor %{{.*}} : f32
 // CHECK-COUNT-10: gpu.shuffle xor %{{.*}} : i32
 // CHECK-NOT: vector.load
@@ -32,14 +34,12 @@
 // CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-16: memref.load %[[SH]]
 // CHECK: gpu.barrier
-// The full row first (its chunks in 16-byte vectors), then, once every
-// lane has read the row, the per-row output from lane 0.
-// CHECK: scf.if
-// CHECK: scf.for
-// CHECK: %[[V:.*]] = vector.load %[[XF]][%[[FIRST:.*]]] {alignment = 16 : i64}
-// CHECK-COUNT-4: arith.subf
-// CHECK: %[[OUT:.*]] = vector.from_elements
-// CHECK: vector.store %[[OUT]], %[[DF]][%[[FIRST]]] {alignment = 16 : i64} : memref<12288xf32>, vector<4xf32>
+// The full row from the registers (its chunks in 16-byte vectors), then,
+// once every lane has read the row, the per-row output from lane 0.
+// CHECK-NOT: vector.load
+// CHECK-NOT: scf.for
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[DF]][%{{.*}}] {alignment = 16 : i64} : memref<12288xf32>, vector<4xf32>
+// CHECK-NOT: vector.load
 // CHECK: gpu.barrier
 // CHECK: scf.if
 // CHECK: memref.store %{{.*}}, %[[S]]

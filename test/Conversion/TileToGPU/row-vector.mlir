@@ -1,7 +1,10 @@
 // Row kernels read and write full rows in 16-byte chunks. @ln: rows of 96
-// f32 (a warp per row), 4 columns per chunk, so every read of %x is one
-// vector.load per chunk and the bf16 output one 8-byte vector.store; no
-// element of %x is loaded alone. @ragged: rows of 1003 bf16 (8 per chunk):
+// f32 (a warp per row), 4 columns per chunk: each lane's one fixed chunk
+// (lanes past the row's 24 chunks read the last one again and store
+// nothing) is loaded once, before the first of the two dependent passes,
+// and both passes and the bf16 output (one 8-byte vector.store) work from
+// that register copy: no loop, no second load; no element of %x is loaded
+// alone. @ragged: rows of 1003 bf16 (8 per chunk):
 // row r starts at element 1003 r, so each row's columns before its first
 // 16-byte boundary (head = (8 - 1003 r mod 8) mod 8) and after its last
 // whole chunk are read and written one by one around the vector loop.
@@ -11,17 +14,21 @@
 // CHECK-SAME: (%[[X:.*]]: memref<16x96xf32>, %[[Y:.*]]: memref<16x96xbf16>)
 // CHECK: %[[XF:.*]] = memref.collapse_shape %[[X]]
 // CHECK: %[[YF:.*]] = memref.collapse_shape %[[Y]]
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c24 step %c32 iter_args
-// CHECK: vector.load %[[XF]][%{{.*}}] {alignment = 16 : i64} : memref<1536xf32>, vector<4xf32>
-// CHECK: gpu.shuffle
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c24 step %c32 iter_args
-// CHECK: vector.load %[[XF]][%{{.*}}] {alignment = 16 : i64} : memref<1536xf32>, vector<4xf32>
-// CHECK: gpu.shuffle
-// CHECK: scf.if
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c24 step %c32 {
+// CHECK-NOT: scf.for
+// CHECK: arith.minui %{{.*}}, %c23
 // CHECK: vector.load %[[XF]][%[[FIRST:.*]]] {alignment = 16 : i64} : memref<1536xf32>, vector<4xf32>
-// CHECK: %[[OUT:.*]] = vector.from_elements {{.*}} : vector<4xbf16>
-// CHECK: vector.store %[[OUT]], %[[YF]][%[[FIRST]]] {alignment = 8 : i64} : memref<1536xbf16>, vector<4xbf16>
+// CHECK-NOT: vector.load
+// CHECK-NOT: scf.for
+// CHECK: gpu.shuffle
+// CHECK-NOT: vector.load
+// CHECK: arith.subf
+// CHECK-NOT: vector.load
+// CHECK: gpu.shuffle
+// CHECK-NOT: vector.load
+// CHECK: scf.if
+// CHECK-NEXT: %[[OUT:.*]] = vector.from_elements {{.*}} : vector<4xbf16>
+// CHECK-NEXT: vector.store %[[OUT]], %[[YF]][%[[FIRST]]] {alignment = 8 : i64} : memref<1536xbf16>, vector<4xbf16>
+// CHECK-NOT: vector.load
 // CHECK: gpu.return
 
 // CHECK-LABEL: gpu.func @row_reduction_

@@ -232,3 +232,44 @@ func.func @ln_backward_c768_f32(%dy: tensor<2x2100x768xf32>, %w: tensor<768xf32>
   }
   return %r#0, %r#1, %r#2, %r#3, %r#4 : tensor<1x1x768xf32>, tensor<1x1x768xf32>, tensor<2x2100x768xf32>, tensor<2x2100x768xf32>, tensor<1x1x768xf32>
 }
+
+// The first layer's LayerNorm backward (its input gradient is the last one:
+// two column sums and no bf16 copy), at 768 columns on 2100 rows.
+func.func @ln_backward_first_c768(%dy: tensor<2x1050x768xbf16>, %w: tensor<768xf32>, %rstd: tensor<2x1050x1xf32>, %xhat: tensor<2x1050x768xf32>, %dres: tensor<2x1050x768xf32>)
+    -> (tensor<1x1x768xf32>, tensor<1x1x768xf32>, tensor<2x1050x768xf32>) {
+  %r:3 = nova_tile.fusion row_reduction (%dy, %w, %rstd, %xhat, %dres)
+      : (tensor<2x1050x768xbf16>, tensor<768xf32>, tensor<2x1050x1xf32>, tensor<2x1050x768xf32>, tensor<2x1050x768xf32>)
+      -> (tensor<1x1x768xf32>, tensor<1x1x768xf32>, tensor<2x1050x768xf32>) {
+  ^bb0(%arg0: tensor<2x1050x768xbf16>, %arg1: tensor<768xf32>, %arg2: tensor<2x1050x1xf32>, %arg3: tensor<2x1050x768xf32>, %arg4: tensor<2x1050x768xf32>):
+    %0 = nova.constant dense<-5.000000e-01> : tensor<f32>
+    %1 = nova.mul %arg2, %arg2 : tensor<2x1050x1xf32>, tensor<2x1050x1xf32>
+    %2 = nova.mul %arg2, %1 : tensor<2x1050x1xf32>, tensor<2x1050x1xf32>
+    %3 = nova.mul %2, %0 : tensor<2x1050x1xf32>, tensor<f32>
+    %4 = nova.mul %arg3, %arg2 : tensor<2x1050x768xf32>, tensor<2x1050x1xf32>
+    %5 = nova.cast %arg0 : tensor<2x1050x768xbf16> to tensor<2x1050x768xf32>
+    %6 = nova.reduce sum %5 dims [0, 1] keep_dims : tensor<2x1050x768xf32> -> tensor<1x1x768xf32>
+    %7 = nova.cast %arg1 : tensor<768xf32> to tensor<768xbf16>
+    %8 = nova.mul %arg0, %7 : tensor<2x1050x768xbf16>, tensor<768xbf16>
+    %9 = nova.cast %8 : tensor<2x1050x768xbf16> to tensor<2x1050x768xf32>
+    %10 = nova.mul %5, %4 : tensor<2x1050x768xf32>, tensor<2x1050x768xf32>
+    %11 = nova.reduce sum %10 dims [0, 1] keep_dims : tensor<2x1050x768xf32> -> tensor<1x1x768xf32>
+    %12 = nova.mul %9, %arg2 : tensor<2x1050x768xf32>, tensor<2x1050x1xf32>
+    %13 = nova.mul %9, %arg3 : tensor<2x1050x768xf32>, tensor<2x1050x768xf32>
+    %14 = nova.reduce sum %13 dims [2] keep_dims : tensor<2x1050x768xf32> -> tensor<2x1050x1xf32>
+    %15 = nova.mul %14, %3 : tensor<2x1050x1xf32>, tensor<2x1050x1xf32>
+    %16 = nova.constant dense<0.00130208337> : tensor<f32>
+    %17 = nova.mul %15, %16 : tensor<2x1050x1xf32>, tensor<f32>
+    %18 = nova.broadcast %17 : tensor<2x1050x1xf32> -> tensor<2x1050x768xf32>
+    %19 = nova.mul %18, %arg3 : tensor<2x1050x768xf32>, tensor<2x1050x768xf32>
+    %20 = nova.add %12, %19 : tensor<2x1050x768xf32>, tensor<2x1050x768xf32>
+    %21 = nova.add %20, %19 : tensor<2x1050x768xf32>, tensor<2x1050x768xf32>
+    %22 = nova.neg %21 : tensor<2x1050x768xf32>
+    %23 = nova.reduce sum %22 dims [2] keep_dims : tensor<2x1050x768xf32> -> tensor<2x1050x1xf32>
+    %24 = nova.add %arg4, %21 : tensor<2x1050x768xf32>, tensor<2x1050x768xf32>
+    %25 = nova.mul %23, %16 : tensor<2x1050x1xf32>, tensor<f32>
+    %26 = nova.broadcast %25 : tensor<2x1050x1xf32> -> tensor<2x1050x768xf32>
+    %27 = nova.add %24, %26 : tensor<2x1050x768xf32>, tensor<2x1050x768xf32>
+    nova_tile.yield %6, %11, %27 : tensor<1x1x768xf32>, tensor<1x1x768xf32>, tensor<2x1050x768xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<1x1x768xf32>, tensor<1x1x768xf32>, tensor<2x1050x768xf32>
+}
