@@ -131,6 +131,10 @@ cls_1001_padded   classifier_padded.mlir classifier_1001  2e-2  norm  no  planne
 cls_50257_padded  classifier_padded.mlir classifier_50257 2e-2  norm  no  planned-single
 cls_1001_packed   classifier_padded.mlir classifier_packed 8e-3 1e-3  no  planned-single
 softmax_50257     classifier_padded.mlir softmax_50257   1e-6  1e-9  no  planned-single
+wgmma_dw_narrow   matmul_wgmma_step.mlir dw_narrow      8e-3  norm  no   pack
+wgmma_dw_narrow_split matmul_wgmma_step.mlir dw_narrow_split 8e-3 norm no pack
+wgmma_fc_gelu_dgelu matmul_wgmma_step.mlir fc_gelu_dgelu 1.6e-2 7e-2 no  pack
+wgmma_narrow_odd  matmul_wgmma_step.mlir xwt_narrow_odd 8e-3  norm  no   pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

@@ -321,12 +321,12 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
     // relative: under half a bf16 ulp (2^-9), so at most one ulp apart
     // after rounding.
     auto approx = [&](StringRef instruction, Value x) -> Value {
-      return LLVM::InlineAsmOp::create(
-                 b, ct, ValueRange{x}, (instruction + " $0, $1;").str(),
-                 "=f,f", /*has_side_effects=*/false,
-                 /*is_align_stack=*/false,
-                 LLVM::tailcallkind::TailCallKind::None,
-                 LLVM::AsmDialectAttr(), ArrayAttr())
+      return LLVM::InlineAsmOp::create(b, ct, ValueRange{x},
+                                       (instruction + " $0, $1;").str(), "=f,f",
+                                       /*has_side_effects=*/false,
+                                       /*is_align_stack=*/false,
+                                       LLVM::tailcallkind::TailCallKind::None,
+                                       LLVM::AsmDialectAttr(), ArrayAttr())
           .getResult(0);
     };
     // e^(scale x), the scale folded into ex2's log2 e.
@@ -400,10 +400,10 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
                   b, x, arith::MulFOp::create(b, c(0.044715), x3));
               double root = std::sqrt(2.0 / M_PI);
               // u = root inner, e^(-2u): one scale when rounded to 16 bits.
-              Value e = narrowResult
-                            ? exp(inner, -2.0 * root)
-                            : exp(arith::MulFOp::create(b, c(root), inner),
-                                  -2.0);
+              Value e =
+                  narrowResult
+                      ? exp(inner, -2.0 * root)
+                      : exp(arith::MulFOp::create(b, c(root), inner), -2.0);
               return divide(x, arith::AddFOp::create(b, c(1.0), e));
             })
             .Default([&](Operation *) { return Value(); });
