@@ -73,8 +73,7 @@ inline Tiling tiling(int64_t rowTiles, int64_t n, int64_t kTiles, int64_t sms) {
   // Narrow tiles only where they need no split: with split K their gain
   // is unmeasured (the partial sums' fold costs more than modelled).
   Tiling wide = at(256), narrow = at(192);
-  return narrow.splits == 1 && cost(narrow) < 0.9 * cost(wide) ? narrow
-                                                                : wide;
+  return narrow.splits == 1 && cost(narrow) < 0.9 * cost(wide) ? narrow : wide;
 }
 
 } // namespace nova::wgmma
