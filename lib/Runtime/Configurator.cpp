@@ -331,15 +331,17 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
   best.instruction = tensorInstruction(dev, p.dtype, best.tileN);
   if (dev.hasWgmma() && wide) {
     // On Hopper a 16-bit GEMM runs as the wgmma kernel, whose tiling is its
-    // own (the schedule above is the mma.sync fallback's): 128 x 256 tiles
-    // on a persistent grid of one block per SM, K split only within one
-    // wave. Its rate: 0.78 of the bf16 peak (765-800 TFLOP/s measured at
-    // 4096^3 and 8192^3, 700-736 on GPT-2's K = 768 shapes, epilogue apart).
+    // own (the schedule above is the mma.sync fallback's): 128 x 256 (or 192,
+    // wgmma::tiling) tiles on a persistent grid of one block per SM, K split
+    // only within one wave. Its rate: 0.78 of the bf16 peak (765-800 TFLOP/s
+    // measured at 4096^3 and 8192^3, 700-736 on GPT-2's K = 768 shapes,
+    // epilogue apart).
     constexpr double kWgmmaEfficiency = 0.78;
-    int64_t tn = wgmma::tileN(p.n);
-    int64_t tiles = ceilDiv(p.batch * p.m, wgmma::kTileM) * ceilDiv(p.n, tn);
+    int64_t rowTiles = ceilDiv(p.batch * p.m, wgmma::kTileM);
     int64_t kTiles = ceilDiv(p.k, tileK);
-    int64_t split = wgmma::splits(tiles, kTiles, dev.sms);
+    wgmma::Tiling tiling = wgmma::tiling(rowTiles, p.n, kTiles, dev.sms);
+    int64_t tn = tiling.tileN, split = tiling.splits;
+    int64_t tiles = rowTiles * ceilDiv(p.n, tn);
     double wave = 1;
     double tc = computeTime(dev, peak, tiles * split,
                             2.0 * wgmma::kTileM * tn * tileK *

@@ -137,6 +137,10 @@ softmax_large     classifier_padded.mlir softmax_large   1e-5  1e-9  no  planned
 ln_fwd768         row-reduction.mlir  layer_norm_c768 8e-3 1e-5  no   pack
 ln_fwd768_f32     row-reduction.mlir  layer_norm_c768_f32 1e-5 1e-6 no pack
 rowsum_ln768_first rowsum.mlir        ln_backward_first_c768 8e-3 1e-5 no pack
+wgmma_dw_narrow   matmul_wgmma_step.mlir dw_narrow      8e-3  norm  no   pack
+wgmma_dw_narrow_split matmul_wgmma_step.mlir dw_narrow_split 8e-3 norm no pack
+wgmma_fc_gelu_dgelu matmul_wgmma_step.mlir fc_gelu_dgelu 1.6e-2 7e-2 no  pack
+wgmma_narrow_odd  matmul_wgmma_step.mlir xwt_narrow_odd 8e-3  norm  no   pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

@@ -1,6 +1,7 @@
 //===- ConfiguratorTest.cpp - properties of the analytic schedules --------===//
 
 #include "nova/Runtime/Configurator.h"
+#include "nova/Runtime/WgmmaTiling.h"
 
 #include "gtest/gtest.h"
 
@@ -210,9 +211,10 @@ TEST(Configurator, StreamingKernelsPayALaunchAndMoveBytesAtTheMeasuredRate) {
 }
 
 // On Hopper a bf16 GEMM is predicted as the wgmma kernel runs it (128 x 256
-// tiles on one block per SM, K split within one wave): within 25 % of the
-// times `nova-run --profile` measured for the GPT-2 124M step's GEMMs on the
-// H200 (bench/RESULTS.md, 2026-11-30, fourth session), where the mma.sync
+// or 192 tiles on one block per SM, K split within one wave): within 25 % of
+// the times `nova-run --profile` measured for the GPT-2 124M step's GEMMs on
+// the H200 (bench/RESULTS.md, 2026-11-30, fourth session; the dW products
+// on 128 x 192 tiles timed alone, 2026-12-01), where the mma.sync
 // schedule's prediction was 0.61x for the weight gradients.
 TEST(Configurator, HopperGemmsArePredictedAsTheWgmmaKernelRunsThem) {
   Configurator conf(*DeviceDescriptor::lookup("h200"));
@@ -221,7 +223,9 @@ TEST(Configurator, HopperGemmsArePredictedAsTheWgmmaKernelRunsThem) {
     double measuredUs;
     const char *units;
   } cases[] = {
-      {768, 3072, 16384, 160.4, "1 split(s), 72 units"},  // dW, MLP
+      // dW, MLP: 128 x 192 tiles (bench/RESULTS.md, 2026-12-01).
+      {768, 3072, 16384, 120.0, "128x192 tiles, 1 split(s), 96 units"},
+      {3072, 768, 16384, 119.0, "128x192 tiles, 1 split(s), 96 units"},
       {768, 768, 16384, 64.5, "4 split(s), 72 units"},    // dW, projection
       {16384, 768, 3072, 110.7, "1 split(s), 384 units"}, // MLP down
       {16384, 2304, 768, 88.6, "1 split(s), 1152 units"}, // qkv
@@ -236,6 +240,34 @@ TEST(Configurator, HopperGemmsArePredictedAsTheWgmmaKernelRunsThem) {
     EXPECT_NEAR(c.measuredUs / (s.predictedSeconds * 1e6), 1.0, 0.25) << what;
     EXPECT_NE(what.find(c.units), std::string::npos) << what;
   }
+}
+
+// The wgmma kernel's tile width: 192 columns only where the 256-wide tiles
+// leave SMs of the one wave idle and the narrower ones fill more of them
+// (the weight gradients with K = 16384: 72 tiles of 128 x 256 on 132 SMs,
+// 96 of 128 x 192); 256 on the many-wave products, where the narrower
+// tiles only add waves; 128 where N fits.
+TEST(WgmmaTiling, NarrowTilesOnlyWhereTheyFillIdleSMs) {
+  using nova::wgmma::tiling;
+  auto is = [](nova::wgmma::Tiling t, int64_t tileN, int64_t splits) {
+    return t.tileN == tileN && t.splits == splits;
+  };
+  // 768 x 3072 and 3072 x 768 with K 16384 (256 K tiles of 64).
+  EXPECT_TRUE(is(tiling(6, 3072, 256, 132), 192, 1));
+  EXPECT_TRUE(is(tiling(24, 768, 256, 132), 192, 1));
+  // 768 x 768: 192-wide tiles would need splits too (24 tiles in 4): 18
+  // tiles of 256 in 4 splits stay.
+  EXPECT_TRUE(is(tiling(6, 768, 256, 132), 256, 4));
+  // 768 x 2304: 54 tiles of 256 in 2 splits (108 units) stay.
+  EXPECT_TRUE(is(tiling(6, 2304, 256, 132), 256, 2));
+  // GPT-2's forward products (M 16384, K 768) and the squares: many waves.
+  for (int64_t n : {768, 2304, 3072, 50304})
+    EXPECT_TRUE(is(tiling(128, n, 12, 132), 256, 1)) << n;
+  EXPECT_TRUE(is(tiling(32, 4096, 64, 132), 256, 1));
+  EXPECT_TRUE(is(tiling(64, 8192, 128, 132), 256, 1));
+  EXPECT_TRUE(is(tiling(1, 100, 4, 132), 128, 1));
+  // Short K: the block's fixed costs weigh; one wave of 32 wide tiles stays.
+  EXPECT_TRUE(is(tiling(8, 1024, 12, 132), 256, 1));
 }
 
 // scatter_add as convert-tile-to-gpu lays it out: the embedding gradient

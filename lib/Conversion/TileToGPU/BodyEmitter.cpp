@@ -313,6 +313,37 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
       return arith::MulFOp::create(b, x,
                                    NVVM::RcpApproxFtzF32Op::create(b, ct, y));
     };
+    // The same for the transcendentals a bf16 or f16 result rounds: one
+    // special-function instruction each instead of libdevice's accurate
+    // forms (tanh's two evaluated paths and a select, exp's range
+    // reduction), a third of a GEMM's GELU epilogue. ex2.approx is within
+    // 2 f32 ulp (plus the rounding of x log2 e), tanh.approx within 2^-11
+    // relative: under half a bf16 ulp (2^-9), so at most one ulp apart
+    // after rounding.
+    auto approx = [&](StringRef instruction, Value x) -> Value {
+      return LLVM::InlineAsmOp::create(b, ct, ValueRange{x},
+                                       (instruction + " $0, $1;").str(), "=f,f",
+                                       /*has_side_effects=*/false,
+                                       /*is_align_stack=*/false,
+                                       LLVM::tailcallkind::TailCallKind::None,
+                                       LLVM::AsmDialectAttr(), ArrayAttr())
+          .getResult(0);
+    };
+    // e^(scale x), the scale folded into ex2's log2 e.
+    auto exp = [&](Value x, double scale = 1.0) -> Value {
+      if (!narrowResult) {
+        if (scale != 1.0)
+          x = arith::MulFOp::create(b, c(scale), x);
+        return math::ExpOp::create(b, x);
+      }
+      return approx("ex2.approx.ftz.f32",
+                    arith::MulFOp::create(b, x, c(scale * M_LOG2E)));
+    };
+    auto tanh = [&](Value x) -> Value {
+      if (!narrowResult)
+        return math::TanhOp::create(b, x);
+      return approx("tanh.approx.f32", x);
+    };
     Value r =
         llvm::TypeSwitch<Operation *, Value>(op)
             .Case(
@@ -338,9 +369,9 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
                                                 w[0], c(0.0));
               return arith::SelectOp::create(b, pos, w[0], c(0.0));
             })
-            .Case([&](nv::ExpOp) { return math::ExpOp::create(b, w[0]); })
+            .Case([&](nv::ExpOp) { return exp(w[0]); })
             .Case([&](nv::LogOp) { return math::LogOp::create(b, w[0]); })
-            .Case([&](nv::TanhOp) { return math::TanhOp::create(b, w[0]); })
+            .Case([&](nv::TanhOp) { return tanh(w[0]); })
             .Case([&](nv::SqrtOp) { return math::SqrtOp::create(b, w[0]); })
             .Case([&](nv::RsqrtOp) {
               // 1 / sqrt(x), each correctly rounded in f32.
@@ -349,7 +380,7 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
             .Case([&](nv::ErfOp) { return math::ErfOp::create(b, w[0]); })
             .Case([&](nv::ReciprocalOp) { return divide(c(1.0), w[0]); })
             .Case([&](nv::SigmoidOp) {
-              Value e = math::ExpOp::create(b, arith::NegFOp::create(b, w[0]));
+              Value e = exp(arith::NegFOp::create(b, w[0]));
               return divide(c(1.0), arith::AddFOp::create(b, c(1.0), e));
             })
             .Case([&](nv::GeluOp g) -> Value {
@@ -365,12 +396,14 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
               // tanh u is near -1, so the relative error stays small.
               Value x3 =
                   arith::MulFOp::create(b, arith::MulFOp::create(b, x, x), x);
-              Value u = arith::MulFOp::create(
-                  b, c(std::sqrt(2.0 / M_PI)),
-                  arith::AddFOp::create(
-                      b, x, arith::MulFOp::create(b, c(0.044715), x3)));
+              Value inner = arith::AddFOp::create(
+                  b, x, arith::MulFOp::create(b, c(0.044715), x3));
+              double root = std::sqrt(2.0 / M_PI);
+              // u = root inner, e^(-2u): one scale when rounded to 16 bits.
               Value e =
-                  math::ExpOp::create(b, arith::MulFOp::create(b, c(-2.0), u));
+                  narrowResult
+                      ? exp(inner, -2.0 * root)
+                      : exp(arith::MulFOp::create(b, c(root), inner), -2.0);
               return divide(x, arith::AddFOp::create(b, c(1.0), e));
             })
             .Default([&](Operation *) { return Value(); });

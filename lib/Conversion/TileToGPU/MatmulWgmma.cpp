@@ -786,11 +786,14 @@ LogicalResult WgmmaEmitter::copyOut(unsigned o, Value consumerIndex, Value tm,
   Value firstRow = add(mul(tm, idx(t.bm())), mul(consumerIndex, idx(64)));
   return k.loop(idx(0), idx(64), idx(1), [&](Value r) -> LogicalResult {
     Value row = add(firstRow, r);
-    for (int64_t j = 0; j < t.bn / 128; ++j) {
+    for (int64_t j = 0; j < llvm::divideCeil(t.bn, 128); ++j) {
       Value col = add(thread, idx(128 * j));
       Value outCol = add(mul(tn, idx(t.bn)), col);
       Value inside =
           arith::AndIOp::create(b, lt(row, idx(a.rows)), lt(outCol, idx(n)));
+      // A 192-column tile's second round: its first 64 threads only.
+      if (128 * (j + 1) > t.bn)
+        inside = arith::AndIOp::create(b, inside, lt(col, idx(t.bn)));
       if (failed(k.ifThen(inside, [&] {
             // The staged layout (see epilogue): 64-column block, row,
             // 16-byte chunk swizzled by the row, 2 bytes per column.
@@ -840,11 +843,12 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   tf32 = element.isF32();
   t.elementBytes = element.getIntOrFloatBitWidth() / 8;
   int64_t n = bo.rows;
-  t.bn = ::nova::wgmma::tileN(n);
   tilesM = llvm::divideCeil(a.rows, t.bm());
-  tilesN = llvm::divideCeil(n, t.bn);
   kTiles = llvm::divideCeil(a.k, t.bk());
-  splits = ::nova::wgmma::splits(tilesM * tilesN, kTiles, kSMs);
+  ::nova::wgmma::Tiling tiling = ::nova::wgmma::tiling(tilesM, n, kTiles, kSMs);
+  t.bn = tiling.tileN;
+  tilesN = llvm::divideCeil(n, t.bn);
+  splits = tiling.splits;
   kPerUnit = kTiles / splits;
   staging = chooseStaging();
   if (staging != Staging::None)

@@ -312,7 +312,8 @@ ReductionEmitter::Chunking ReductionEmitter::chunking(ArrayRef<int64_t> full) {
       widest = std::max(widest, elementOf(arg).getIntOrFloatBitWidth());
     }
   for (auto [i, v] : llvm::enumerate(k.outputs())) {
-    bool chunked = chunkableOutput(i) && strideOf(k.outputBuffers[i]) == c.stride;
+    bool chunked =
+        chunkableOutput(i) && strideOf(k.outputBuffers[i]) == c.stride;
     c.outputs.push_back(chunked ? Value(v) : Value());
     if (chunked)
       widest = std::max(widest, elementOf(v).getIntOrFloatBitWidth());
@@ -448,7 +449,8 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
     Value firstCol = arith::AddIOp::create(
         b, head, arith::MulIOp::create(b, chunk, body.index(w)));
     Value first = arith::AddIOp::create(b, rowStart, firstCol);
-    return std::make_pair(loadChunk(chunks, lead, full, firstCol, first), first);
+    return std::make_pair(loadChunk(chunks, lead, full, firstCol, first),
+                          first);
   };
   // While every lane has kChunksInFlight chunks left, it loads them all
   // before using any (the loads in flight together), in the same order.

@@ -25,7 +25,7 @@
 // CHECK: %[[AT:.*]] = arith.addi
 // CHECK: vector.load %[[DHF]][%[[AT]]] {alignment = 16 : i64} : memref<6291456xbf16>, vector<8xbf16>
 // CHECK: vector.load %[[PREF]][%[[AT]]] {alignment = 16 : i64} : memref<6291456xbf16>, vector<8xbf16>
-// CHECK-COUNT-8: math.tanh
+// CHECK-COUNT-8: llvm.inline_asm "tanh.approx.f32 $0, $1;"
 // CHECK: vector.store %{{.*}}, %[[DPREF]][%[[AT]]] {alignment = 16 : i64} : memref<6291456xbf16>, vector<8xbf16>
 // CHECK: %[[PARTS:.*]] = memref.view %[[WS]][%c256][] : memref<786688xi8> to memref<32x3072xf64>
 // CHECK: memref.store %[[SUMS]]#0, %[[LANES]]
