@@ -131,6 +131,8 @@ cls_1001_padded   classifier_padded.mlir classifier_1001  2e-2  norm  no  planne
 cls_50257_padded  classifier_padded.mlir classifier_50257 2e-2  norm  no  planned-single
 cls_1001_packed   classifier_padded.mlir classifier_packed 8e-3 1e-3  no  planned-single
 softmax_50257     classifier_padded.mlir softmax_50257   1e-6  1e-9  no  planned-single
+attn_wgmma_bwd_persist_c64  attn_wgmma_bwd.mlir persistent_c64  1e-2 norm no pack
+attn_wgmma_bwd_persist_f128 attn_wgmma_bwd.mlir persistent_f128 1e-2 norm no pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read
