@@ -197,9 +197,12 @@ private:
   void load(ArrayRef<Value> descs, Value bh, Value row, int64_t rows,
             Value offset, int64_t slotBytes, Value bar);
   void producer(const Kind &kind, const Work &w);
-  /// Writes the stats of streamed (query) tile j: the log2-domain
+  /// Once streamed tile j has landed, writes its stats (K/V-stationary
+  /// items) and completes its stage's stats phase.
+  void streamedStats(const Kind &kind, const Work &w, Value j);
+  /// The stats of streamed (query) tile j in `stage`: the log2-domain
   /// log-sum-exp and D = rowsum(dO * O), from O and dO in the stage.
-  void streamedStats(const Work &w, Value j);
+  void writeStats(const Work &w, Value j, Value stage);
   Value stageOfItem(const Work &w, Value j) { return stageOf(add(w.step, j)); }
   Value phaseOfItem(const Work &w, Value j) { return phaseOf(add(w.step, j)); }
   /// The f32 sum over `units` 16-byte units from `firstUnit` of one row of
@@ -372,13 +375,22 @@ Value BackwardEmitter::rowDot(Value oTile, Value doTile, Value row,
   return sum;
 }
 
-void BackwardEmitter::streamedStats(const Work &w, Value j) {
+void BackwardEmitter::streamedStats(const Kind &kind, const Work &w, Value j) {
+  Value stage = stageOfItem(w, j);
+  hopper::waitParity(b, full(stage), phaseOfItem(w, j));
+  // Every streamed tile completes one phase of its stage's stats barrier,
+  // also a (stat-less) key tile of a Q-stationary item: the phases then
+  // follow the ring's steps across items of both kinds.
+  if (kind.keys)
+    writeStats(w, j, stage);
+  NVVM::MBarrierArriveOp::create(b, Type(), statsFull(stage), Value());
+}
+
+void BackwardEmitter::writeStats(const Work &w, Value j, Value stage) {
   // Two producer threads per row of the 64-row tile, half a row each; the
   // first writes the log-sum-exp, the second D.
   Value thread = rem(tid, 128);
   Value row = div(thread, 2), half = rem(thread, 2);
-  Value stage = stageOfItem(w, j);
-  hopper::waitParity(b, full(stage), phaseOfItem(w, j));
   int64_t units = bwd.d / 8 / 2;
   Value partial = rowDot(streamedTile(stage, 2), streamedTile(stage, 1), row,
                          kRows, mul(half, units), units);
@@ -399,7 +411,6 @@ void BackwardEmitter::streamedStats(const Work &w, Value j) {
   }
   LLVM::StoreOp::create(b, branch.getResult(0),
                         shared(statsAt(stage, half, row)));
-  NVVM::MBarrierArriveOp::create(b, Type(), statsFull(stage), Value());
 }
 
 void BackwardEmitter::producer(const Kind &kind, const Work &w) {
@@ -415,8 +426,9 @@ void BackwardEmitter::producer(const Kind &kind, const Work &w) {
     return success();
   });
   // One thread loads tile j while the warpgroup writes the stats of tile
-  // j - lag (K/V-stationary blocks only).
-  int64_t behind = kind.keys ? lag : 0;
+  // j - lag (K/V-stationary items; for the others it only passes the
+  // stats phase on).
+  int64_t behind = lag;
   (void)k.loop(idx(0), add(w.tiles, behind), idx(1), [&](Value j) {
     (void)k.ifThen(arith::AndIOp::create(b, lead, ult(j, w.tiles)), [&] {
       Value stage = stageOfItem(w, j);
@@ -427,11 +439,10 @@ void BackwardEmitter::producer(const Kind &kind, const Work &w) {
            streamedTile(stage, 0), layout.tileBytes(kRows), full(stage));
       return success();
     });
-    if (behind)
-      (void)k.ifThen(cmp(arith::CmpIPredicate::uge, j, idx(behind)), [&] {
-        streamedStats(w, arith::SubIOp::create(b, j, idx(behind)));
-        return success();
-      });
+    (void)k.ifThen(cmp(arith::CmpIPredicate::uge, j, idx(behind)), [&] {
+      streamedStats(kind, w, arith::SubIOp::create(b, j, idx(behind)));
+      return success();
+    });
     return success();
   });
 }
@@ -560,8 +571,7 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
       }
       return out;
     };
-    if (kind.keys)
-      hopper::waitParity(b, statsFull(stage), phase);
+    hopper::waitParity(b, statsFull(stage), phase);
     NVVM::WgmmaWaitGroupSyncOp::create(b, 1); // S is done
 
     Value log2Scale = f32(bwd.scale * M_LOG2E);

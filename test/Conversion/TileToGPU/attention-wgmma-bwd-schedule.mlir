@@ -7,6 +7,56 @@
 // each item's stationary tiles into one of two sets (d64) or the one set
 // (d128) once the consumers released it.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s --implicit-check-not=nvvm.mbarrier.init --implicit-check-not=iter_args
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | grep -o -E "gpu.func @[a-z_]+|nvvm.mbarrier.(try_wait.parity|arrive.expect_tx|arrive)|nvvm.setmaxregister +[a-z]+|\} else \{" | FileCheck %s --check-prefix=SYNC
+
+// The persistent kernel's barriers, in order. The stage ring runs on
+// across items of both kinds, so every streamed tile completes one phase
+// of its stage's stats barrier: for a Q-stationary item too, the producer
+// waits for each streamed K/V tile and arrives (with no stats to write),
+// and the consumers of both kinds wait for that phase (before, only K/V
+// items did: the phases drifted from the ring's steps once an item of the
+// other kind had used a stage, and the B16 H12 T1024 backward hung).
+// SYNC: gpu.func @attention_backward_
+// SYNC: gpu.func @attention_backward_
+// K/V items: the set's release, the K and V load; a stage's release, the
+// Q, dO and O load; the landed tile's stats (a branch per half row), then
+// the stats phase.
+// SYNC-NEXT: nvvm.setmaxregister decrease
+// SYNC-NEXT: nvvm.mbarrier.try_wait.parity
+// SYNC-NEXT: nvvm.mbarrier.arrive.expect_tx
+// SYNC-NEXT: nvvm.mbarrier.try_wait.parity
+// SYNC-NEXT: nvvm.mbarrier.arrive.expect_tx
+// SYNC-NEXT: nvvm.mbarrier.try_wait.parity
+// SYNC-NEXT: } else {
+// SYNC-NEXT: nvvm.mbarrier.arrive
+// Q items: the same loads, the landed tile's stats phase without stats.
+// SYNC-NEXT: } else {
+// SYNC-NEXT: nvvm.mbarrier.try_wait.parity
+// SYNC-NEXT: nvvm.mbarrier.arrive.expect_tx
+// SYNC-NEXT: nvvm.mbarrier.try_wait.parity
+// SYNC-NEXT: nvvm.mbarrier.arrive.expect_tx
+// SYNC-NEXT: nvvm.mbarrier.try_wait.parity
+// SYNC-NEXT: nvvm.mbarrier.arrive
+// SYNC-NEXT: } else {
+// SYNC-NEXT: } else {
+// Consumers of both kinds: the stationary set, the tile, its stats phase;
+// then the stage's release and, after the item, the set's.
+// SYNC-NEXT: nvvm.setmaxregister increase
+// SYNC-NEXT: nvvm.mbarrier.try_wait.parity
+// SYNC-NEXT: nvvm.mbarrier.try_wait.parity
+// SYNC-NEXT: nvvm.mbarrier.try_wait.parity
+// SYNC-NEXT: } else {
+// SYNC-NEXT: nvvm.mbarrier.arrive
+// SYNC-NEXT: nvvm.mbarrier.arrive
+// SYNC-NEXT: } else {
+// SYNC-NEXT: nvvm.mbarrier.try_wait.parity
+// SYNC-NEXT: nvvm.mbarrier.try_wait.parity
+// SYNC-NEXT: nvvm.mbarrier.try_wait.parity
+// SYNC-NEXT: } else {
+// SYNC-NEXT: nvvm.mbarrier.arrive
+// SYNC-NEXT: nvvm.mbarrier.arrive
+// SYNC-NEXT: } else {
+// SYNC-NEXT: gpu.func @attention_backward_
 
 // T200 causal: the classes are K/V block 0 (4 query tiles, weight 16),
 // Q block 1 (4 key tiles, 12), K/V block 1 (2, 8), Q block 0 (2, 6), so
