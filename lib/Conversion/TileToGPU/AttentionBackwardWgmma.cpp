@@ -699,8 +699,7 @@ FailureOr<Geometry> BackwardEmitter::emit() {
   keys = Kind{true, {key, value}, {q, outGrad, out}, bwd.tk, bwd.tq};
   queries = Kind{false, {q, outGrad, out}, {key, value}, bwd.tq, bwd.tk};
 
-  // The work items' classes, heaviest first (longest processing time
-  // first; ties: K/V-stationary first, then the earlier tile).
+  // The work items' classes.
   int64_t queryTiles = llvm::divideCeil(bwd.tq, kRows);
   int64_t keyBlocks = llvm::divideCeil(bwd.tk, kStationary),
           queryBlocks = llvm::divideCeil(bwd.tq, kStationary);
@@ -717,9 +716,6 @@ FailureOr<Geometry> BackwardEmitter::emit() {
                          (t * kStationary + kStationary + kRows - 1) / kRows);
       classes.push_back({false, t, tiles});
     }
-  llvm::stable_sort(classes, [](const ItemClass &x, const ItemClass &y) {
-    return x.weight() > y.weight();
-  });
   items = int64_t(classes.size()) * batch;
   // A persistent grid (a block per SM walking its items, the producer
   // loading the next item's stationary tiles and first streamed tiles
@@ -729,6 +725,17 @@ FailureOr<Geometry> BackwardEmitter::emit() {
   grid = items >= attention_wgmma::kPersistentItemsPerSM * hopper::kSMs
              ? hopper::kSMs
              : items;
+  // Persistent: the classes heaviest first across both kinds (longest
+  // processing time first; ties: K/V-stationary first, then the earlier
+  // tile), for the static rounds to balance. A block per item: by kind,
+  // each kind's heaviest first, the order measured before the persistent
+  // grid (B2 H3 T4096 D128 causal: 0.226 ms against 0.240 across kinds,
+  // the same call, with the register spill also differing).
+  llvm::stable_sort(classes, [&](const ItemClass &x, const ItemClass &y) {
+    if (grid == items && x.keys != y.keys)
+      return x.keys;
+    return x.weight() > y.weight();
+  });
 
   tid = k.threadId();
   bwd.fillConstants(grid, kThreads);

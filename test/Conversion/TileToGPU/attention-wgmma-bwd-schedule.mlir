@@ -1,11 +1,13 @@
 // The wgmma attention backward's work schedule (AttentionBackwardWgmma.cpp).
-// Work items are classes (kind, stationary tile) of every (batch, head),
-// the classes heaviest first by tile steps times wgmma products (4 for a
-// K/V-stationary block, 3 for a Q-stationary one). With at least 8 items
-// per SM the grid is persistent: 132 blocks walk rounds of 132 items,
-// forward in even rounds and backward in odd ones, the producer loading
-// each item's stationary tiles into one of two sets (d64) or the one set
-// (d128) once the consumers released it.
+// Work items are classes (kind, stationary tile) of every (batch, head).
+// With at least 8 items per SM the grid is persistent: the classes
+// heaviest first by tile steps times wgmma products (4 for a
+// K/V-stationary block, 3 for a Q-stationary one), 132 blocks walking
+// rounds of 132 items, forward in even rounds and backward in odd ones,
+// the producer loading each item's stationary tiles into one of two sets
+// (d64) or the one set (d128) once the consumers released it. With fewer,
+// a block per item, the K/V-stationary classes first, each kind heaviest
+// first.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s --implicit-check-not=nvvm.mbarrier.init --implicit-check-not=iter_args
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | grep -o -E "gpu.func @[a-z_]+|nvvm.mbarrier.(try_wait.parity|arrive.expect_tx|arrive)|nvvm.setmaxregister +[a-z]+|\} else \{" | FileCheck %s --check-prefix=SYNC
 
@@ -58,11 +60,11 @@
 // SYNC-NEXT: } else {
 // SYNC-NEXT: gpu.func @attention_backward_
 
-// T200 causal: the classes are K/V block 0 (4 query tiles, weight 16),
-// Q block 1 (4 key tiles, 12), K/V block 1 (2, 8), Q block 0 (2, 6), so
-// class c maps to (tile, keys): 0 -> (0, K/V), 1 -> (1, Q), 2 -> (1, K/V),
+// T200 causal: K/V block 0 sees 4 query tiles (weight 16), K/V block 1 2
+// (8), Q block 0 2 key tiles (6), Q block 1 4 (12).
+// B2 H3: 24 items, a block each (no rounds loop: item = block), by kind:
+// class c maps to (tile, keys) 0 -> (0, K/V), 1 -> (1, K/V), 2 -> (1, Q),
 // 3 -> (0, Q), by a compare chain from the last class.
-// B2 H3: 24 items, a block each (no rounds loop: item = block).
 // CHECK-LABEL: gpu.module
 // CHECK: known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 200832
 // Two stationary sets (full, empty), then full, stats full and empty for
@@ -74,10 +76,10 @@
 // CHECK-NEXT: %[[CLS:.*]] = arith.divui %[[BLOCK]], %c6
 // CHECK: %[[C2:.*]] = arith.cmpi eq, %[[CLS]], %c2
 // CHECK-NEXT: %[[T2:.*]] = arith.select %[[C2]], %c1, %c0
-// CHECK: arith.select %[[C2]], %true, %false
+// CHECK: arith.select %[[C2]], %false{{.*}}, %false{{.*}} : i1
 // CHECK: %[[C1:.*]] = arith.cmpi eq, %[[CLS]], %c1
 // CHECK-NEXT: %[[T1:.*]] = arith.select %[[C1]], %c1, %[[T2]]
-// CHECK: arith.select %[[C1]], %false{{.*}}, %{{.*}} : i1
+// CHECK: arith.select %[[C1]], %true{{.*}}, %{{.*}} : i1
 // CHECK: %[[C0:.*]] = arith.cmpi eq, %[[CLS]], %c0
 // CHECK-NEXT: arith.select %[[C0]], %c0, %[[T1]]
 // CHECK: arith.select %[[C0]], %true{{.*}}, %{{.*}} : i1
@@ -86,7 +88,8 @@
 // CHECK-COUNT-2: iter_args
 
 // B4 H132: 528 (batch, head) pairs x 4 classes = 2112 items, 16 rounds of
-// 132.
+// 132, the classes by weight across kinds: 0 -> (0, K/V), 1 -> (1, Q),
+// 2 -> (1, K/V), 3 -> (0, Q).
 // CHECK-LABEL: gpu.module
 // CHECK: known_grid_size = array<i32: 132, 1, 1>, nova_gpu.dynamic_shared_bytes = 200832
 // CHECK-COUNT-16: nvvm.mbarrier.init
@@ -103,7 +106,14 @@
 // CHECK-NEXT: %[[TILES:.*]] = scf.if %[[IN]] -> (index) {
 // CHECK-NEXT: %{{.*}} = arith.remui %[[POS]], %c528
 // CHECK-NEXT: %[[CLS:.*]] = arith.divui %[[POS]], %c528
+// CHECK: %[[C2:.*]] = arith.cmpi eq, %[[CLS]], %c2
+// CHECK-NEXT: %[[T2:.*]] = arith.select %[[C2]], %c1, %c0
+// CHECK: arith.select %[[C2]], %true{{.*}}, %false{{.*}} : i1
+// CHECK: %[[C1:.*]] = arith.cmpi eq, %[[CLS]], %c1
+// CHECK-NEXT: %[[T1:.*]] = arith.select %[[C1]], %c1, %[[T2]]
+// CHECK: arith.select %[[C1]], %false{{.*}}, %{{.*}} : i1
 // CHECK: %[[C0:.*]] = arith.cmpi eq, %[[CLS]], %c0
+// CHECK-NEXT: arith.select %[[C0]], %c0, %[[T1]]
 // CHECK: %[[KEYS:.*]] = arith.select %[[C0]], %true{{.*}}, %{{.*}} : i1
 // CHECK-NEXT: scf.if %[[KEYS]] -> (index) {
 // The producer waits for the set's release (parity flipped: a fresh
