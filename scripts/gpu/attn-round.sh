@@ -11,6 +11,9 @@
 #       backend and on flash alone, one line per entry with TFLOP/s against
 #       the bf16 floor and the ratios to both; then nova-run --profile of
 #       the forward + backward entries (the time of each kernel).
+#   OLD_NOVA_BIN=DIR (prepare): the forward + backward entries compiled by
+#       the compiler in DIR too (bench-old/), profiled in the same run, so
+#       that a change's kernels are timed next to the ones before it.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:?usage: attn-round.sh prepare|run DIR}
@@ -42,6 +45,17 @@ prepare)
     "$bin/nova-gpu-pack" "$dir/bench/gpu.mlir" --entry "$e" -o "$dir/bench/$e.nvx"
   done
   rm "$dir/bench/gpu.mlir"
+  if [ -n "${OLD_NOVA_BIN:-}" ]; then
+    mkdir -p "$dir/bench-old"
+    "$OLD_NOVA_BIN/nova-opt" "$root/test/GPU/Inputs/attn_wgmma_bench.mlir" \
+      --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu \
+      -o "$dir/bench-old/gpu.mlir"
+    for e in fwdbwd_d64 fwdbwd_d128; do
+      "$OLD_NOVA_BIN/nova-gpu-pack" "$dir/bench-old/gpu.mlir" --entry "$e" \
+        -o "$dir/bench-old/$e.nvx"
+    done
+    rm "$dir/bench-old/gpu.mlir"
+  fi
   du -sh "$dir"
   ;;
 run)
@@ -100,9 +114,12 @@ for name, b, h, t, dim, backward in cases:
           f"{ref / nova:.2f} | {flash:.3f} | {flash / nova:.2f} |", flush=True)
 PY
   for e in fwdbwd_d64 fwdbwd_d128; do
-    echo "--profile $e"
-    timeout 15 "$dir/bin/nova-run" "$dir/bench/$e.nvx" --random-inputs 1 \
-      --iterations 20 --profile 2>&1 | tail -8
+    for kind in bench bench-old; do
+      [ -f "$dir/$kind/$e.nvx" ] || continue
+      echo "--profile $e ($kind)"
+      timeout 15 "$dir/bin/nova-run" "$dir/$kind/$e.nvx" --random-inputs 1 \
+        --iterations 20 --profile 2>&1 | tail -8
+    done
   done
   exit $status
   ;;

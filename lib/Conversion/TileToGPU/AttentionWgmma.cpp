@@ -52,8 +52,6 @@ constexpr int64_t kKeyTile = 128; // keys per stage: the S wgmma's N
 constexpr int64_t kChunk = 64;    // bf16 columns in one 128-byte swizzled row
 constexpr int64_t kThreads = 128 * (1 + kConsumers);
 constexpr int64_t kSharedLimit = 227 * 1024;
-/// Work items per SM from which the grid is persistent.
-constexpr int64_t kPersistentItemsPerSM = 8;
 
 /// The dynamic shared buffer: Q (128 rows), then per stage a K and a V tile
 /// (each as head-dim chunks of 64 columns, 128 bytes a row), then the
@@ -484,7 +482,9 @@ FailureOr<Geometry> ForwardEmitter::emit() {
   // 0.062 ms one block per item against 0.087 persistent; B16 H12 T1024
   // D64, 0.121 persistent against 0.144).
   int64_t items = batch * queryTiles;
-  grid = items >= kPersistentItemsPerSM * hopper::kSMs ? hopper::kSMs : items;
+  grid = items >= attention_wgmma::kPersistentItemsPerSM * hopper::kSMs
+             ? hopper::kSMs
+             : items;
 
   smem = hopper::dynamicSharedMemory(k, layout.sharedBytes());
   descQ = descriptor(fwd.q, fwd.tq, kBlockRows);

@@ -75,6 +75,10 @@ emitAttentionBackwardWgmma(const AttentionBackward &bwd);
 /// Pieces the wgmma forward and backward share.
 namespace attention_wgmma {
 
+/// Work items per SM from which a kernel's grid is persistent (a block per
+/// SM walking its items); with fewer, a block per item.
+inline constexpr int64_t kPersistentItemsPerSM = 8;
+
 /// Why TMA cannot load `op` (bf16, batch dims `lead`), or nothing.
 std::optional<std::string> operandWhyNot(const AttentionOperand &op,
                                          ArrayRef<int64_t> lead);

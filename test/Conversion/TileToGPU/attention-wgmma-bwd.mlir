@@ -18,8 +18,8 @@
 
 // B2 H3 T200 D64 causal: 2 x 3 x 2 key blocks + as many query blocks = 24;
 // Q, K, V, O, dO (buffers 0, 1, 2, 3, 5) as 4-d boxes of 64 x 64 rows;
-// three 16 KB stationary tiles, 4 stages of three 8 KB tiles and the stats
-// (25 KB a stage), 13 mbarriers. Per streamed tile: S and dP (4 wgmmas
+// two sets of three 16 KB stationary tiles, 4 stages of three 8 KB tiles
+// and the stats (25 KB a stage), 16 mbarriers. Per streamed tile: S and dP (4 wgmmas
 // each over the head dim), dV, dK or dQ (4 register-A wgmmas each over the
 // 64 streamed rows; 3 calls in the code: dV, and dK/dQ in both kinds).
 // CHECK-LABEL: gpu.module
@@ -29,7 +29,7 @@
 // CHECK-SAME: %arg11: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 2 : i32,
 // CHECK-SAME: %arg12: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 3 : i32,
 // CHECK-SAME: %arg13: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 5 : i32,
-// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 151656 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nvvm.minctasm = 1 : i32}
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 200832 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nvvm.minctasm = 1 : i32}
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 232
@@ -42,11 +42,11 @@
 // CHECK-NOT: nova_gpu.tma
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>
 
-// Head dim 128, not causal: two 64-column chunks per tile, 2 stages
-// (198712 bytes); the register-A products as m64n128k16.
+// Head dim 128, not causal: two 64-column chunks per tile, one stationary
+// set, 2 stages (198720 bytes); the register-A products as m64n128k16.
 // CHECK-LABEL: gpu.module
 // CHECK: %arg9: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 0 : i32, dims = array<i64: 128, 200, 3, 2>, offset = 0 : i64, strides = array<i64: 256, 51200, 153600>, swizzle = 128 : i32}}
-// CHECK-SAME: known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 198712 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nvvm.minctasm = 1 : i32}
+// CHECK-SAME: known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 198720 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nvvm.minctasm = 1 : i32}
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
 
 // OFF-COUNT-3: gpu.func @attention_backward_{{[0-9a-f]+}}({{.*}}known_block_size = array<i32: 128, 1, 1>
