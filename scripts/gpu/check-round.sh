@@ -35,6 +35,12 @@ prepare)
   du -sh "$dir"
   ;;
 run)
+  # A merge file named but absent would only surface after the kernel
+  # tests, as a benchmark half that did nothing: refuse it first.
+  if [ -n "${BENCH_MERGE:-}" ] && [ ! -f "$BENCH_MERGE" ]; then
+    echo "check-round: error: BENCH_MERGE '$BENCH_MERGE' is not a file" >&2
+    exit 2
+  fi
   # At most a few files come back from the GPU machine: the three logs and
   # the benchmark's JSON, table and chart land in $OUT, the rest in $work.
   # Order: the kernel tests, the benchmark, then GPT-2 parity (within
