@@ -67,9 +67,7 @@ struct DecomposeCrossEntropy : OpRewritePattern<CrossEntropyOp> {
     Value logits = op.getLogits();
     int64_t last = int64_t(shapeOf(logits).size()) - 1;
     int64_t classes = shapeOf(logits)[last], ignore = op.getIgnoreIndex();
-    Value labels = CheckLabelsOp::create(rewriter, op.getLoc(), op.getLabels(),
-                                         rewriter.getI64IntegerAttr(classes),
-                                         rewriter.getI64IntegerAttr(ignore));
+    Value labels = nb.checkedLabels(logits, op.getLabels(), ignore);
     Value counted = nb.countedLabels(labels, ignore);
     Value zero = nb.scalar(logits.getType(), 0.0);
     Value picked = nb.select(nb.labelMask(logits, labels),

@@ -206,6 +206,13 @@ SmallVector<Value, 3> NovaBuilder::attentionGradients(Value q, Value k, Value v,
           mul(matmul(ds, q, /*transposeLhs=*/true, false), scale), dv};
 }
 
+Value NovaBuilder::checkedLabels(Value logits, Value labels,
+                                 int64_t ignoreIndex) {
+  return CheckLabelsOp::create(b, loc, labels,
+                               b.getI64IntegerAttr(shapeOf(logits).back()),
+                               b.getI64IntegerAttr(ignoreIndex));
+}
+
 Value NovaBuilder::labelMask(Value logits, Value labels) {
   ArrayRef<int64_t> shape = shapeOf(logits);
   SmallVector<int64_t> column(shapeOf(labels));

@@ -419,10 +419,7 @@ NOVA_GRADIENT(CrossEntropyOp) {
   int64_t last = int64_t(shapeOf(logits).size()) - 1;
   // Read through the check the decomposition writes, so that CSE shares the
   // forward's label mask and count once both are decomposed.
-  Value labels = CheckLabelsOp::create(
-      builder, getLoc(), getLabels(),
-      builder.getI64IntegerAttr(shapeOf(logits)[last]),
-      builder.getI64IntegerAttr(getIgnoreIndex()));
+  Value labels = nb.checkedLabels(logits, getLabels(), getIgnoreIndex());
   // d/dlogits = (softmax(logits) - onehot(labels)) g / count on counted
   // rows, 0 on ignored ones. A select, not a product with the mask: with
   // every row ignored g / count is infinite, and PyTorch's gradient is 0.

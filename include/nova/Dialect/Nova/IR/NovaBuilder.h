@@ -78,6 +78,11 @@ public:
   /// Normalized input of layer_norm over the last dimension and the
   /// per-row reciprocal standard deviation (kept dimension).
   std::pair<Value, Value> layerNormStats(Value x, double epsilon);
+  /// `labels` read through a nova.check_labels against `logits`' classes
+  /// (the last dimension) and `ignoreIndex`: the range check of
+  /// cross_entropy, the same op wherever the labels are read, so CSE shares
+  /// what is computed from them.
+  Value checkedLabels(Value logits, Value labels, int64_t ignoreIndex);
   /// `i1` mask of `logits`' shape, true where the class (last dimension)
   /// equals the row's label: the one-hot form of cross_entropy's labels.
   Value labelMask(Value logits, Value labels);
