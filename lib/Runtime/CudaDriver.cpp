@@ -48,6 +48,10 @@ void load() {
   resolve(lib, "cuMemFree_v2", d.cuMemFree, missing);
   resolve(lib, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD, missing);
   resolve(lib, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH, missing);
+  resolve(lib, "cuMemcpyHtoDAsync_v2", d.cuMemcpyHtoDAsync, missing);
+  resolve(lib, "cuMemcpyDtoHAsync_v2", d.cuMemcpyDtoHAsync, missing);
+  resolve(lib, "cuMemAllocHost_v2", d.cuMemAllocHost, missing);
+  resolve(lib, "cuMemFreeHost", d.cuMemFreeHost, missing);
   resolve(lib, "cuMemsetD8_v2", d.cuMemsetD8, missing);
   resolve(lib, "cuMemsetD8Async", d.cuMemsetD8Async, missing);
   resolve(lib, "cuModuleLoadDataEx", d.cuModuleLoadDataEx, missing);

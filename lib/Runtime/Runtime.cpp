@@ -284,6 +284,18 @@ bool Instance::sampleMemory(std::string &error) {
 
 Instance::~Instance() {
   const Driver &drv = device.driver();
+  // Runs still in flight read the arena and write the staging.
+  for (const InFlightSlot &slot : inFlight)
+    if (slot.busy) {
+      drv.cuStreamSynchronize(device.stream());
+      break;
+    }
+  for (InFlightSlot &slot : inFlight) {
+    if (slot.host)
+      drv.cuMemFreeHost(slot.host);
+    if (slot.done)
+      drv.cuEventDestroy(slot.done);
+  }
   if (graphExec)
     drv.cuGraphExecDestroy(graphExec);
   if (graph)
@@ -296,13 +308,20 @@ Instance::~Instance() {
     drv.cuMemFree(workspace);
 }
 
+/// Whether `value` has the dtype and shape of `t`; else `error` says so.
+static bool matches(const TensorDesc &t, const HostTensor &value,
+                    std::string &error) {
+  if (value.dtype == t.dtype && value.shape == t.shape)
+    return true;
+  error = "'" + t.name + "' is " + HostTensor(t.dtype, t.shape).typeString() +
+          ", got " + value.typeString();
+  return false;
+}
+
 bool Instance::copyIn(const TensorDesc &t, const HostTensor &value,
                       std::string &error) {
-  if (value.dtype != t.dtype || value.shape != t.shape) {
-    error = "'" + t.name + "' is " + HostTensor(t.dtype, t.shape).typeString() +
-            ", got " + value.typeString();
+  if (!matches(t, value, error))
     return false;
-  }
   std::string bytes;
   encodeTensor(value, bytes);
   return bytes.empty() ||
@@ -459,7 +478,7 @@ bool Instance::checkGuardBands(std::vector<std::string> &overwritten,
                                std::string &error) {
   overwritten.clear();
   if (desc->guards.empty())
-    return synchronize(error);
+    return true;
   std::string bytes(desc->arenaSize, '\0');
   if (!synchronize(error) ||
       !device.check(
@@ -470,11 +489,132 @@ bool Instance::checkGuardBands(std::vector<std::string> &overwritten,
   return true;
 }
 
+bool Instance::enqueueRun(
+    const std::vector<std::pair<size_t, const HostTensor *>> &inputs,
+    const std::vector<size_t> &reads, PendingRun &run, std::string &error) {
+  const Driver &drv = device.driver();
+  InFlightSlot &slot = inFlight[nextSlot];
+  if (slot.busy) {
+    error = "entry '" + desc->name + "' has " + std::to_string(kRunsInFlight) +
+            " runs in flight already: finish one first";
+    return false;
+  }
+  // The staging holds the inputs, then the outputs read back, then the
+  // status record, each 16-byte aligned.
+  auto place = [](size_t &size, size_t bytes) {
+    size_t at = size;
+    size = (size + bytes + 15) / 16 * 16;
+    return at;
+  };
+  size_t size = 0;
+  std::vector<std::string> bytes(inputs.size());
+  std::vector<size_t> inputAt;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    auto [i, value] = inputs[k];
+    if (i >= desc->inputs.size()) {
+      error = "no input #" + std::to_string(i);
+      return false;
+    }
+    if (!matches(desc->inputs[i], *value, error))
+      return false;
+    encodeTensor(*value, bytes[k]);
+    inputAt.push_back(place(size, bytes[k].size()));
+  }
+  slot.reads.clear();
+  for (size_t i : reads) {
+    if (i >= desc->outputs.size()) {
+      error = "no output #" + std::to_string(i);
+      return false;
+    }
+    const TensorDesc &t = desc->outputs[i];
+    slot.reads.push_back({&t, place(size, t.bytes())});
+  }
+  slot.statusAt = place(size, status ? kStatusBytes : 0);
+  if (size > slot.capacity) {
+    if (slot.host)
+      drv.cuMemFreeHost(slot.host);
+    slot.host = nullptr;
+    slot.capacity = 0;
+    if (!device.check(drv.cuMemAllocHost(&slot.host, size),
+                      "cuMemAllocHost(" + std::to_string(size) + " bytes)",
+                      error))
+      return false;
+    slot.capacity = size;
+  }
+  if (!slot.done &&
+      !device.check(drv.cuEventCreate(&slot.done, cuda::EVENT_DISABLE_TIMING),
+                    "cuEventCreate", error))
+    return false;
+  char *host = static_cast<char *>(slot.host);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const TensorDesc &t = desc->inputs[inputs[k].first];
+    if (bytes[k].empty())
+      continue;
+    std::memcpy(host + inputAt[k], bytes[k].data(), bytes[k].size());
+    if (!device.check(drv.cuMemcpyHtoDAsync(arena + t.offset, host + inputAt[k],
+                                            bytes[k].size(), device.stream()),
+                      "cuMemcpyHtoDAsync('" + t.name + "')", error))
+      return false;
+  }
+  if (!enqueue(error))
+    return false;
+  for (auto [t, at] : slot.reads)
+    if (t->bytes() &&
+        !device.check(drv.cuMemcpyDtoHAsync(host + at, arena + t->offset,
+                                            t->bytes(), device.stream()),
+                      "cuMemcpyDtoHAsync('" + t->name + "')", error))
+      return false;
+  if (status &&
+      !device.check(drv.cuMemcpyDtoHAsync(host + slot.statusAt, status,
+                                          kStatusBytes, device.stream()),
+                    "cuMemcpyDtoHAsync(status record)", error))
+    return false;
+  if (!device.check(drv.cuEventRecord(slot.done, device.stream()),
+                    "cuEventRecord", error))
+    return false;
+  slot.busy = true;
+  run.slot = nextSlot;
+  nextSlot = (nextSlot + 1) % kRunsInFlight;
+  return true;
+}
+
+bool Instance::finishRun(const PendingRun &run,
+                         std::vector<HostTensor> &outputs, StatusReport &report,
+                         std::string &error) {
+  if (run.slot >= kRunsInFlight || !inFlight[run.slot].busy) {
+    error = "no such run of entry '" + desc->name + "' in flight";
+    return false;
+  }
+  InFlightSlot &slot = inFlight[run.slot];
+  if (!device.check(device.driver().cuEventSynchronize(slot.done),
+                    "cuEventSynchronize after entry '" + desc->name + "'",
+                    error))
+    return false;
+  slot.busy = false;
+  const auto *host = static_cast<const unsigned char *>(slot.host);
+  outputs.clear();
+  for (auto [t, at] : slot.reads) {
+    outputs.emplace_back(t->dtype, t->shape);
+    decodeTensor(host + at, outputs.back());
+  }
+  report = StatusReport();
+  if (status) {
+    uint64_t words[kStatusWords];
+    std::memcpy(words, host + slot.statusAt, sizeof words);
+    report = StatusReport::decode(words);
+  }
+  return afterWait(error);
+}
+
 bool Instance::synchronize(std::string &error) {
-  if (!device.check(device.driver().cuStreamSynchronize(device.stream()),
-                    "cuStreamSynchronize after entry '" + desc->name + "'",
-                    error) ||
-      !sampleMemory(error))
+  return device.check(device.driver().cuStreamSynchronize(device.stream()),
+                      "cuStreamSynchronize after entry '" + desc->name + "'",
+                      error) &&
+         afterWait(error);
+}
+
+bool Instance::afterWait(std::string &error) {
+  if (!sampleMemory(error))
     return false;
   if (enqueued && !ranOnce) {
     ranOnce = true;

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <set>
 
@@ -27,14 +28,14 @@ int fail(const std::string &message) {
   return 1;
 }
 
-/// Reports the checks the last run failed ("nova-run: error: [step N: ]
-/// labels out of range (check_labels in kernel @k): ...") and, in
-/// guard-band mode, the guards it overwrote; true when none.
-bool statusClear(Instance &inst, const std::string &prefix,
-                 std::string &error) {
-  StatusReport report;
+/// Reports the checks a run failed (`report`, its status record:
+/// "nova-run: error: [step N: ] labels out of range (check_labels in kernel
+/// @k): ...") and, in guard-band mode, the guards the last run overwrote;
+/// true when none.
+bool checksPassed(Instance &inst, const StatusReport &report,
+                  const std::string &prefix, std::string &error) {
   std::vector<std::string> guards;
-  if (!inst.readStatus(report, error) || !inst.checkGuardBands(guards, error))
+  if (!inst.checkGuardBands(guards, error))
     return false;
   std::vector<std::string> lines = inst.describeStatus(report);
   lines.insert(lines.end(), guards.begin(), guards.end());
@@ -198,33 +199,67 @@ int train(Device &device, Instance &inst, const RunOptions &o) {
     return fail(error);
   std::mt19937_64 rng(o.seed.value_or(0));
   HostTensor stepT(e.inputs[step].dtype, e.inputs[step].shape),
-      lrT(e.inputs[lrInput].dtype, e.inputs[lrInput].shape), lossT;
+      lrT(e.inputs[lrInput].dtype, e.inputs[lrInput].shape);
   TrainingLog log(o.steps, tok.numElements(), o.logEvery,
                   "cuda on " + device.name());
   if (!o.lossLog.empty() && !log.logLossesTo(o.lossLog, error))
     return fail(error);
-  for (int s = 1; s <= o.steps; ++s) {
+  // Step s + 1 is enqueued (its batch copied in through page-locked
+  // staging) before step s's loss and status record are read back, so the
+  // device goes from step to step without waiting for the host. A failed
+  // check is thus seen with the next step in flight; training stops there
+  // and saves nothing, so that step is never observed. Guard bands are
+  // checked over the whole arena after each step, so with them one step
+  // runs at a time.
+  const bool ahead = e.guards.empty();
+  using Clock = std::chrono::steady_clock;
+  struct Step {
+    Instance::PendingRun run;
+    double lr;
+    Clock::time_point enqueued;
+  };
+  std::deque<Step> pending;
+  auto enqueueStep = [&](int s) {
     batches.next(rng, tok, tgt);
     setScalar(stepT, s);
     double lr =
         scheduledLearningRate(o.lr, o.lrSchedule, o.lrWarmup, o.steps, s);
     setScalar(lrT, lr);
-    auto begin = std::chrono::steady_clock::now();
-    if (!inst.setInput(tokens, tok, error) ||
-        !inst.setInput(targets, tgt, error) ||
-        !inst.setInput(step, stepT, error) ||
-        !inst.setInput(lrInput, lrT, error) || !inst.run(error) ||
-        !inst.getOutput(loss, lossT, error))
+    Step st{{}, lr, Clock::now()};
+    if (!inst.enqueueRun({{tokens, &tok},
+                          {targets, &tgt},
+                          {size_t(step), &stepT},
+                          {size_t(lrInput), &lrT}},
+                         {size_t(loss)}, st.run, error))
+      return false;
+    pending.push_back(st);
+    return true;
+  };
+  Clock::time_point lastDone;
+  for (int s = 1; s <= o.steps; ++s) {
+    if (pending.empty() && !enqueueStep(s))
+      return fail(error);
+    if (ahead && s < o.steps && !enqueueStep(s + 1))
+      return fail(error);
+    Step st = pending.front();
+    pending.pop_front();
+    std::vector<HostTensor> read;
+    StatusReport report;
+    if (!inst.finishRun(st.run, read, report, error))
       return fail(error);
     // A failed check stops training: the optimizer has skipped this step's
     // update, and bad data or a diverged model would fail the next too.
     error.clear();
-    if (!statusClear(inst, "step " + std::to_string(s) + ": ", error))
+    if (!checksPassed(inst, report, "step " + std::to_string(s) + ": ", error))
       return error.empty() ? 1 : fail(error);
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-            .count();
-    if (!log.step(s, lossT.get(0), lr, seconds))
+    // The step's time: from when the device could start it (its enqueue,
+    // or the previous step's end when it was queued behind that) to its end.
+    Clock::time_point done = Clock::now(),
+                      from =
+                          s > 1 ? std::max(st.enqueued, lastDone) : st.enqueued;
+    double seconds = std::chrono::duration<double>(done - from).count();
+    lastDone = done;
+    if (!log.step(s, read[0].get(0), st.lr, seconds))
       return 1;
   }
   log.summary();
@@ -347,7 +382,10 @@ int runEntry(Device &device, Instance &inst, const ExecutableDesc &exe,
   // the optimizer's inputs when it skipped its update) are still printed,
   // saved and compared, and the run exits 1.
   error.clear();
-  bool checksPassed = statusClear(inst, "", error);
+  StatusReport report;
+  if (!inst.readStatus(report, error))
+    return fail(error);
+  bool passed = checksPassed(inst, report, "", error);
   if (!error.empty())
     return fail(error);
   std::vector<HostTensor> results(e.outputs.size());
@@ -378,7 +416,7 @@ int runEntry(Device &device, Instance &inst, const ExecutableDesc &exe,
       !compareNamed(names, results, o.compare, o.rtol, o.atol,
                     o.normRtol))
     return 1;
-  if (!checksPassed)
+  if (!passed)
     return 1;
   // With --profile, --iterations counts the profiled runs.
   if (o.profile)

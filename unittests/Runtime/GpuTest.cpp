@@ -129,6 +129,57 @@ TEST_F(Gpu, RunsTwoKernelsFromCubinAndFromPtx) {
   }
 }
 
+// Two runs in flight, each with its own inputs copied in and outputs read
+// back asynchronously: each sees exactly its own inputs (the second's
+// copies wait for the first run on the stream), and a third waits its turn.
+TEST_F(Gpu, RunsInFlightEachSeeTheirOwnInputs) {
+  std::mt19937_64 rng(17);
+  const int32_t n = 4099;
+  ExecutableDesc exe = roundTrip(executable(!cubin.empty(), n, 0.5f));
+  std::string error;
+  auto inst = Instance::create(*device, exe, "add_scale", {}, error);
+  ASSERT_TRUE(inst) << error;
+  HostTensor a[3], b[3];
+  for (int r = 0; r < 3; ++r) {
+    a[r] = random(n, rng);
+    b[r] = random(n, rng);
+  }
+  Instance::PendingRun runs[3];
+  for (int r = 0; r < 2; ++r)
+    ASSERT_TRUE(
+        inst->enqueueRun({{0, &a[r]}, {1, &b[r]}}, {1, 0}, runs[r], error))
+        << error;
+  EXPECT_FALSE(inst->enqueueRun({{0, &a[2]}, {1, &b[2]}}, {0}, runs[2], error));
+  EXPECT_NE(error.find("2 runs in flight already"), std::string::npos) << error;
+  auto expectRun = [&](int r) {
+    std::vector<HostTensor> out;
+    StatusReport report;
+    ASSERT_TRUE(inst->finishRun(runs[r], out, report, error)) << error;
+    ASSERT_EQ(out.size(), 2u);
+    for (int64_t i = 0; i < n; ++i) {
+      float sum = float(a[r].f[i]) + float(b[r].f[i]);
+      ASSERT_EQ(float(out[1].f[i]), 0.5f * sum)
+          << "run " << r << " d[" << i << "]";
+      ASSERT_EQ(float(out[0].f[i]), sum) << "run " << r << " c[" << i << "]";
+    }
+    EXPECT_EQ(report.flags, 0u);
+  };
+  expectRun(0);
+  ASSERT_TRUE(
+      inst->enqueueRun({{0, &a[2]}, {1, &b[2]}}, {1, 0}, runs[2], error))
+      << error;
+  expectRun(1);
+  expectRun(2);
+  std::vector<HostTensor> out;
+  StatusReport report;
+  EXPECT_FALSE(inst->finishRun(runs[2], out, report, error));
+  EXPECT_NE(error.find("no such run"), std::string::npos) << error;
+  HostTensor wrong(DType::F32, {n + 1});
+  EXPECT_FALSE(inst->enqueueRun({{0, &wrong}}, {}, runs[0], error));
+  EXPECT_NE(error.find("'a' is"), std::string::npos) << error;
+  expectAddScale(*inst, a[2], b[2], 0.5f);
+}
+
 TEST_F(Gpu, GraphReplayMatchesDirectLaunchesAndStateStaysResident) {
   std::mt19937_64 rng(12);
   const int32_t n = 4096;

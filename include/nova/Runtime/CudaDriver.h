@@ -43,6 +43,8 @@ constexpr int JIT_INFO_LOG_BUFFER = 3;
 constexpr int JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
 constexpr int JIT_ERROR_LOG_BUFFER = 5;
 constexpr int JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+// cuEventCreate
+constexpr unsigned EVENT_DISABLE_TIMING = 2;
 // cuStreamBeginCapture
 constexpr int STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 
@@ -64,6 +66,12 @@ struct Driver {
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+  CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+  /// Page-locked host memory, which the asynchronous copies need to stay
+  /// asynchronous.
+  CUresult (*cuMemAllocHost)(void **, size_t);
+  CUresult (*cuMemFreeHost)(void *);
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
   CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,

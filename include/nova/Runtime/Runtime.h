@@ -25,6 +25,7 @@
 #include "nova/Runtime/KernelTable.h"
 #include "nova/Support/HostTensor.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -143,6 +144,27 @@ public:
   bool synchronize(std::string &error);
   bool run(std::string &error) { return enqueue(error) && synchronize(error); }
 
+  /// Runs in flight: enqueueRun copies `inputs` in (from page-locked
+  /// staging), enqueues the launch list and the copies back of the outputs
+  /// `reads` and of the status record, and returns without waiting, so the
+  /// host prepares the next run while the device works on this one and the
+  /// device goes from run to run without waiting for the host (a training
+  /// loop). At most kRunsInFlight runs are pending; each waits for the
+  /// earlier ones on the stream, and finishRun gives its outputs (in the
+  /// order of `reads`) and status record. The arena's inputs and outputs
+  /// are shared: a run's reads see its own results only because the next
+  /// run starts after them on the stream.
+  static constexpr unsigned kRunsInFlight = 2;
+  struct PendingRun {
+    unsigned slot = ~0u;
+  };
+  bool
+  enqueueRun(const std::vector<std::pair<size_t, const HostTensor *>> &inputs,
+             const std::vector<size_t> &reads, PendingRun &run,
+             std::string &error);
+  bool finishRun(const PendingRun &run, std::vector<HostTensor> &outputs,
+                 StatusReport &report, std::string &error);
+
   /// Runs the launch list `runs` times launch by launch (no graph), a CUDA
   /// event before each launch and after the last, and gives each launch's
   /// median time in milliseconds (in launch order). Each timed run is
@@ -156,8 +178,8 @@ public:
   /// (those that may raise it), and whether an optimizer launched after
   /// them skipped its update.
   std::vector<std::string> describeStatus(const StatusReport &report) const;
-  /// Guard-band mode: one line per guard the last run overwrote (none when
-  /// the executable has no guards); waits for the run.
+  /// Guard-band mode: one line per guard the last run overwrote; waits for
+  /// the run. Without guards: none, at once.
   bool checkGuardBands(std::vector<std::string> &overwritten,
                        std::string &error);
 
@@ -179,6 +201,19 @@ private:
     std::vector<void *> args;
   };
 
+  /// Page-locked staging and a completion event for one run in flight.
+  struct InFlightSlot {
+    void *host = nullptr;
+    size_t capacity = 0;
+    cuda::CUevent done = nullptr;
+    bool busy = false;
+    /// Where each read output and the status record land in `host`.
+    std::vector<std::pair<const TensorDesc *, size_t>> reads;
+    size_t statusAt = 0;
+  };
+  /// After waiting for the device: memory sampled, the first run noted.
+  bool afterWait(std::string &error);
+
   Device &device;
   const EntryDesc *desc;
   const ExecutableDesc *exe = nullptr;
@@ -195,6 +230,8 @@ private:
   /// Device memory in use before the first allocation.
   uint64_t baselineUsed = 0;
   bool ranOnce = false, enqueued = false;
+  std::array<InFlightSlot, kRunsInFlight> inFlight;
+  unsigned nextSlot = 0;
   MemoryUse memory;
 };
 
