@@ -155,12 +155,12 @@ TEST_F(Gpu, RunsInFlightEachSeeTheirOwnInputs) {
     std::vector<HostTensor> out;
     StatusReport report;
     ASSERT_TRUE(inst->finishRun(runs[r], out, report, error)) << error;
-    ASSERT_EQ(out.size(), 2u);
+    ASSERT_EQ(out.size(), 2u); // in the order asked: d, then c
     for (int64_t i = 0; i < n; ++i) {
       float sum = float(a[r].f[i]) + float(b[r].f[i]);
-      ASSERT_EQ(float(out[1].f[i]), 0.5f * sum)
+      ASSERT_EQ(float(out[0].f[i]), 0.5f * sum)
           << "run " << r << " d[" << i << "]";
-      ASSERT_EQ(float(out[0].f[i]), sum) << "run " << r << " c[" << i << "]";
+      ASSERT_EQ(float(out[1].f[i]), sum) << "run " << r << " c[" << i << "]";
     }
     EXPECT_EQ(report.flags, 0u);
   };
