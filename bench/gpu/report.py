@@ -18,6 +18,7 @@ import sys
 
 GIB = float(1 << 30)
 BAND_BAR = 0.8  # row kernels and AdamW against the copy bandwidth
+PREDICTION_BAND = 0.25  # the configurator: measured within 25 % of predicted
 PEERS = [("torch_eager", "PyTorch eager"), ("torch_compile", "torch.compile"),
          ("jax", "JAX/XLA")]
 
@@ -163,6 +164,44 @@ class Report:
                             "share of step", "ms", "GB/s",
                             "fraction of copy"], rows)
 
+    def configurator(self):
+        """The configurator's predicted time of each kernel of the step
+        against the measured one (issue 11 item 4: within 25 %)."""
+        out = ("### The configurator's predictions against the measured "
+               "times\n\n")
+        profiles = self.part("nova_train").get("profile") or {}
+        rows, worst = [], []
+        for compute, prof in sorted(profiles.items()):
+            known = [k for k in prof["kernels"] if k.get("predicted_ms")]
+            if not known:
+                continue
+            close = [k for k in known
+                     if abs(k["ms"] / k["predicted_ms"] - 1) <= PREDICTION_BAND]
+            step = prof["step_ms"] or 1.0
+            rows.append([compute, "%d of %d" % (len(close), len(known)),
+                         "%.1f%%" % (100 * sum(k["ms"] for k in close) / step),
+                         fmt(sum(k["predicted_ms"] for k in known)),
+                         fmt(sum(k["ms"] for k in known))])
+            # The kernels whose misprediction costs the most time.
+            off = sorted((k for k in known if k not in close),
+                         key=lambda k: -abs(k["ms"] - k["predicted_ms"]))
+            worst += [[compute, k["kernel"], str(k["launches"]),
+                       fmt(k["predicted_ms"]), fmt(k["ms"]),
+                       "%.2f" % (k["ms"] / k["predicted_ms"])]
+                      for k in off[:6]]
+        if not rows:
+            return out + ("No predicted times in the profile (the step's "
+                          "`nova-run --profile` JSON has no `predicted_ms`)."
+                          "\n")
+        out += table(["step", "kernels within 25 %", "their share of the step",
+                      "predicted ms", "measured ms"], rows)
+        if worst:
+            out += ("\nThe mispredicted kernels that cost the most "
+                    "time:\n\n" + table(["step", "kernel", "launches",
+                                         "predicted ms", "measured ms",
+                                         "measured / predicted"], worst))
+        return out
+
     def training(self):
         out = "### GPT-2 training against PyTorch and JAX\n\n"
         nova = self.part("nova_train")
@@ -292,7 +331,7 @@ class Report:
             head += ("**%d parts ran at once on the GPU: a check that the "
                      "parts run, not a measurement.**\n\n" % b["jobs"])
         body = "\n".join([self.gemm(), self.attention(), self.bandwidth(),
-                          self.training(), self.deepest(),
+                          self.configurator(), self.training(), self.deepest(),
                           self.compile_times()])
         below = [(label, r, bar) for label, r, bar in self.ratios
                  if bar is not None and r < bar]

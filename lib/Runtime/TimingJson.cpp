@@ -91,7 +91,9 @@ std::string profileJson(const std::vector<KernelProfile> &rows,
     kernels += std::string(kernels.empty() ? "" : ", ") +
                "{\"kernel\": " + quoted(r.kernel) +
                ", \"launches\": " + std::to_string(r.launches) +
-               ", \"ms\": " + number(r.milliseconds) +
+               ", \"ms\": " + number(r.milliseconds) + ", \"predicted_ms\": " +
+               (r.predictedMilliseconds > 0 ? number(r.predictedMilliseconds)
+                                            : std::string("null")) +
                ", \"bytes\": " + number(r.bytes) +
                ", \"flops\": " + number(r.flops) +
                ", \"dtype\": " + quoted(dtypeName(r.dtype)) +

@@ -33,6 +33,7 @@ TEST(TimingJson, ProfileListsKernelsInTheirOrderWithEscapedNames) {
   slow.kernel = "matmul_1";
   slow.launches = 2;
   slow.milliseconds = 0.25;
+  slow.predictedMilliseconds = 0.2;
   slow.flops = 1e9;
   slow.bytes = 4e6;
   slow.dtype = DType::BF16;
@@ -45,10 +46,11 @@ TEST(TimingJson, ProfileListsKernelsInTheirOrderWithEscapedNames) {
             "{\"kind\": \"profile\", \"entry\": \"train_step\", \"device\": "
             "\"H200\", \"runs\": 20, \"step_ms\": 0.375, \"kernels\": "
             "[{\"kernel\": \"matmul_1\", \"launches\": 2, \"ms\": 0.25, "
+            "\"predicted_ms\": 0.2, "
             "\"bytes\": 4000000, \"flops\": 1000000000, \"dtype\": \"BF16\", "
             "\"sources\": [\"m.py:3\", \"say \\\"hi\\\".py:1\"]}, "
             "{\"kernel\": \"row_reduction_2\", \"launches\": 1, \"ms\": "
-            "0.125, \"bytes\": 8000000, \"flops\": 0, \"dtype\": \"F32\", "
+            "0.125, \"predicted_ms\": null, \"bytes\": 8000000, \"flops\": 0, \"dtype\": \"F32\", "
             "\"sources\": []}]}\n");
 }
 
