@@ -143,10 +143,6 @@ wgmma_fc_gelu_dgelu matmul_wgmma_step.mlir fc_gelu_dgelu 1.6e-2 7e-2 no  pack
 wgmma_narrow_odd  matmul_wgmma_step.mlir xwt_narrow_odd 8e-3  norm  no   pack
 attn_wgmma_bwd_persist_c64  attn_wgmma_bwd.mlir persistent_c64  1e-2 norm no pack
 attn_wgmma_bwd_persist_f128 attn_wgmma_bwd.mlir persistent_f128 1e-2 norm no pack
-attn_wgmma_bwd_det_c64 attn_wgmma_bwd.mlir causal_d64 1e-2 norm no pack-det
-attn_wgmma_bwd_det_f64 attn_wgmma_bwd.mlir full_d64  1e-2  norm  no   pack-det
-attn_wgmma_bwd_det_long_c64 attn_wgmma_bwd.mlir causal_d64_long 1e-2 norm no pack-det
-attn_wgmma_bwd_twice attn_wgmma_bwd.mlir causal_d64_twice 1e-2 norm no pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

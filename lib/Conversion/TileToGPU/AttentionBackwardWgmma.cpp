@@ -1,9 +1,8 @@
 //===- AttentionBackwardWgmma.cpp - attention backward on Hopper's wgmma --===//
 //
 // The attention backward for bf16 operands with head dim 64 or 128
-// (sm_90a), in one launch. With `deterministic` (and at head dim 128),
-// two kinds of blocks, each gradient element written by exactly one block
-// (no atomics, no workspace):
+// (sm_90a), in one launch of two kinds of blocks, each gradient element
+// written by exactly one block (deterministic, no atomics, no workspace):
 //
 //  - K/V-stationary blocks own 128 keys of one (batch, head) and stream
 //    the 64-row query tiles that see them (causal: from the diagonal on):
@@ -15,27 +14,11 @@
 //
 // The second kind recomputes S and dP (7 GEMMs where atomics into an f32
 // workspace would need 5), the price of determinism without a second
-// kernel.
-//
-// Without `deterministic`, at head dim 64, every block is K/V-stationary
-// (5 GEMMs): each consumer writes its dS^T tile to shared memory (the A of
-// dK += dS^T Q), computes dQ_part = dS K over its 64 keys for the streamed
-// query tile (A read M-major from that buffer, B the stationary K tile),
-// stages it per warp in shared memory in accumulator order and adds it to
-// an f32 workspace by a bulk asynchronous reduce (one
-// cp.reduce.async.bulk .add.f32 of 4 KiB a warp, issued by its lane 0;
-// the addition order, so the f32 sum's rounding, varies from run to run).
-// Per 16 query rows a ticket counts the consumer warps that added theirs
-// (each warp draws its item's tickets once, after its reduces complete);
-// the warp that draws the last one stores the rows as bf16 dQ and zeroes
-// them and the ticket (the workspace is left as the runtime gave it:
-// zero).
-//
-// D = rowsum(dO * O) comes from O and dO tiles in shared memory: the
-// Q-stationary consumers sum their own rows, and for the streamed query
-// tiles the producer warpgroup (which TMA-loads O beside Q and dO) writes D
-// and the log-sum-exp into the stage before the consumers read them, a
-// tile or more behind its loads.
+// kernel. D = rowsum(dO * O) comes from O and dO tiles in shared memory:
+// the Q-stationary consumers sum their own rows, and for the streamed
+// query tiles the producer warpgroup (which TMA-loads O beside Q and dO)
+// writes D and the log-sum-exp into the stage before the consumers read
+// them, a tile or more behind its loads.
 //
 // Work items (a block of either kind for one (batch, head)) come in
 // classes (kind, stationary tile), ordered heaviest first by tile steps
@@ -80,25 +63,18 @@ constexpr int64_t kConsumers = kStationary / kRows;
 constexpr int64_t kThreads = 128 * (1 + kConsumers);
 constexpr int64_t kSharedLimit = 227 * 1024;
 
-/// The dynamic shared buffer: `sets` sets of `slots` stationary tiles of
-/// 128 rows (K, V; or Q, dO, O: two sets where they fit, so that the next
-/// work item's load runs under this one's tiles), then (dQ by reduces) the
-/// dS^T buffers (two per consumer, 64 x 64 bf16, 128-byte swizzle) and the
-/// dQ staging (4 KiB per consumer warp), then per stage three streamed
+/// The dynamic shared buffer: `sets` sets of three stationary tiles of 128
+/// rows (K, V; or Q, dO, O: two sets where they fit, so that the next work
+/// item's load runs under this one's tiles), then per stage three streamed
 /// tiles of 64 rows (Q, dO, O; or K, V) and the stats (log2-domain
 /// log-sum-exp and D of 64 rows, f32), then the mbarriers: stationary full
 /// and stationary empty per set, then full, stats full and empty per
 /// stage. Tiles are head-dim chunks of 64 columns, 128 bytes a row.
 struct BackwardLayout {
-  int64_t d = 64, stages = 2, sets = 1, slots = 3, dsBuffers = 0,
-          stagingBytes = 0;
+  int64_t d = 64, stages = 2, sets = 1;
   int64_t tileBytes(int64_t rows) const { return rows * d * 2; }
   static int64_t chunkBytes(int64_t rows) { return rows * 128; }
-  int64_t setBytes() const { return slots * tileBytes(kStationary); }
-  int64_t dsBuffer(int64_t index) const {
-    return sets * setBytes() + index * chunkBytes(kRows);
-  }
-  int64_t staging() const { return dsBuffer(dsBuffers); }
+  int64_t setBytes() const { return 3 * tileBytes(kStationary); }
   int64_t stationary(int64_t slot) const {
     return slot * tileBytes(kStationary);
   }
@@ -106,7 +82,7 @@ struct BackwardLayout {
   int64_t stageBytes() const {
     return llvm::alignTo(statsOffset() + 2 * kRows * 4, 1024);
   }
-  int64_t stageBase() const { return staging() + stagingBytes; }
+  int64_t stageBase() const { return sets * setBytes(); }
   int64_t barriers() const { return stageBase() + stages * stageBytes(); }
   int64_t sharedBytes() const {
     return barriers() + 8 * (2 * sets + 3 * stages);
@@ -128,17 +104,6 @@ std::optional<std::string> whyNot(const AttentionBackward &bwd) {
     return std::string("sequences too long for 32-bit TMA coordinates");
   return std::nullopt;
 }
-
-/// dQ by bulk reduces into an f32 workspace (every block K/V-stationary):
-/// not `deterministic`, both gradients wanted, head dim 64 (at 128, dK, dV
-/// and dQ's accumulators leave ptxas too few registers).
-bool reducesQ(const AttentionBackward &bwd) {
-  return !bwd.k.deterministic && bwd.wantQ && bwd.wantKV && bwd.d == 64;
-}
-
-/// Bytes of f32 dQ a consumer warp adds at once: its 16 query rows of a
-/// streamed tile, 64 head-dim columns, in accumulator order.
-constexpr int64_t kWarpRowsBytes = 16 * 64 * 4;
 
 /// One kind of block: which operands are stationary and which stream.
 struct Kind {
@@ -247,39 +212,9 @@ private:
                Value firstUnit, int64_t units);
   LogicalResult consumer(const Kind &kind, const Work &w, Value consumerIndex);
 
-  /// Writes this consumer's dS^T (packed bf16 pairs of accumulators, 64
-  /// keys x 64 queries) to the shared buffer at `buffer` (i64 bytes), rows
-  /// of 128 bytes, 128-byte swizzle: the K-major A of dS^T Q and the
-  /// M-major A of dS K.
-  void writeTransposed(Value buffer, ArrayRef<Value> packed);
-  /// Adds this warp's 16 rows `dq` (32 accumulators) of streamed query
-  /// tile `tile` to the workspace: staged in shared memory in accumulator
-  /// order, then one bulk reduce by lane 0.
-  void reduceRows(const Work &w, Value consumerIndex, Value tile, Value dq);
-  /// After an item's reduces: the warp's tickets for its 16 query rows of
-  /// each streamed tile, a lane a tile; for each tile where it draws the
-  /// last, the warp stores the rows as dQ and zeroes them and the ticket.
-  LogicalResult drawQueryTickets(const Work &w);
-  /// The workspace slot (index) of warp `warp`'s rows of query tile `tile`.
-  Value slotOf(Value bh, Value tile) {
-    return add(mul(add(mul(bh, queryTiles), tile), 4), warp);
-  }
-  /// Accumulator i of a thread: row g (+ 8 when bit 1 of i is set) of its
-  /// warp's 16 rows, column 8 (i / 4) + 2 t + i % 2.
-  Value warpRowOf(int64_t i) {
-    return add(add(mul(warp, 16), g), (i & 2) ? 8 : 0);
-  }
-  Value colOf(int64_t i) { return add(mul(t, 2), (i / 4) * 8 + (i % 2)); }
-
   const AttentionBackward &bwd;
   BackwardLayout layout;
   Value smem, tid;
-  Value warp, lane, g, t; // of a consumer thread
-  /// dQ by bulk reduces into `workspace` (not `deterministic`): 4 KiB rows
-  /// slots per (batch, head, query tile, warp), then a ticket per slot.
-  bool reduceQ = false;
-  Value workspace;
-  int64_t queryTiles = 0;
   Kind keys, queries;
   /// The classes of work items, heaviest first; item p is class p / batch
   /// of (batch, head) p % batch.
@@ -516,13 +451,15 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
                                         Value consumerIndex) {
   MLIRContext *ctx = b.getContext();
   Value thread = rem(tid, 128);
-  warp = div(thread, 32);
-  lane = rem(thread, 32);
-  g = div(lane, 4);
-  t = rem(lane, 4);
+  Value warp = div(thread, 32), lane = rem(thread, 32);
+  Value g = div(lane, 4), t = rem(lane, 4);
+  // Accumulator i of a thread: row g (+ 8 when bit 1 of i is set) of its
+  // warp's 16 stationary rows, column 8 (i / 4) + 2 t + i % 2.
   Value localBase = mul(consumerIndex, kRows);
   Value firstRow = add(w.base, localBase);
-  auto rowOf = [&](int64_t i) { return add(firstRow, warpRowOf(i)); };
+  Value rowBase = add(firstRow, mul(warp, 16));
+  auto rowOf = [&](int64_t i) { return add(add(rowBase, g), (i & 2) ? 8 : 0); };
+  auto colOf = [&](int64_t i) { return add(mul(t, 2), (i / 4) * 8 + (i % 2)); };
 
   Value address = LLVM::PtrToIntOp::create(b, b.getI64Type(), smem);
   Value start = arith::ShRUIOp::create(b, address, i64(4));
@@ -568,25 +505,6 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
           NVVM::MMAIntOverflowAttr());
     }
     return s;
-  };
-  // acc (m64 x 64) = (fresh ? 0 : acc) + A B over 64 rows of B, N-major
-  // (16 rows a wgmma), A in shared memory by `aDesc`, advanced `aStep`
-  // bytes a wgmma, K-major (row) or M-major (col).
-  auto accType = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(accCount, b.getF32Type()));
-  auto sharedProduct = [&](Value acc, bool fresh, Value aDesc, int64_t aStep,
-                           NVVM::MMALayout aLayout, Value bDesc) {
-    for (int64_t step = 0; step < kRows / 16; ++step)
-      acc = NVVM::WgmmaMmaAsyncOp::create(
-          b, acc.getType(), acc, add(aDesc, i64(step * aStep >> 4)),
-          add(bDesc, i64(step * 16 * 128 >> 4)),
-          NVVM::MMAShapeAttr::get(ctx, 64, bwd.d, 16), NVVM::WGMMATypes::bf16,
-          NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32,
-          fresh && step == 0 ? NVVM::WGMMAScaleOut::zero
-                             : NVVM::WGMMAScaleOut::one,
-          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, aLayout,
-          NVVM::MMALayout::row, NVVM::MMAIntOverflowAttr());
-    return acc;
   };
   // acc += A B with A (64 x 64 streamed rows) packed in registers and B
   // the streamed tile read N-major: 16 rows a wgmma.
@@ -716,60 +634,15 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
       ds.push_back(fmul(p[i], fsub(x, delta[i])));
     }
     SmallVector<Value> dsPacked = attention_wgmma::packBF16(b, ds);
-    SmallVector<Value> yielded(carried.begin(), carried.begin() + accCount);
-    if (!reduceQ) {
-      // dK += dS^T Q, or dQ += dS K, with dS from registers.
-      NVVM::WgmmaFenceAlignedOp::create(b);
-      yielded = accumulate(yielded, dsPacked, shifted(nMajor, xTile));
-      NVVM::WgmmaGroupSyncAlignedOp::create(b);
-      NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-      NVVM::MBarrierArriveOp::create(b, Type(), empty(stage), Value());
-    } else {
-      // dS^T to this consumer's buffer of the ring step's parity: the
-      // other buffer's readers (the step before) finished before this
-      // warpgroup's barrier of that step, which every warp passed after its
-      // wait.
-      Value buffer =
-          add(i64(layout.dsBuffer(0)),
-              arith::MulIOp::create(
-                  b, toI64(add(mul(consumerIndex, 2), rem(add(w.step, j), 2))),
-                  i64(BackwardLayout::chunkBytes(kRows))));
-      writeTransposed(buffer, dsPacked);
-      // The generic proxy's stores before wgmma's reads, then every warp's
-      // (inline PTX: nvvm.barrier with a thread count does not survive a
-      // print and re-parse with locations in MLIR 22).
-      NVVM::FenceProxyOp::create(
-          b, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
-          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-      LLVM::InlineAsmOp::create(
-          b, TypeRange{}, ValueRange{toI32(add(consumerIndex, 1))},
-          "bar.sync $0, 128;", "r", /*has_side_effects=*/true,
-          /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-          LLVM::AsmDialectAttr(), ArrayAttr());
-      // dK += dS^T Q with dS^T from its buffer (K-major A: 16 queries, 32
-      // bytes of a row, a step): dS's registers are free for dQ's.
-      NVVM::WgmmaFenceAlignedOp::create(b);
-      Value acc = LLVM::UndefOp::create(b, accType);
-      for (auto [i, x] : llvm::enumerate(yielded))
-        acc = LLVM::InsertValueOp::create(b, acc, x, int64_t(i));
-      acc = sharedProduct(acc, /*fresh=*/false, shifted(kMajor, buffer), 32,
-                          NVVM::MMALayout::row, shifted(nMajor, xTile));
-      NVVM::WgmmaGroupSyncAlignedOp::create(b);
-      // The streamed tile's dQ rows over this consumer's 64 keys, dS K: A
-      // is dS^T read M-major (16 keys, 2048 bytes, a step), B the
-      // stationary K tile read N-major.
-      Value keyRows = add(shifted(nMajor, stationaryAt(set, 0)), consumerRows);
-      Value dq = sharedProduct(LLVM::UndefOp::create(b, accType),
-                               /*fresh=*/true, shifted(nMajor, buffer),
-                               16 * 128, NVVM::MMALayout::col, keyRows);
-      NVVM::WgmmaGroupSyncAlignedOp::create(b);
-      NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-      NVVM::MBarrierArriveOp::create(b, Type(), empty(stage), Value());
-      for (int64_t i = 0; i < accCount; ++i)
-        yielded[i] = LLVM::ExtractValueOp::create(b, acc, ArrayRef<int64_t>{i});
-      reduceRows(w, consumerIndex, add(w.first, j), dq);
-    }
+    NVVM::WgmmaFenceAlignedOp::create(b);
+    // dK += dS^T Q, or dQ += dS K.
+    SmallVector<Value> yielded = accumulate(
+        SmallVector<Value>(carried.begin(), carried.begin() + accCount),
+        dsPacked, shifted(nMajor, xTile));
     yielded.append(dV.begin(), dV.end());
+    NVVM::WgmmaGroupSyncAlignedOp::create(b);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+    NVVM::MBarrierArriveOp::create(b, Type(), empty(stage), Value());
     body.popScope();
     scf::YieldOp::create(b, yielded);
   }
@@ -790,177 +663,13 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
     if (failed(bwd.store(result, w.bh, row, colOf(e), x, ult(row, length))))
       return failure();
   }
-  if (reduceQ)
-    return drawQueryTickets(w);
   return success();
-}
-
-void BackwardEmitter::writeTransposed(Value buffer, ArrayRef<Value> packed) {
-  // Word r holds accumulators 2 r and 2 r + 1: key row warpRowOf(2 r),
-  // queries colOf(2 r) and the next, 4 bytes in 16-byte unit (2 r) / 4 of
-  // the row, the unit's index XOR the row's index mod 8 (= g).
-  for (auto [r, word] : llvm::enumerate(packed)) {
-    int64_t i = 2 * int64_t(r);
-    Value row = warpRowOf(i);
-    Value unit = arith::XOrIOp::create(b, g, idx(i / 4));
-    Value at = add(mul(row, 128), add(mul(unit, 16), mul(t, 4)));
-    LLVM::StoreOp::create(b, word, shared(add(buffer, toI64(at))), 4);
-  }
-}
-
-void BackwardEmitter::reduceRows(const Work &w, Value consumerIndex, Value tile,
-                                 Value dq) {
-  // Staged [pair of accumulators][lane] (8 bytes a lane: no bank
-  // conflicts); the workspace slot has the same order, which the
-  // conversion reads back.
-  auto asm_ = [&](ValueRange operands, StringRef text, StringRef constraints) {
-    LLVM::InlineAsmOp::create(b, TypeRange{}, operands, text, constraints,
-                              /*has_side_effects=*/true,
-                              /*is_align_stack=*/false,
-                              LLVM::tailcallkind::TailCallKind::None,
-                              LLVM::AsmDialectAttr(), ArrayAttr());
-  };
-  Value lead = cmp(arith::CmpIPredicate::eq, lane, idx(0));
-  Value staging =
-      add(i64(layout.staging()),
-          arith::MulIOp::create(b, toI64(add(mul(consumerIndex, 4), warp)),
-                                i64(kWarpRowsBytes)));
-  // The previous tile's reduce has read the staging.
-  (void)k.ifThen(lead, [&] {
-    asm_({}, "cp.async.bulk.wait_group.read 0;", "");
-    return success();
-  });
-  NVVM::SyncWarpOp::create(b, i32(-1));
-  auto pair = VectorType::get({2}, b.getF32Type());
-  for (int64_t i = 0; i < 32; i += 2) {
-    Value x = LLVM::UndefOp::create(b, pair);
-    for (int64_t e = 0; e < 2; ++e)
-      x = LLVM::InsertElementOp::create(
-          b, x, LLVM::ExtractValueOp::create(b, dq, ArrayRef<int64_t>{i + e}),
-          i32(e));
-    Value at =
-        add(i64(i / 2 * 256), arith::MulIOp::create(b, toI64(lane), i64(8)));
-    LLVM::StoreOp::create(b, x, shared(add(staging, at)), 8);
-  }
-  NVVM::FenceProxyOp::create(
-      b,
-      NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
-      NVVM::SharedSpaceAttr::get(b.getContext(),
-                                 NVVM::SharedSpace::shared_cta));
-  NVVM::SyncWarpOp::create(b, i32(-1));
-  (void)k.ifThen(lead, [&] {
-    Value base = arith::IndexCastOp::create(
-        b, b.getI64Type(),
-        memref::ExtractAlignedPointerAsIndexOp::create(b, workspace));
-    Value to = add(base, arith::MulIOp::create(b, toI64(slotOf(w.bh, tile)),
-                                               i64(kWarpRowsBytes)));
-    Value from = LLVM::PtrToIntOp::create(b, b.getI32Type(), shared(staging));
-    asm_({to, from},
-         "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], "
-         "[$1], " +
-             std::to_string(kWarpRowsBytes) +
-             ";\n\tcp.async.bulk.commit_group;",
-         "l,r");
-    return success();
-  });
-}
-
-LogicalResult BackwardEmitter::drawQueryTickets(const Work &w) {
-  int64_t keyBlocks = llvm::divideCeil(bwd.tk, kStationary);
-  int64_t slots = product(bwd.lead) * queryTiles * 4;
-  Value rows = k.workspaceView(workspace, 0, {slots, kWarpRowsBytes / 4},
-                               b.getF32Type());
-  Value tickets = k.workspaceView(workspace, slots * kWarpRowsBytes, {slots},
-                                  b.getI32Type());
-  // The warp's reduces complete and are visible to the generic proxy at
-  // the device before any of its tickets: one wait a warp and item.
-  (void)k.ifThen(cmp(arith::CmpIPredicate::eq, lane, idx(0)), [&] {
-    LLVM::InlineAsmOp::create(
-        b, TypeRange{}, ValueRange{},
-        "cp.async.bulk.wait_group 0;\n\tfence.proxy.async.global;", "",
-        /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-        ArrayAttr());
-    NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
-    return success();
-  });
-  NVVM::SyncWarpOp::create(b, i32(-1));
-  NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
-  return k.loop(idx(0), w.tiles, idx(32), [&](Value from) -> LogicalResult {
-    Value j = add(from, lane);
-    Value tile = add(w.first, j);
-    // Both consumers of each K/V block that streams the tile add to it: with
-    // causal masks the blocks up to the tile's (key blocks start streaming
-    // at their diagonal tile, two per block), else all.
-    Value contributors = idx(keyBlocks);
-    if (bwd.causal)
-      contributors = arith::MinUIOp::create(
-          b, add(div(tile, kStationary / kRows), 1), idx(keyBlocks));
-    auto draw = scf::IfOp::create(b, TypeRange{b.getI1Type()}, ult(j, w.tiles),
-                                  /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(draw.thenBlock());
-      Value ticket =
-          memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(1),
-                                      tickets, ValueRange{slotOf(w.bh, tile)});
-      scf::YieldOp::create(
-          b, ValueRange{
-                 cmp(arith::CmpIPredicate::eq,
-                     arith::IndexCastOp::create(b, b.getIndexType(), ticket),
-                     arith::SubIOp::create(b, mul(contributors, kConsumers),
-                                           idx(1)))});
-      b.setInsertionPointToStart(draw.elseBlock());
-      scf::YieldOp::create(
-          b, ValueRange{arith::ConstantOp::create(b, b.getBoolAttr(false))});
-    }
-    Value lastWord =
-        arith::ExtUIOp::create(b, b.getI32Type(), draw.getResult(0));
-    Value count = arith::MinUIOp::create(
-        b, idx(32), arith::SubIOp::create(b, w.tiles, from));
-    // The warp converts, one after another, the tiles whose last ticket one
-    // of its lanes drew.
-    return k.loop(idx(0), count, idx(1), [&](Value l) -> LogicalResult {
-      Value flag = gpu::ShuffleOp::create(b, lastWord, toI32(l), i32(32),
-                                          gpu::ShuffleMode::IDX)
-                       .getShuffleResult();
-      return k.ifThen(
-          cmp(arith::CmpIPredicate::ne,
-              arith::IndexCastOp::create(b, b.getIndexType(), flag), idx(0)),
-          [&]() -> LogicalResult {
-            NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU);
-            Value done = add(w.first, add(from, l));
-            Value slot = slotOf(w.bh, done);
-            Value first = mul(done, kRows);
-            Value zero = f32(0.0), scale = f32(bwd.scale);
-            for (int64_t i = 0; i < 32; ++i) {
-              ValueRange at{slot, add(mul(lane, 2), i / 2 * 64 + i % 2)};
-              Value x = memref::LoadOp::create(b, rows, at);
-              memref::StoreOp::create(b, zero, rows, at);
-              Value query = add(first, warpRowOf(i));
-              if (failed(bwd.store(0, w.bh, query, colOf(i), fmul(x, scale),
-                                   ult(query, bwd.tq))))
-                return failure();
-            }
-            return k.ifThen(cmp(arith::CmpIPredicate::eq, lane, idx(0)), [&] {
-              memref::StoreOp::create(b, i32(0), tickets, ValueRange{slot});
-              return success();
-            });
-          });
-    });
-  });
 }
 
 FailureOr<Geometry> BackwardEmitter::emit() {
   // Two stationary sets where they fit beside at least 3 stages (d 64),
   // else one; then as many stages as fit, up to 4.
   layout.d = bwd.d;
-  reduceQ = reducesQ(bwd);
-  if (reduceQ) {
-    layout.slots = 2;
-    layout.dsBuffers = 2 * kConsumers;
-    layout.stagingBytes = kConsumers * 4 * kWarpRowsBytes;
-  }
   for (int64_t sets : {2, 1}) {
     layout.sets = sets;
     for (int64_t stages = 4; stages >= 2; --stages) {
@@ -990,15 +699,8 @@ FailureOr<Geometry> BackwardEmitter::emit() {
   keys = Kind{true, {key, value}, {q, outGrad, out}, bwd.tk, bwd.tq};
   queries = Kind{false, {q, outGrad, out}, {key, value}, bwd.tq, bwd.tk};
 
-  if (reduceQ) {
-    // The f32 dQ slots, then their tickets; the workspace is the function's
-    // last argument, after the descriptors.
-    int64_t slots = batch * llvm::divideCeil(bwd.tq, kRows) * 4;
-    workspace = k.addWorkspace(slots * (kWarpRowsBytes + 4));
-  }
-
   // The work items' classes.
-  queryTiles = llvm::divideCeil(bwd.tq, kRows);
+  int64_t queryTiles = llvm::divideCeil(bwd.tq, kRows);
   int64_t keyBlocks = llvm::divideCeil(bwd.tk, kStationary),
           queryBlocks = llvm::divideCeil(bwd.tq, kStationary);
   if (bwd.wantKV)
@@ -1006,7 +708,7 @@ FailureOr<Geometry> BackwardEmitter::emit() {
       int64_t first = bwd.causal ? t * kStationary / kRows : 0;
       classes.push_back({true, t, std::max<int64_t>(queryTiles - first, 0)});
     }
-  if (bwd.wantQ && !reduceQ)
+  if (bwd.wantQ)
     for (int64_t t = 0; t < queryBlocks; ++t) {
       int64_t tiles = llvm::divideCeil(bwd.tk, kRows);
       if (bwd.causal)
@@ -1078,11 +780,8 @@ std::optional<FailureOr<Geometry>>
 emitAttentionBackwardWgmma(const AttentionBackward &bwd) {
   auto why = whyNot(bwd);
   hopper::remarkPath(bwd.k, why,
-                     reducesQ(bwd)
-                         ? "wgmma attention backward (K/V-stationary blocks, "
-                           "dQ by bulk f32 reduces)"
-                         : "wgmma attention backward (deterministic: K/V- and "
-                           "Q-stationary blocks)");
+                     "wgmma attention backward (deterministic: K/V- and "
+                     "Q-stationary blocks)");
   if (why)
     return std::nullopt;
   return BackwardEmitter(bwd).emit();

@@ -5,33 +5,23 @@
 // of 64 x 64 boxes for Q, K, V, O and dO (not the log-sum-exp, read
 // directly), S and dP as nvvm.wgmma.mma_async m64n64k16, the products with
 // P or dS by inline register-A wgmma reading the streamed tile N-major;
-// nvvm.minctasm = 1 (.minnctapersm, so ptxas honours setmaxnreg). With
-// deterministic=true (and at head dim 128) it writes each gradient element
-// from one block; by default, at head dim 64, only K/V-stationary blocks,
-// dQ added to an f32 workspace by bulk reduces (dS^T in shared memory, a
-// named barrier per consumer, dQ = dS K with A read M-major) and converted
-// by the warp that draws a query tile's last ticket. f32 stays on mma.sync
-// (a remark says why), as does wgmma=false.
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s --check-prefixes=CHECK,REDUCE
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=deterministic=true | FileCheck %s --check-prefixes=CHECK,DET
+// nvvm.minctasm = 1 (.minnctapersm, so ptxas honours setmaxnreg). It
+// writes each gradient element from one block, so deterministic=true keeps
+// it; f32 stays on mma.sync (a remark says why), as does wgmma=false.
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false | FileCheck %s --check-prefix=OFF --implicit-check-not=wgmma --implicit-check-not=nova_gpu.tma
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefixes=REMARK,REMARK-REDUCE
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=deterministic=true --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefixes=REMARK,REMARK-DET
-// REMARK-REDUCE: remark: [Passed] wgmma | Category:nova-wgmma | Function=attention_backward_{{[0-9a-f]+}} | Remark="wgmma attention backward (K/V-stationary blocks, dQ by bulk f32 reduces)"
-// REMARK-DET: remark: [Passed] wgmma | Category:nova-wgmma | Function=attention_backward_{{[0-9a-f]+}} | Remark="wgmma attention backward (deterministic: K/V- and Q-stationary blocks)"
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=deterministic=true --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=attention_backward_{{[0-9a-f]+}} | Remark="wgmma attention backward (deterministic: K/V- and Q-stationary blocks)"
 // REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=attention_backward_{{[0-9a-f]+}} | Reason="stays on mma.sync: operands are not bf16"
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=attention_backward_{{[0-9a-f]+}} | Remark="wgmma attention backward
 
-// B2 H3 T200 D64 causal, deterministic: 2 x 3 x 2 key blocks + as many
-// query blocks = 24; Q, K, V, O, dO (buffers 0, 1, 2, 3, 5) as 4-d boxes
-// of 64 x 64 rows; two sets of three 16 KB stationary tiles, 4 stages of
-// three 8 KB tiles and the stats (25 KB a stage), 16 mbarriers. Per
-// streamed tile: S and dP (4 wgmmas each over the head dim), dV, dK or dQ
-// (4 register-A wgmmas each over the 64 streamed rows; 3 calls in the
-// code: dV, and dK/dQ in both kinds). By default: the 12 key blocks, two
-// sets of two stationary tiles, four 8 KB dS^T buffers, 32 KB of dQ
-// staging and 3 stages (207976 bytes); the workspace (last argument): 6 x
-// 4 query tiles x 4 warps of 4 KB f32 rows and a 4-byte ticket each.
+// B2 H3 T200 D64 causal: 2 x 3 x 2 key blocks + as many query blocks = 24;
+// Q, K, V, O, dO (buffers 0, 1, 2, 3, 5) as 4-d boxes of 64 x 64 rows;
+// two sets of three 16 KB stationary tiles, 4 stages of three 8 KB tiles
+// and the stats (25 KB a stage), 16 mbarriers. Per streamed tile: S and dP (4 wgmmas
+// each over the head dim), dV, dK or dQ (4 register-A wgmmas each over the
+// 64 streamed rows; 3 calls in the code: dV, and dK/dQ in both kinds).
 // CHECK-LABEL: gpu.module
 // CHECK: gpu.func @attention_backward_{{[0-9a-f]+}}(
 // CHECK-SAME: %arg9: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 0 : i32, dims = array<i64: 64, 200, 3, 2>, offset = 0 : i64, strides = array<i64: 128, 25600, 76800>, swizzle = 128 : i32}}
@@ -39,21 +29,12 @@
 // CHECK-SAME: %arg11: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 2 : i32,
 // CHECK-SAME: %arg12: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 3 : i32,
 // CHECK-SAME: %arg13: !llvm.ptr {nova_gpu.tma = {box = array<i64: 64, 64, 1, 1>, buffer = 5 : i32,
-// REDUCE-SAME: %arg14: memref<393600xi8>)
-// REDUCE-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 12, 1, 1>, nova_gpu.dynamic_shared_bytes = 207976 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nova_gpu.workspace_bytes = 393600 : i64, nvvm.minctasm = 1 : i32}
-// DET-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 200832 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nvvm.minctasm = 1 : i32}
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>, known_grid_size = array<i32: 24, 1, 1>, nova_gpu.dynamic_shared_bytes = 200832 : i64, nova_gpu.tma_params = array<i32: 9, 10, 11, 12, 13>, nvvm.minctasm = 1 : i32}
 // CHECK: nvvm.setmaxregister decrease 40
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK: llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
-// REDUCE: llvm.inline_asm has_side_effects "bar.sync $0, 128;"
-// REDUCE: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
-// REDUCE: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
-// REDUCE: llvm.inline_asm has_side_effects "cp.async.bulk.wait_group.read 0;"
-// REDUCE: llvm.inline_asm has_side_effects "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], 4096;
-// REDUCE: llvm.inline_asm has_side_effects "cp.async.bulk.wait_group 0;
-// REDUCE: memref.atomic_rmw addi
 
 // f32: the mma.sync backward (static shared tiles, no TMA).
 // CHECK-LABEL: gpu.module

@@ -10,12 +10,7 @@
 // entries have enough work items (at least 8 per SM) for the persistent
 // grid: 132 blocks walking 16 (persistent_c64: 4 items of 1 to 3 tiles per
 // (batch, head)) and 8 items each, across both stationary sets (d64) or
-// the one set (d128). At head dim 64 dQ goes by bulk f32 reduces unless
-// deterministic (the *_det rows of kernel-tests.sh): the *_long entries
-// have many key blocks adding to each query tile (tickets counted per
-// causal diagonal), causal_d64_twice launches the backward twice in one
-// entry (the second launch finds the workspace as the first left it:
-// zeroed, tickets reset).
+// the one set (d128).
 
 func.func @causal_d64(%q: tensor<2x3x200x64xbf16>, %k: tensor<2x3x200x64xbf16>, %v: tensor<2x3x200x64xbf16>, %dy: tensor<2x3x200x64xbf16>)
     -> (tensor<2x3x200x64xbf16>, tensor<2x3x200x64xbf16>, tensor<2x3x200x64xbf16>) {
@@ -148,32 +143,4 @@ func.func @persistent_f128(%q: tensor<4x132x40x128xbf16>, %k: tensor<4x132x40x12
     nova_tile.yield %dq, %dk, %dv : tensor<4x132x40x128xbf16>, tensor<4x132x40x128xbf16>, tensor<4x132x40x128xbf16>
   }
   return %g#0, %g#1, %g#2 : tensor<4x132x40x128xbf16>, tensor<4x132x40x128xbf16>, tensor<4x132x40x128xbf16>
-}
-func.func @causal_d64_twice(%q: tensor<1x2x300x64xbf16>, %k: tensor<1x2x300x64xbf16>, %v: tensor<1x2x300x64xbf16>, %dy: tensor<1x2x300x64xbf16>)
-    -> (tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>) {
-  %f:2 = nova_tile.fusion attention_forward (%q, %k, %v)
-      : (tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>) -> (tensor<1x2x300x64xbf16>, tensor<1x2x300xf32>) {
-  ^bb0(%qa: tensor<1x2x300x64xbf16>, %ka: tensor<1x2x300x64xbf16>, %va: tensor<1x2x300x64xbf16>):
-    %o, %lse = nova.attention_fwd %qa, %ka, %va scale 0.125 causal : tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16> -> tensor<1x2x300x64xbf16>, tensor<1x2x300xf32>
-    nova_tile.yield %o, %lse : tensor<1x2x300x64xbf16>, tensor<1x2x300xf32>
-  }
-  %g:3 = nova_tile.fusion attention_backward (%q, %k, %v, %f#0, %f#1, %dy)
-      : (tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300xf32>, tensor<1x2x300x64xbf16>) -> (tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>) {
-  ^bb0(%qa: tensor<1x2x300x64xbf16>, %ka: tensor<1x2x300x64xbf16>, %va: tensor<1x2x300x64xbf16>, %oa: tensor<1x2x300x64xbf16>, %la: tensor<1x2x300xf32>, %da: tensor<1x2x300x64xbf16>):
-    %dq, %dk, %dv = nova.attention_bwd %qa, %ka, %va, %oa, %la, %da scale 0.125 causal : tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300xf32>, tensor<1x2x300x64xbf16>
-    nova_tile.yield %dq, %dk, %dv : tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>
-  }
-  %f2:2 = nova_tile.fusion attention_forward (%k, %q, %v)
-      : (tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>) -> (tensor<1x2x300x64xbf16>, tensor<1x2x300xf32>) {
-  ^bb0(%qa: tensor<1x2x300x64xbf16>, %ka: tensor<1x2x300x64xbf16>, %va: tensor<1x2x300x64xbf16>):
-    %o, %lse = nova.attention_fwd %qa, %ka, %va scale 0.125 causal : tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16> -> tensor<1x2x300x64xbf16>, tensor<1x2x300xf32>
-    nova_tile.yield %o, %lse : tensor<1x2x300x64xbf16>, tensor<1x2x300xf32>
-  }
-  %g2:3 = nova_tile.fusion attention_backward (%k, %q, %v, %f2#0, %f2#1, %dy)
-      : (tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300xf32>, tensor<1x2x300x64xbf16>) -> (tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>) {
-  ^bb0(%qa: tensor<1x2x300x64xbf16>, %ka: tensor<1x2x300x64xbf16>, %va: tensor<1x2x300x64xbf16>, %oa: tensor<1x2x300x64xbf16>, %la: tensor<1x2x300xf32>, %da: tensor<1x2x300x64xbf16>):
-    %dq, %dk, %dv = nova.attention_bwd %qa, %ka, %va, %oa, %la, %da scale 0.125 causal : tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300xf32>, tensor<1x2x300x64xbf16>
-    nova_tile.yield %dq, %dk, %dv : tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>
-  }
-  return %g#0, %g#1, %g#2, %g2#0, %g2#1, %g2#2 : tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>, tensor<1x2x300x64xbf16>
 }
