@@ -308,6 +308,16 @@ Instance::~Instance() {
     drv.cuMemFree(workspace);
 }
 
+/// Whether `i` names one of `count` inputs or outputs; else `error` says
+/// "no input #i" (`what` = "input").
+static bool inRange(size_t i, size_t count, const char *what,
+                    std::string &error) {
+  if (i < count)
+    return true;
+  error = std::string("no ") + what + " #" + std::to_string(i);
+  return false;
+}
+
 /// Whether `value` has the dtype and shape of `t`; else `error` says so.
 static bool matches(const TensorDesc &t, const HostTensor &value,
                     std::string &error) {
@@ -346,26 +356,20 @@ bool Instance::copyOut(const TensorDesc &t, HostTensor &value,
 }
 
 bool Instance::setInput(size_t i, const HostTensor &value, std::string &error) {
-  if (i >= desc->inputs.size()) {
-    error = "no input #" + std::to_string(i);
+  if (!inRange(i, desc->inputs.size(), "input", error))
     return false;
-  }
   return copyIn(desc->inputs[i], value, error);
 }
 
 bool Instance::getInput(size_t i, HostTensor &value, std::string &error) {
-  if (i >= desc->inputs.size()) {
-    error = "no input #" + std::to_string(i);
+  if (!inRange(i, desc->inputs.size(), "input", error))
     return false;
-  }
   return copyOut(desc->inputs[i], value, error);
 }
 
 bool Instance::getOutput(size_t i, HostTensor &value, std::string &error) {
-  if (i >= desc->outputs.size()) {
-    error = "no output #" + std::to_string(i);
+  if (!inRange(i, desc->outputs.size(), "output", error))
     return false;
-  }
   return copyOut(desc->outputs[i], value, error);
 }
 
@@ -511,10 +515,8 @@ bool Instance::enqueueRun(
   std::vector<size_t> inputAt;
   for (size_t k = 0; k < inputs.size(); ++k) {
     auto [i, value] = inputs[k];
-    if (i >= desc->inputs.size()) {
-      error = "no input #" + std::to_string(i);
+    if (!inRange(i, desc->inputs.size(), "input", error))
       return false;
-    }
     if (!matches(desc->inputs[i], *value, error))
       return false;
     encodeTensor(*value, bytes[k]);
@@ -522,10 +524,8 @@ bool Instance::enqueueRun(
   }
   slot.reads.clear();
   for (size_t i : reads) {
-    if (i >= desc->outputs.size()) {
-      error = "no output #" + std::to_string(i);
+    if (!inRange(i, desc->outputs.size(), "output", error))
       return false;
-    }
     const TensorDesc &t = desc->outputs[i];
     slot.reads.push_back({&t, place(size, t.bytes())});
   }
