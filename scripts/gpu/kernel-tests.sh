@@ -134,6 +134,8 @@ softmax_50257     classifier_padded.mlir softmax_50257   1e-6  1e-9  no  planned
 cls_1001_rows     classifier_padded.mlir classifier_1001_rows  2e-2 norm no planned-single
 cls_50257_rows    classifier_padded.mlir classifier_50257_rows 2e-2 norm no planned-single
 softmax_large     classifier_padded.mlir softmax_large   1e-5  1e-9  no  planned-single
+softmax_staged    classifier_padded.mlir softmax_50257_staged 8e-3 norm no planned-single
+cls_50257_large   classifier_padded.mlir classifier_50257_large 2e-2 norm no planned-single
 ln_fwd768         row-reduction.mlir  layer_norm_c768 8e-3 1e-5  no   pack
 ln_fwd768_f32     row-reduction.mlir  layer_norm_c768_f32 1e-5 1e-6 no pack
 rowsum_ln768_first rowsum.mlir        ln_backward_first_c768 8e-3 1e-5 no pack

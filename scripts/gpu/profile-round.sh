@@ -8,8 +8,10 @@
 # with {bf16,tf32}.nvx (scripts/gpu/gpt2-round.sh prepare with each
 # compiler, MODELS=124m), kernel-tests.sh and kernel-tests/ (its prepare).
 # COMPUTES picks the steps (default "bf16 tf32"); files gzipped to fit the
-# carry are unpacked first. DETERMINISM="CASE ENTRY" also runs that kernel
-# case twice on the same inputs and requires bit-for-bit equal outputs.
+# carry are unpacked first; without old/ the new step is profiled alone.
+# DETERMINISM="CASE ENTRY" also runs that kernel case twice on the same
+# inputs and requires bit-for-bit equal outputs. NCU=REGEX profiles the new
+# step's kernels of matching names with Nsight Compute (ncu-<compute>.txt).
 set -uo pipefail
 C=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/rowbw-out}
@@ -38,6 +40,8 @@ fi
 for c in ${COMPUTES:-bf16 tf32}; do
   timeout 40 python3 "$C/step_inputs.py" "$R" "$C/new/$c.nvx" "$W/in.safetensors" || status=1
   for v in old new; do
+    # Without an old step (no second compiler built), the new one alone.
+    [ -e "$C/$v/$c.nvx" ] || { echo "== $v $c: none"; continue; }
     echo "== $v $c"
     timeout 40 "$R" "$C/$v/$c.nvx" --entry train_step --inputs "$W/in.safetensors" \
       -o "$W/$v.safetensors" --profile --iterations 5 --warmup 1 \
@@ -46,7 +50,18 @@ for c in ${COMPUTES:-bf16 tf32}; do
     head -4 "$OUT/profile-$v-$c.txt"; tail -1 "$OUT/profile-$v-$c.txt"
   done
   bound=$([ "$c" = bf16 ] && echo 1e-2 || echo 1e-3)
-  timeout 40 python3 "$C/compare_steps.py" "$W/old.safetensors" "$W/new.safetensors" "$bound" || status=1
+  if [ -e "$W/old.safetensors" ]; then
+    timeout 40 python3 "$C/compare_steps.py" "$W/old.safetensors" "$W/new.safetensors" "$bound" || status=1
+  fi
+  # NCU=REGEX: Nsight Compute's summary of the new step's kernels whose
+  # names match (hardware counters; the clocks left as they are).
+  if [ -n "${NCU:-}" ] && command -v ncu > /dev/null; then
+    timeout "${NCU_TIMEOUT:-90}" ncu --clock-control none --kernel-name "regex:$NCU" \
+      --launch-count "${NCU_COUNT:-20}" --section SpeedOfLight --section Occupancy \
+      --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
+      "$R" "$C/new/$c.nvx" --entry train_step --inputs "$W/in.safetensors" \
+      -o "$W/ncu.safetensors" > "$OUT/ncu-$c.txt" 2>&1 || echo "ncu: exit $? (see ncu-$c.txt)"
+  fi
   rm -f "$W"/*.safetensors
 done
 echo "round status $status"

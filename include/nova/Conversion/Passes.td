@@ -89,7 +89,12 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
            "Lower TF32 products with K-major operands to wgmma too (the "
            "consumers round each landed stage to TF32 to nearest in shared "
            "memory, since wgmma itself drops the low mantissa bits); false: "
-           "TF32 products stay on mma.sync">
+           "TF32 products stay on mma.sync">,
+    Option<"stageRows", "stage-rows", "bool", /*default=*/"true",
+           "Row kernels that read a wide 16-byte-chunked row more than once "
+           "keep the first read's copy in shared memory (up to 110 KB a "
+           "block) and take the later passes from there, so the row leaves "
+           "HBM once; false: every pass reads global memory (the L2)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

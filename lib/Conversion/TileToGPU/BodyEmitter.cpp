@@ -203,6 +203,29 @@ void BodyEmitter::recordFirstBad(unsigned word, Value position, Value value) {
                               ValueRange{index(word)});
 }
 
+Value BodyEmitter::approxF32Op(StringRef instruction, Value x) {
+  return LLVM::InlineAsmOp::create(b, b.getF32Type(), ValueRange{x},
+                                   (instruction + " $0, $1;").str(), "=f,f",
+                                   /*has_side_effects=*/false,
+                                   /*is_align_stack=*/false,
+                                   LLVM::tailcallkind::TailCallKind::None,
+                                   LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
+}
+
+Value BodyEmitter::exponential(Value x, bool approximate, double scale) {
+  Type t = x.getType();
+  if (!approximate) {
+    if (scale != 1.0)
+      x = arith::MulFOp::create(b, floatConstant(t, scale), x);
+    return math::ExpOp::create(b, x);
+  }
+  // The scale folded into ex2's log2 e.
+  return approxF32Op("ex2.approx.ftz.f32",
+                     arith::MulFOp::create(b, x,
+                                           floatConstant(t, scale * M_LOG2E)));
+}
+
 FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
   Type element = elementOf(op->getResult(0));
   if (auto check = dyn_cast<nv::CheckLabelsOp>(op))
@@ -306,7 +329,8 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
     // but for rare ties, and has no slow-path branch, which kept ptxas from
     // overlapping independent elements (a GEMM's GELU epilogue ran 4x
     // slower than the product).
-    bool narrowResult = floatType.getWidth() < 32 && ct.isF32();
+    bool narrowResult =
+        (floatType.getWidth() < 32 || approxF32) && ct.isF32();
     auto divide = [&](Value x, Value y) -> Value {
       if (!narrowResult)
         return arith::DivFOp::create(b, x, y);
@@ -320,29 +344,13 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
     // 2 f32 ulp (plus the rounding of x log2 e), tanh.approx within 2^-11
     // relative: under half a bf16 ulp (2^-9), so at most one ulp apart
     // after rounding.
-    auto approx = [&](StringRef instruction, Value x) -> Value {
-      return LLVM::InlineAsmOp::create(b, ct, ValueRange{x},
-                                       (instruction + " $0, $1;").str(), "=f,f",
-                                       /*has_side_effects=*/false,
-                                       /*is_align_stack=*/false,
-                                       LLVM::tailcallkind::TailCallKind::None,
-                                       LLVM::AsmDialectAttr(), ArrayAttr())
-          .getResult(0);
-    };
-    // e^(scale x), the scale folded into ex2's log2 e.
     auto exp = [&](Value x, double scale = 1.0) -> Value {
-      if (!narrowResult) {
-        if (scale != 1.0)
-          x = arith::MulFOp::create(b, c(scale), x);
-        return math::ExpOp::create(b, x);
-      }
-      return approx("ex2.approx.ftz.f32",
-                    arith::MulFOp::create(b, x, c(scale * M_LOG2E)));
+      return exponential(x, narrowResult, scale);
     };
     auto tanh = [&](Value x) -> Value {
       if (!narrowResult)
         return math::TanhOp::create(b, x);
-      return approx("tanh.approx.f32", x);
+      return approxF32Op("tanh.approx.f32", x);
     };
     Value r =
         llvm::TypeSwitch<Operation *, Value>(op)

@@ -136,6 +136,19 @@ public:
 
   Operation *unsupported = nullptr; // the first op no emitter lowers
 
+  /// Set by a row kernel whose full-size float tensors (read and written)
+  /// are all bf16 or f16: its f32 exp and division then feed only values
+  /// rounded to 16 bits or row statistics of thousands of terms, so they
+  /// take the approximate special-function forms (2 f32 ulp), as ops with
+  /// a 16-bit result always do.
+  bool approxF32 = false;
+  /// e^(scale x): where `approximate` (an f32 `x` only) one ex2.approx.ftz
+  /// (within 2 f32 ulp), else libdevice's accurate exp.
+  Value exponential(Value x, bool approximate, double scale = 1.0);
+  /// The f32 special-function instruction `instruction` (e.g.
+  /// "tanh.approx.f32") applied to `x`.
+  Value approxF32Op(StringRef instruction, Value x);
+
   /// The instance's status record (memref<4xi64>, see nova::StatusBit) in
   /// kernels that check data or read the checks; null otherwise.
   Value status;
@@ -199,6 +212,8 @@ struct KernelContext {
   bool wgmma = true;
   /// TF32 products on wgmma too (operands truncated, see the pass option).
   bool tf32Wgmma = false;
+  /// Wide rows read more than once staged in shared memory (Reductions.cpp).
+  bool stageRows = true;
 
   Block &block() { return kernel.getBody().front(); }
   ValueRange outputs() { return block().getTerminator()->getOperands(); }

@@ -4,6 +4,7 @@
 #include "Emitter.h"
 #include "Hopper.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -98,6 +99,20 @@ private:
     SmallVector<Value> point(lead);
     point.push_back(col);
     return body.project(point, shape);
+  }
+  /// `v` (a value of the reduced `full` tensor's space) at the columns
+  /// `cols` of the row at `lead`, widened to its arithmetic type.
+  FailureOr<SmallVector<Value>> widenedAt(Value v, ArrayRef<int64_t> full,
+                                          ValueRange lead,
+                                          ArrayRef<Value> cols) {
+    SmallVector<Value> xs;
+    for (Value col : cols) {
+      auto x = body.eval(v, pointIndex(v, full, lead, col));
+      if (failed(x))
+        return failure();
+      xs.push_back(body.widen(*x));
+    }
+    return xs;
   }
   /// The nova.reduce ops whose results `v` is computed from.
   SmallPtrSet<Operation *, 4> reducesRead(Value v) {
@@ -274,6 +289,48 @@ private:
         arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
   }
 
+  /// A wide row read more than once, staged in shared memory: the first
+  /// read (`fill`) loads each chunk from global memory and keeps a copy at
+  /// the same column of the thread's row area `row` (each chunked input at
+  /// its `offsets` byte), the later passes load the copy. A lane takes the
+  /// same chunks in every pass, so it only reads back its own stores: no
+  /// barrier. Stores wait in `pending` until the chunks loaded together
+  /// have all been issued (a store right after its load would stall the
+  /// next load behind it).
+  struct Staging {
+    Value row; // !llvm.ptr<3>; null: rows are not staged
+    SmallVector<int64_t> offsets;
+    bool fill = true;
+    SmallVector<std::pair<Value, Value>> pending; // (vector, address)
+  };
+  Staging staging;
+  void flushStaged() {
+    for (auto [vec, at] : staging.pending)
+      LLVM::StoreOp::create(b, vec, at, /*alignment=*/16);
+    staging.pending.clear();
+  }
+  /// A 16-bit row kernel (see BodyEmitter::approxF32) folds a chunk's f32
+  /// terms of an f64 sum in f32 first: at most 8 terms, whose f32 rounding
+  /// stays far below the bf16 inputs' precision, and one f32-to-f64
+  /// conversion per chunk instead of one per element (the conversions
+  /// bounded the classifier's rate).
+  bool chunkSumsInF32 = false;
+  /// `acc` combined with the chunk's values `xs` (widened, in column
+  /// order).
+  Value foldChunk(const Combiner &comb, Value acc, ArrayRef<Value> xs) {
+    bool inF32 = chunkSumsInF32 && comb.kind == nv::ReduceKind::sum &&
+                 comb.accType.isF64() && xs.size() > 1;
+    if (!inF32) {
+      for (Value x : xs)
+        acc = comb.combine(b, b.getLoc(), acc, body.convert(x, comb.accType));
+      return acc;
+    }
+    Value part = body.convert(xs.front(), b.getF32Type());
+    for (Value x : xs.drop_front())
+      part = arith::AddFOp::create(b, part, body.convert(x, b.getF32Type()));
+    return arith::AddFOp::create(b, acc, body.convert(part, comb.accType));
+  }
+
   KernelContext &k;
   ImplicitLocOpBuilder &b;
   BodyEmitter &body;
@@ -339,12 +396,30 @@ SmallVector<Value> ReductionEmitter::loadChunk(const Chunking &chunks,
     colsOfChunk.push_back(
         l ? arith::AddIOp::create(b, firstCol, body.index(l)).getResult()
           : firstCol);
-  for (auto [arg, flat] : chunks.inputs) {
+  for (auto [i, input] : llvm::enumerate(chunks.inputs)) {
+    auto [arg, flat] = input;
     Type element = elementOf(arg);
-    Value vec = vector::LoadOp::create(
-        b, VectorType::get({w}, element), flat, ValueRange{first},
-        /*nontemporal=*/false,
-        llvm::MaybeAlign(w * element.getIntOrFloatBitWidth() / 8));
+    auto type = VectorType::get({w}, element);
+    int64_t bytes = w * element.getIntOrFloatBitWidth() / 8;
+    Value at;
+    if (staging.row) {
+      Value offset = arith::AddIOp::create(
+          b, arith::MulIOp::create(b, firstCol, body.index(bytes / w)),
+          body.index(staging.offsets[i]));
+      at = hopper::sharedAt(
+          b, staging.row,
+          arith::IndexCastOp::create(b, b.getI32Type(), offset));
+    }
+    Value vec;
+    if (staging.row && !staging.fill) {
+      vec = LLVM::LoadOp::create(b, type, at, /*alignment=*/bytes);
+    } else {
+      vec = vector::LoadOp::create(b, type, flat, ValueRange{first},
+                                   /*nontemporal=*/false,
+                                   llvm::MaybeAlign(bytes));
+      if (staging.row)
+        staging.pending.push_back({vec, at});
+    }
     for (auto [l, col] : llvm::enumerate(colsOfChunk))
       body.bind(arg, pointIndex(arg, full, lead, col),
                 vector::ExtractOp::create(b, vec, int64_t(l)));
@@ -470,6 +545,7 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
                      u ? arith::AddIOp::create(b, base, body.index(u * group))
                              .getResult()
                        : base));
+               flushStaged();
                for (auto &[colsOfChunk, first] : taken)
                  if (failed(fn(colsOfChunk, first, Value(), inner)))
                    return failure();
@@ -484,6 +560,7 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
       loop(rest, count, step,
            [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
              auto [colsOfChunk, first] = chunkAt(chunk);
+             flushStaged();
              return fn(colsOfChunk, first, Value(), inner);
            });
   if (failed(ok) || (cols % w == 0 && chunks.stride % w == 0))
@@ -514,6 +591,11 @@ constexpr int64_t kMaxChunksPerLane = 8, kSumRegisters = 96,
 /// Rows without column sums: at most this many 32-bit registers of a
 /// lane's fixed chunks (the row kept in registers across the passes).
 constexpr int64_t kRowRegisters = 64;
+/// Staged rows: at most this many bytes of shared memory a block, so two
+/// blocks share an SM (228 KB each, less kSharedPerBlockExtra for the
+/// driver's reserve and the block's static shared memory).
+constexpr int64_t kStagedBlockBytes = 110 * 1024, kSharedPerSM = 228 * 1024,
+                  kSharedPerBlockExtra = 3 * 1024;
 
 /// Up to kFoldLoads blocks fold in one group; more in groups of the largest
 /// divisor of `grid` up to its square root (its groups then fold in a
@@ -655,18 +737,6 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   threads = group * rowsPerBlock;
   int64_t warpsPerRow = std::max<int64_t>(1, group / 32);
   int64_t batches = (rows + rowsPerBlock - 1) / rowsPerBlock;
-  // With sums across the rows, a bounded grid loops over the rows, so the
-  // last block combines at most kMaxAcrossBlocks partials per sum. Totals
-  // alone (a word per block) fold in two levels: the grid fills every SM
-  // with the same number of blocks, enough rows in flight to cover the
-  // memory latency.
-  int64_t acrossBlocks =
-      columnSums
-          ? kMaxAcrossBlocks
-          : hopper::kSMs * std::max<int64_t>(1, kRowThreadsPerSM / threads);
-  int64_t grid = across.empty()
-                     ? batches
-                     : foldableGrid(std::min<int64_t>(batches, acrossBlocks));
   Value partials;
   // The reductions along the rows in passes: each joins the first pass
   // after every reduction its input reads, so independent ones share one
@@ -732,6 +802,56 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     withOutputs = passes.back().totals;
     passes.pop_back();
   }
+  // A 16-bit row kernel: approximate exp and division, chunk sums in f32.
+  {
+    auto narrow = [](Type t) { return t.isBF16() || t.isF16(); };
+    bool anyFull = false, allNarrow = true;
+    for (BlockArgument arg : k.block().getArguments())
+      if (!arg.use_empty() && shapeOf(arg) == ArrayRef<int64_t>(full) &&
+          isa<FloatType>(elementOf(arg))) {
+        anyFull = true;
+        allNarrow &= narrow(elementOf(arg));
+      }
+    for (auto [i, v] : llvm::enumerate(k.outputs()))
+      if (k.contract.results[i].kind == AccessKind::Elementwise &&
+          isa<FloatType>(elementOf(v)))
+        allNarrow &= narrow(elementOf(v));
+    body.approxF32 = chunkSumsInF32 = anyFull && allNarrow;
+  }
+  // A wide row read more than once (a pass per reduction level, one for
+  // the outputs) is staged in shared memory by its first read, each chunked
+  // input's row at a 16-byte-aligned offset of the row's area.
+  int64_t stagedBytes = 0;
+  if (k.stageRows && !columnSums && !perLane && w > 1 &&
+      chunks.stride % w == 0 && passes.size() + (rowOutputs ? 1 : 0) >= 2) {
+    int64_t area = 0;
+    SmallVector<int64_t> offsets;
+    for (auto [arg, flat] : chunks.inputs) {
+      offsets.push_back(area);
+      area += llvm::alignTo(llvm::alignTo(cols, w) *
+                                (elementOf(arg).getIntOrFloatBitWidth() / 8),
+                            16);
+    }
+    if (area * rowsPerBlock <= kStagedBlockBytes) {
+      stagedBytes = area * rowsPerBlock;
+      staging.offsets = offsets;
+    }
+  }
+  // With sums across the rows, a bounded grid loops over the rows, so the
+  // last block combines at most kMaxAcrossBlocks partials per sum. Totals
+  // alone (a word per block) fold in two levels: the grid fills every SM
+  // with the same number of blocks, enough rows in flight to cover the
+  // memory latency, as many as the staged rows let share an SM.
+  int64_t blocksPerSM = std::max<int64_t>(1, kRowThreadsPerSM / threads);
+  if (stagedBytes)
+    blocksPerSM = std::max<int64_t>(
+        1, std::min(blocksPerSM,
+                    kSharedPerSM / (stagedBytes + kSharedPerBlockExtra)));
+  int64_t acrossBlocks =
+      columnSums ? kMaxAcrossBlocks : hopper::kSMs * blocksPerSM;
+  int64_t grid = across.empty()
+                     ? batches
+                     : foldableGrid(std::min<int64_t>(batches, acrossBlocks));
   size_t widestPass = 1;
   for (const Pass &pass : passes)
     widestPass = std::max(widestPass, pass.reduces.size());
@@ -762,6 +882,13 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   Value tid = k.threadId();
   Value lane = arith::RemUIOp::create(b, tid, body.index(group));
   Value rowInBlock = arith::DivUIOp::create(b, tid, body.index(group));
+  if (stagedBytes)
+    staging.row = hopper::sharedAt(
+        b, hopper::dynamicSharedMemory(k, stagedBytes),
+        arith::IndexCastOp::create(
+            b, b.getI32Type(),
+            arith::MulIOp::create(b, rowInBlock,
+                                  body.index(stagedBytes / rowsPerBlock))));
   // Slots of a thread's column sums: columns lane, lane + group, ...; with
   // fixed chunks the columns of its chunks (chunk-major).
   int64_t slots = perLane ? perLane * w : (cols + group - 1) / group;
@@ -780,7 +907,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     Value factor = arith::SelectOp::create(
         b, same,
         arith::ConstantOp::create(b, b.getFloatAttr(from.getType(), 1.0)),
-        math::ExpOp::create(b, arith::SubFOp::create(b, from, to)));
+        body.exponential(arith::SubFOp::create(b, from, to),
+                    body.approxF32 && from.getType().isF32()));
     return arith::MulFOp::create(b, sum, body.convert(factor, sum.getType()));
   };
 
@@ -808,6 +936,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     // them. One read of the row folds the pass's reductions (each in its
     // own accumulator, columns in the same order as alone).
     DenseMap<unsigned, Value> rowShares; // of the totals across the rows
+    staging.fill = true; // the first pass reads the row from global memory
     for (const Pass &passInfo : passes) {
       // The pass's reductions, then its totals across the rows.
       SmallVector<nv::ReduceOp> pass(passInfo.reduces);
@@ -827,19 +956,17 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
           [&](ArrayRef<Value> colsOf, Value, Value active,
               SmallVector<Value> &carried) -> LogicalResult {
             SmallVector<Value> before(carried);
-            for (Value col : colsOf)
-              for (auto [j, reduce] : llvm::enumerate(pass)) {
-                if (maxOf(j) >= 0)
-                  continue;
-                Value input = nv::ReduceOp(reduce).getInput();
-                auto x =
-                    body.eval(input, pointIndex(input, full, leadIdx, col));
-                if (failed(x))
-                  return k.unsupported();
-                carried[j] = combs[j].combine(
-                    b, b.getLoc(), carried[j],
-                    body.convert(body.widen(*x), combs[j].accType));
-              }
+            auto columnsOf = [&](Value input) {
+              return widenedAt(input, full, leadIdx, colsOf);
+            };
+            for (auto [j, reduce] : llvm::enumerate(pass)) {
+              if (maxOf(j) >= 0)
+                continue;
+              auto xs = columnsOf(nv::ReduceOp(reduce).getInput());
+              if (failed(xs))
+                return k.unsupported();
+              carried[j] = foldChunk(combs[j], carried[j], *xs);
+            }
             // Online sums: these columns' exp(x - max) against the max
             // with them, the sum so far rescaled to it.
             for (auto [j, reduce] : llvm::enumerate(pass)) {
@@ -848,17 +975,11 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                 continue;
               Value max = pass[m].getResult();
               body.setUniform(max, body.convert(carried[m], elementOf(max)));
-              Value input = nv::ReduceOp(reduce).getInput();
-              Value chunk = combs[j].identity(b, b.getLoc());
-              for (Value col : colsOf) {
-                auto x =
-                    body.eval(input, pointIndex(input, full, leadIdx, col));
-                if (failed(x))
-                  return k.unsupported();
-                chunk = combs[j].combine(
-                    b, b.getLoc(), chunk,
-                    body.convert(body.widen(*x), combs[j].accType));
-              }
+              auto xs = columnsOf(nv::ReduceOp(reduce).getInput());
+              if (failed(xs))
+                return k.unsupported();
+              Value chunk =
+                  foldChunk(combs[j], combs[j].identity(b, b.getLoc()), *xs);
               carried[j] = combs[j].combine(
                   b, b.getLoc(), rescaled(carried[j], before[m], carried[m]),
                   chunk);
@@ -871,6 +992,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
           perLane, fixed);
       if (failed(ok))
         return failure();
+      staging.fill = false;
       for (auto [i, share] : llvm::zip(
                passInfo.totals,
                ArrayRef<Value>(totals).drop_front(passInfo.reduces.size())))
@@ -1057,15 +1179,11 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       // The totals riding along, read before any store here.
       for (auto [q, i] : llvm::enumerate(withOutputs)) {
         const Across &a = across[i];
-        Value input = nv::ReduceOp(a.reduce).getInput();
-        for (Value col : colsOf) {
-          auto x = body.eval(input, pointIndex(input, full, leadIdx, col));
-          if (failed(x))
-            return k.unsupported();
-          carried[q] =
-              a.comb.combine(b, b.getLoc(), carried[q],
-                             body.convert(body.widen(*x), a.comb.accType));
-        }
+        auto xs =
+            widenedAt(nv::ReduceOp(a.reduce).getInput(), full, leadIdx, colsOf);
+        if (failed(xs))
+          return k.unsupported();
+        carried[q] = foldChunk(a.comb, carried[q], *xs);
       }
       // The chunk's share of the column sums (this lane's own columns).
       if (perLane) {

@@ -126,7 +126,8 @@ statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
 LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
                           ArrayRef<int64_t> pitches,
                           const DenseMap<unsigned, uint32_t> &finite,
-                          bool deterministic, bool wgmma, bool tf32Wgmma) {
+                          bool deterministic, bool wgmma, bool tf32Wgmma,
+                          bool stageRows) {
   auto contract = computeContract(kernel);
   if (failed(contract))
     return failure();
@@ -183,7 +184,7 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
 
   KernelContext k{kernel, *contract, schedule, func,          b,
                   body,   {},        finite,   deterministic, wgmma,
-                  tf32Wgmma};
+                  tf32Wgmma, stageRows};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
   if (statusBits)
@@ -259,7 +260,7 @@ struct ConvertTileToGPUPass
       std::string name = kernel.getSymName().str();
       failedAny |=
           failed(lowerKernel(kernel, builder, (*pitches)[name], finite[name],
-                             deterministic, wgmma, tf32Wgmma));
+                             deterministic, wgmma, tf32Wgmma, stageRows));
     }
     if (failedAny)
       return signalPassFailure();

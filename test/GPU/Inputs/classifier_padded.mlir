@@ -173,3 +173,50 @@ func.func @softmax_large(%x: tensor<32x50257xf32>) -> tensor<32x50257xf32> {
   %p = nova.div %ex, %se : tensor<32x50257xf32>, tensor<32x1xf32>
   return %p : tensor<32x50257xf32>
 }
+
+// A bf16 softmax over padded rows of GPT-2's vocabulary (a GEMM's logits,
+// ld 50264): the row is read twice (the max and sum of exponentials, then
+// the probabilities), so the row kernel stages each row in shared memory
+// on its first read and takes the second from there.
+func.func @softmax_50257_staged(%h: tensor<40x32xbf16>, %e: tensor<50257x32xbf16>)
+    -> tensor<40x50257xbf16> {
+  %l = nova.matmul %h, %e transpose_rhs : tensor<40x32xbf16>, tensor<50257x32xbf16> -> tensor<40x50257xbf16>
+  %x = nova.cast %l : tensor<40x50257xbf16> to tensor<40x50257xf32>
+  %m = nova.reduce max %x dims [1] keep_dims : tensor<40x50257xf32> -> tensor<40x1xf32>
+  %z = nova.sub %x, %m : tensor<40x50257xf32>, tensor<40x1xf32>
+  %ex = nova.exp %z : tensor<40x50257xf32>
+  %se = nova.reduce sum %ex dims [1] keep_dims : tensor<40x50257xf32> -> tensor<40x1xf32>
+  %p = nova.div %ex, %se : tensor<40x50257xf32>, tensor<40x1xf32>
+  %pb = nova.cast %p : tensor<40x50257xf32> to tensor<40x50257xbf16>
+  return %pb : tensor<40x50257xbf16>
+}
+
+// More rows of GPT-2's vocabulary than the staged grid holds (two blocks
+// an SM): blocks loop over their rows, each staged in shared memory, and
+// the loss total folds the blocks' partials in two levels.
+func.func @classifier_50257_large(%h: tensor<600x16xbf16>, %e: tensor<50257x16xbf16>,
+                           %labels: tensor<600x1xi32>, %scale: tensor<f32>)
+    -> (tensor<f32>, tensor<600x16xbf16>, tensor<50257x16xbf16>) {
+  %l = nova.matmul %h, %e transpose_rhs : tensor<600x16xbf16>, tensor<50257x16xbf16> -> tensor<600x50257xbf16>
+  %x = nova.cast %l : tensor<600x50257xbf16> to tensor<600x50257xf32>
+  %m = nova.reduce max %x dims [1] keep_dims : tensor<600x50257xf32> -> tensor<600x1xf32>
+  %z = nova.sub %x, %m : tensor<600x50257xf32>, tensor<600x1xf32>
+  %ex = nova.exp %z : tensor<600x50257xf32>
+  %se = nova.reduce sum %ex dims [1] keep_dims : tensor<600x50257xf32> -> tensor<600x1xf32>
+  %lse = nova.log %se : tensor<600x1xf32>
+  %logp = nova.sub %z, %lse : tensor<600x50257xf32>, tensor<600x1xf32>
+  %io = nova.iota dim 1 : tensor<600x50257xi32>
+  %hit = nova.cmp eq, %io, %labels : tensor<600x50257xi32>, tensor<600x1xi32>
+  %zero = nova.constant dense<0.0> : tensor<f32>
+  %one = nova.constant dense<1.0> : tensor<f32>
+  %picked = nova.select %hit, %logp, %zero : tensor<600x50257xi1>, tensor<600x50257xf32>, tensor<f32>
+  %total = nova.reduce sum %picked dims [0, 1] : tensor<600x50257xf32> -> tensor<f32>
+  %p = nova.div %ex, %se : tensor<600x50257xf32>, tensor<600x1xf32>
+  %t = nova.select %hit, %one, %zero : tensor<600x50257xi1>, tensor<f32>, tensor<f32>
+  %g = nova.sub %p, %t : tensor<600x50257xf32>, tensor<600x50257xf32>
+  %gs = nova.mul %g, %scale : tensor<600x50257xf32>, tensor<f32>
+  %gb = nova.cast %gs : tensor<600x50257xf32> to tensor<600x50257xbf16>
+  %dx = nova.matmul %gb, %e : tensor<600x50257xbf16>, tensor<50257x16xbf16> -> tensor<600x16xbf16>
+  %de = nova.matmul %gb, %h transpose_lhs : tensor<600x50257xbf16>, tensor<600x16xbf16> -> tensor<50257x16xbf16>
+  return %total, %dx, %de : tensor<f32>, tensor<600x16xbf16>, tensor<50257x16xbf16>
+}
