@@ -32,6 +32,11 @@
 # An atol of "norm" compares float outputs norm-wise (nova-run
 # --norm-rtol: ||got - want|| <= rtol ||want||), the bound for tensor-core
 # products whose rounding differs from the interpreter's element by element.
+# in_place_row's bound covers its bf16 output: its TF32 product rounds ties
+# away from zero on the GPU, to even in the interpreter, and one element of
+# the product one TF32 ulp off can move a bf16 result by one ulp (2.6e-4
+# norm-wise on a 64 x 96 tensor, seen once); reading y for t, the fault the
+# case guards, is off by order 1.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 inputs=$here/test/GPU/Inputs
@@ -82,7 +87,7 @@ col_batch      column-reduction.mlir  batch_sum       1e-6  1e-7  no   pack
 mm_gpt_grouped matmul-gpt.mlir        grouped         1e-2  norm  no   pack
 mm_gpt_dw      matmul-gpt.mlir        dw              1e-2  norm  no   pack
 mm_gpt_dx      matmul-gpt.mlir        dx              1e-2  norm  no   pack
-in_place_row   in-place.mlir          row             1e-4  norm  no   planned
+in_place_row   in-place.mlir          row             4e-3  norm  no   planned
 matmul_f32     matmul.mlir            mm_f32          2e-6  norm  no   pack
 attn_fwd_f32_exact attention.mlir    fwd_f32_exact   1e-5  norm  no   pack
 attn_bwd_f32_exact attention.mlir    bwd_f32_exact   1e-5  norm  no   pack
