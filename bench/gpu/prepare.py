@@ -34,7 +34,8 @@ Environment:
   BENCH_TF32_WGMMA  0: TF32 products on mma.sync (convert-tile-to-gpu's
                 tf32-wgmma=false); default: wgmma, operands rounded to TF32
   BENCH_GEMM_LAYOUT  nt (default: C = A B^T, B stored [N, K] as nn.Linear's
-                weight) or nn (B stored [K, N]); cuBLAS gets the same
+                weight), nn (B stored [K, N]) or tn (C = A^T B, A stored
+                [K, M]: a weight gradient); cuBLAS gets the same
 
 Exit status 1 when anything failed to compile (the manifest is still
 written, the failed items marked, so the GPU half reports them as failed).
@@ -69,8 +70,8 @@ GEMM_LAYOUT = os.environ.get("BENCH_GEMM_LAYOUT", "nt")
 # BENCH_TF32_WGMMA=0: TF32 products on mma.sync instead of wgmma.
 TILE_TO_GPU = ("=tf32-wgmma=false" if os.environ.get("BENCH_TF32_WGMMA") == "0"
                else "")
-if GEMM_LAYOUT not in ("nt", "nn"):
-    sys.exit("prepare: error: BENCH_GEMM_LAYOUT must be nt or nn, got '%s'"
+if GEMM_LAYOUT not in ("nt", "nn", "tn"):
+    sys.exit("prepare: error: BENCH_GEMM_LAYOUT must be nt, nn or tn, got '%s'"
              % GEMM_LAYOUT)
 
 SIZES = {
@@ -166,13 +167,15 @@ class Prepare:
                 group = ("gpt2" if (m, k, n) in GPT2_SHAPES else
                          "square" if m == k == n and not m & (m - 1) else
                          "ragged")
-                nt = GEMM_LAYOUT == "nt"
+                nt, tn = GEMM_LAYOUT == "nt", GEMM_LAYOUT == "tn"
                 nvx = self.forward(
                     "gemm " + name, "gemm.mlir.in",
                     {"M": m, "K": k, "N": n,
                      "T": "bf16" if dtype == "bf16" else "f32",
+                     "ASHAPE": "%dx%d" % ((k, m) if tn else (m, k)),
                      "BSHAPE": "%dx%d" % ((n, k) if nt else (k, n)),
-                     "LAYOUT": "transpose_rhs " if nt else ""},
+                     "LAYOUT": ("transpose_rhs " if nt else
+                                "transpose_lhs " if tn else "")},
                     os.path.join(self.out, "gemm", name), dtype)
                 cases.append({"name": name, "dtype": dtype, "m": m, "k": k,
                               "n": n, "layout": GEMM_LAYOUT, "group": group,

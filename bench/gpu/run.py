@@ -257,9 +257,13 @@ def part_gemm(ctx):
         try:
             torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
             tt = torch.bfloat16 if dtype == "bf16" else torch.float32
-            a = torch.randn(m, k, device="cuda", dtype=tt)
             # The layout Nova was given (prepare.py's BENCH_GEMM_LAYOUT):
-            # "nt" multiplies by the transpose of a [N, K] matrix.
+            # "nt" multiplies by the transpose of a [N, K] matrix, "tn" the
+            # transpose of a [K, M] one by a [K, N] one.
+            if c.get("layout", "nn") == "tn":
+                a = torch.randn(k, m, device="cuda", dtype=tt).t()
+            else:
+                a = torch.randn(m, k, device="cuda", dtype=tt)
             if c.get("layout", "nn") == "nt":
                 b = torch.randn(n, k, device="cuda", dtype=tt).t()
             else:

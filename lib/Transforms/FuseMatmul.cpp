@@ -395,15 +395,10 @@ void MatmulFuser::copyUnalignedOperands() {
         result.getNumElements() / result.getShape().back() < 64 ||
         result.getShape().back() < 64)
       continue;
-    // wgmma reads 32-bit operands K-major only: x W^T as stored.
-    bool tf32 = elementBytes == 4;
-    if (tf32 && (mm.getTransposeLhs() || !mm.getTransposeRhs()))
-      continue;
     // Each operand's value before the views (reshapes that keep its rows
     // whole, transposes) the kernel reads it through.
     SmallVector<std::pair<OpOperand *, Value>> unaligned;
     double copySeconds = 0;
-    bool transposed = false;
     for (OpOperand &operand : mm->getOpOperands()) {
       OpOperand *use = &operand;
       Value v = operand.get();
@@ -419,7 +414,6 @@ void MatmulFuser::copyUnalignedOperands() {
       while (Operation *def = v.getDefiningOp()) {
         if (def->getBlock() != &block || !keepsRows(def))
           break;
-        transposed |= isa<nv::TransposeOp>(def);
         use = &def->getOpOperand(0);
         v = def->getOperand(0);
       }
@@ -434,7 +428,7 @@ void MatmulFuser::copyUnalignedOperands() {
         copySeconds += 2.0 * double(type.getNumElements()) * elementBytes /
                        kCopyBytesPerSecond;
     }
-    if (unaligned.empty() || (tf32 && transposed))
+    if (unaligned.empty())
       continue;
     int64_t k = lhs.getShape()[mm.getTransposeLhs() ? rank - 2 : rank - 1];
     double flops =

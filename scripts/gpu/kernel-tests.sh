@@ -150,6 +150,12 @@ wgmma_fc_gelu_dgelu matmul_wgmma_step.mlir fc_gelu_dgelu 1.6e-2 7e-2 no  pack
 wgmma_narrow_odd  matmul_wgmma_step.mlir xwt_narrow_odd 8e-3  norm  no   pack
 attn_wgmma_bwd_persist_c64  attn_wgmma_bwd.mlir persistent_c64  1e-2 norm no pack
 attn_wgmma_bwd_persist_f128 attn_wgmma_bwd.mlir persistent_f128 1e-2 norm no pack
+wgmma_tf32_mn_xw  matmul_wgmma_tf32_mn.mlir tf32_xw     1e-4  norm  no   pack
+wgmma_tf32_mn_dw  matmul_wgmma_tf32_mn.mlir tf32_dw     1e-4  norm  no   pack
+wgmma_tf32_mn_ragged matmul_wgmma_tf32_mn.mlir tf32_xw_ragged 1e-4 norm no pack
+wgmma_tf32_mk_ragged matmul_wgmma_tf32_mn.mlir tf32_mk_ragged 1e-4 norm no pack
+pad_copy_tf32_mn  matmul_padded_tf32.mlir nmajor_tf32   1e-4  norm  no   planned-single
+wgmma_tf32_mn_narrow matmul_wgmma_tf32_mn.mlir tf32_dw_narrow 1e-4 norm no pack
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read

@@ -82,14 +82,15 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
            "Compile without float atomics: every float sum runs in a fixed "
            "order, so results repeat bit for bit">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"true",
-           "Lower GEMMs whose operands TMA can load K-major, and bf16 "
-           "attention forwards, to wgmma with TMA and mbarrier pipelines "
-           "(sm_90a); false: mma.sync only">,
+           "Lower GEMMs whose operands TMA can load (K-, M- or N-major), "
+           "and bf16 attention forwards, to wgmma with TMA and mbarrier "
+           "pipelines (sm_90a); false: mma.sync only">,
     Option<"tf32Wgmma", "tf32-wgmma", "bool", /*default=*/"true",
-           "Lower TF32 products with K-major operands to wgmma too (the "
-           "consumers round each landed stage to TF32 to nearest in shared "
-           "memory, since wgmma itself drops the low mantissa bits); false: "
-           "TF32 products stay on mma.sync">,
+           "Lower TF32 products to wgmma too (the consumers round each "
+           "landed stage to TF32 to nearest in shared memory, since wgmma "
+           "itself drops the low mantissa bits, and transpose M/N-major "
+           "operands there to the K-major layout wgmma reads 32-bit types "
+           "in); false: TF32 products stay on mma.sync">,
     Option<"stageRows", "stage-rows", "bool", /*default=*/"true",
            "Row kernels that read a wide 16-byte-chunked row more than once "
            "keep the first read's copy in shared memory (up to 110 KB a "

@@ -1,8 +1,11 @@
 //===- MatmulWgmma.cpp - matmul family on Hopper's wgmma and TMA ---------===//
 //
-// A single GEMM whose operands are both K-major in memory (A = [M, K] rows,
-// B stored [N, K]: the X W^T form), in bf16 or f32 (TF32), without a
-// prologue: the Hopper path. A block computes BM x BN tiles:
+// A single GEMM in bf16 or f32 (TF32), without a prologue: the Hopper path.
+// Operands are K-major in memory (A = [M, K] rows, B stored [N, K]: the
+// X W^T form) or M/N-major (W stored [K, N], dW's x^T and dy): bf16 ones
+// through wgmma's transposed layouts, TF32 ones (wgmma reads 32-bit
+// operands K-major only) transposed by the consumers in shared memory as
+// they round each stage to TF32. A block computes BM x BN tiles:
 //
 //  - warpgroup 0 is the producer: it lowers its register budget
 //    (setmaxnreg) and one thread issues TMA loads of BM x BK and BN x BK
@@ -119,13 +122,11 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
     int64_t mnStride = access.strides[rhs ? r - 1 : r - 2];
     int64_t kStride = access.strides[rhs ? r - 2 : r - 1];
     // K contiguous (K-major), else M or N contiguous (MN-major: wgmma's
-    // transpose, which exists for 16-bit types only).
+    // transpose for bf16; TF32, which wgmma reads only K-major, lands as
+    // it lies and the consumers transpose each stage in shared memory).
     bool mnMajor = kStride != 1 && kExtent > 1;
     if (mnMajor && mnStride != 1)
       return std::string("an operand with neither K nor M/N contiguous");
-    if (mnMajor && element.isF32())
-      return std::string("a TF32 operand that is not K-major (wgmma reads "
-                         "only 16-bit operands M/N-major)");
     int64_t rowStride = mnMajor ? kStride : mnStride;
     int64_t rows = rhs ? n : m;
     // The batch folds into the rows when the lhs's batches follow one
@@ -219,9 +220,23 @@ private:
   template <typename Fn> LogicalResult forEachUnit(Fn fn);
   void producer();
   /// TF32: the consumers round the landed stage `stage` to TF32 in place
-  /// (wgmma would drop the f32 operands' low mantissa bits), then make it
+  /// (wgmma would drop the f32 operands' low mantissa bits), transposing
+  /// MN-major operands into the K-major layout wgmma reads, then make it
   /// visible to the wgmmas of both consumers.
   void roundStage(Value consumerIndex, Value stage);
+  /// roundStage's share of consumer thread `thread` (i64) in one operand's
+  /// tile of `bytes` at shared byte `base` (i64): its 16-byte chunks
+  /// rounded where they lie.
+  void roundInPlace(Value thread, Value base, int64_t bytes);
+  /// The same for an MN-major tile: rounded and transposed into K-major.
+  void roundTransposed(Value thread, Value base, int64_t bytes);
+  /// One f32 word rounded to TF32 (an i32 in, an i32 out).
+  Value roundWord(Value word);
+  /// Whether the wgmmas read `op`'s tile MN-major: bf16 ones as they land;
+  /// TF32 ones are K-major once roundStage has transposed them.
+  bool readsMnMajor(const TmaOperand &op) const {
+    return op.mnMajor && !tf32;
+  }
   /// `bar.sync id, threads`: a named barrier of `threads` threads (0 is the
   /// block's, 1 and 2 each consumer's own in the epilogue, 3 both
   /// consumers'). As PTX: nvvm.barrier with a thread count does not
@@ -400,38 +415,124 @@ void WgmmaEmitter::namedBarrier(int64_t id, int64_t threads) {
              ValueRange{}, "~{memory}");
 }
 
-void WgmmaEmitter::roundStage(Value consumerIndex, Value stage) {
-  // Every 16-byte chunk of the stage (A's and B's tiles, 128-byte swizzled:
-  // the permutation does not matter to an element-wise rounding) by one
-  // consumer thread, consecutive threads on consecutive chunks. The
-  // previous step's wgmmas still run meanwhile (one group in flight).
-  int64_t consumerThreads = 128 * t.consumers;
-  int64_t chunks = t.stageBytes() / 16;
-  assert(chunks % consumerThreads == 0 && "a stage in whole rounds of chunks");
-  Value thread = add(mul(toI64(consumerIndex), i64(128)),
-                     toI64(arith::RemUIOp::create(b, tid, idx(128))));
-  Value first = add(mul(stage, i64(t.stageBytes())), mul(thread, i64(16)));
+Value WgmmaEmitter::roundWord(Value word) {
+  // Round to nearest (ties away from zero), as PyTorch's TF32 does; Inf
+  // and NaN stay what they are.
   Type word32 = b.getI32Type();
-  auto words = VectorType::get({4}, word32);
+  return LLVM::InlineAsmOp::create(
+             b, word32, ValueRange{word}, "cvt.rna.tf32.f32 $0, $1;", "=r,r",
+             /*has_side_effects=*/false, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+             ArrayAttr())
+      .getResult(0);
+}
+
+void WgmmaEmitter::roundInPlace(Value thread, Value base, int64_t bytes) {
+  // Every 16-byte chunk of the tile (128-byte swizzled: the permutation
+  // does not matter to an element-wise rounding), consecutive threads on
+  // consecutive chunks.
+  int64_t consumerThreads = 128 * t.consumers;
+  int64_t chunks = bytes / 16;
+  assert(chunks % consumerThreads == 0 && "a tile in whole rounds of chunks");
+  Value first = add(base, mul(thread, i64(16)));
+  auto words = VectorType::get({4}, b.getI32Type());
   for (int64_t j = 0; j < chunks / consumerThreads; ++j) {
     Value at = shared(add(first, i64(j * consumerThreads * 16)));
     Value chunk = LLVM::LoadOp::create(b, words, at, /*alignment=*/16);
     SmallVector<Value> rounded;
-    for (int64_t e = 0; e < 4; ++e) {
-      // Round to nearest (ties away from zero), as PyTorch's TF32 does;
-      // Inf and NaN stay what they are.
-      Value word = LLVM::ExtractElementOp::create(b, chunk, i32(e));
+    for (int64_t e = 0; e < 4; ++e)
       rounded.push_back(
-          LLVM::InlineAsmOp::create(
-              b, word32, ValueRange{word}, "cvt.rna.tf32.f32 $0, $1;", "=r,r",
-              /*has_side_effects=*/false, /*is_align_stack=*/false,
-              LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-              ArrayAttr())
-              .getResult(0));
-    }
+          roundWord(LLVM::ExtractElementOp::create(b, chunk, i32(e))));
     LLVM::StoreOp::create(b, vector::FromElementsOp::create(b, words, rounded),
                           at, /*alignment=*/16);
   }
+}
+
+void WgmmaEmitter::roundTransposed(Value thread, Value base, int64_t bytes) {
+  // The MN-major tile landed as column blocks of 32 M (N) indices (128
+  // bytes) by the K tile's 32 rows: 4 KB each, 128-byte swizzled (16-byte
+  // chunk c of row r at chunk c ^ (r % 8)). K-major, the same 32 M (N)
+  // indices are 32 rows of 32 K: the same 4 KB, so each block transposes
+  // within itself. In 4 x 4 blocks of words: block (p, q) of M (N) indices
+  // 4p..4p+3 and K indices 4q..4q+3 is one chunk in each of the rows
+  // 4q..4q+3 as it lies, and becomes one chunk in each of the rows
+  // 4p..4p+3, where block (q, p) lay: a thread reads its 4 chunks, rounds
+  // and transposes them in registers and writes them there.
+  //
+  // The 64 blocks of a column block go to 8 groups of 8 consecutive
+  // threads (a quarter warp, which shares one pass through the shared
+  // memory banks for 16-byte accesses): group s takes (p, q) = (i, i ^ s)
+  // for its threads i = 0..7. The chunks the group reads from row 4q + r,
+  // p ^ (4q + r) % 8 = p ^ 4(q & 1) ^ r, are 8 distinct chunks of 128
+  // bytes, and so are those it writes, q ^ 4(p & 1) ^ r: no bank
+  // conflicts. Block (q, p) is the same group's (thread i ^ s), so a warp
+  // synchronisation between the reads and the writes orders them.
+  // A 192-wide B tile has 384 blocks: the last round is the first 128
+  // threads' (whole warps, so the warp synchronisation stays uniform).
+  int64_t consumerThreads = 128 * t.consumers;
+  int64_t blocks = bytes / 64; // 16 words each
+  assert(blocks % 128 == 0 && "a tile in whole warpgroups of blocks");
+  auto words = VectorType::get({4}, b.getI32Type());
+  auto chunkAt = [&](Value blockBase, Value row, Value chunk) {
+    Value swizzled = arith::XOrIOp::create(
+        b, chunk, arith::AndIOp::create(b, row, i64(7)));
+    return shared(
+        add(blockBase, add(mul(row, i64(128)), mul(swizzled, i64(16)))));
+  };
+  auto transposeBlock = [&](Value g) {
+    Value blockBase =
+        add(base, mul(arith::DivUIOp::create(b, g, i64(64)), i64(4096)));
+    Value w = arith::RemUIOp::create(b, g, i64(64));
+    Value p = arith::RemUIOp::create(b, w, i64(8));
+    Value q = arith::XOrIOp::create(b, p, arith::DivUIOp::create(b, w, i64(8)));
+    SmallVector<Value> in;
+    for (int64_t r = 0; r < 4; ++r) {
+      Value row = add(mul(q, i64(4)), i64(r));
+      in.push_back(LLVM::LoadOp::create(b, words, chunkAt(blockBase, row, p),
+                                        /*alignment=*/16));
+    }
+    barrierAsm("bar.warp.sync -1;", ValueRange{}, "~{memory}");
+    // Row 4p + c of the K-major tile: word c of each chunk read (K indices
+    // 4q..4q+3).
+    for (int64_t c = 0; c < 4; ++c) {
+      SmallVector<Value> out;
+      for (int64_t r = 0; r < 4; ++r)
+        out.push_back(
+            roundWord(LLVM::ExtractElementOp::create(b, in[r], i32(c))));
+      Value row = add(mul(p, i64(4)), i64(c));
+      LLVM::StoreOp::create(b, vector::FromElementsOp::create(b, words, out),
+                            chunkAt(blockBase, row, q), /*alignment=*/16);
+    }
+  };
+  for (int64_t j = 0; j * consumerThreads < blocks; ++j) {
+    Value g = add(thread, i64(j * consumerThreads));
+    if ((j + 1) * consumerThreads <= blocks) {
+      transposeBlock(g);
+      continue;
+    }
+    (void)k.ifThen(lt(g, i64(blocks)), [&] {
+      transposeBlock(g);
+      return success();
+    });
+  }
+}
+
+void WgmmaEmitter::roundStage(Value consumerIndex, Value stage) {
+  // Both consumers share the stage's A and B tiles, one thread each per
+  // chunk (or 4 x 4 block); the previous step's wgmmas still run
+  // meanwhile (one group in flight).
+  int64_t consumerThreads = 128 * t.consumers;
+  Value thread = add(mul(toI64(consumerIndex), i64(128)),
+                     toI64(arith::RemUIOp::create(b, tid, idx(128))));
+  Value stageBase = mul(stage, i64(t.stageBytes()));
+  auto tile = [&](const TmaOperand &op, Value base, int64_t bytes) {
+    if (op.mnMajor)
+      roundTransposed(thread, base, bytes);
+    else
+      roundInPlace(thread, base, bytes);
+  };
+  tile(a, stageBase, t.aBytes());
+  tile(bo, add(stageBase, i64(t.aBytes())), t.bBytes());
   // The generic-proxy stores made visible to the wgmmas (the async proxy),
   // then both consumers' shares done: B is read by both.
   NVVM::FenceProxyOp::create(
@@ -462,20 +563,19 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
       ctx, SmallVector<Type>(t.bn / 2, b.getF32Type()));
   Value smemAddress = LLVM::PtrToIntOp::create(b, b.getI64Type(), smem);
   Value start = arith::ShRUIOp::create(b, smemAddress, i64(4));
+  bool aMn = readsMnMajor(a), bMn = readsMnMajor(bo);
   Value aBase =
-      arith::OrIOp::create(b, start, i64(descriptorBits(a.mnMajor, t.bk())));
+      arith::OrIOp::create(b, start, i64(descriptorBits(aMn, t.bk())));
   Value bBase =
-      arith::OrIOp::create(b, start, i64(descriptorBits(bo.mnMajor, t.bk())));
+      arith::OrIOp::create(b, start, i64(descriptorBits(bMn, t.bk())));
   // This consumer's 64 rows of A: 64 rows of 128 bytes (K-major), or one
   // column block of 64 M indices by the K tile (MN-major).
-  int64_t consumerBytes = a.mnMajor ? 128 * t.bk() : 64 * 128;
+  int64_t consumerBytes = aMn ? 128 * t.bk() : 64 * 128;
   Value aRows = mul(toI64(consumerIndex), i64(consumerBytes >> 4));
   // The descriptors' start addresses advance by a wgmma's K (32 bytes)
   // along the swizzled 128-byte rows when K-major, by as many rows of 128
   // bytes when MN-major.
-  auto kStepBytes = [&](const TmaOperand &op) {
-    return op.mnMajor ? 128 * t.kStep() : 32;
-  };
+  auto kStepBytes = [&](bool mn) { return mn ? 128 * t.kStep() : 32; };
   NVVM::WGMMATypes type =
       tf32 ? NVVM::WGMMATypes::tf32 : NVVM::WGMMATypes::bf16;
 
@@ -495,16 +595,16 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t s = 0; s < t.bk() / t.kStep(); ++s) {
       acc = NVVM::WgmmaMmaAsyncOp::create(
-          b, accType, acc, add(aDesc, i64(s * kStepBytes(a) >> 4)),
-          add(bDesc, i64(s * kStepBytes(bo) >> 4)),
+          b, accType, acc, add(aDesc, i64(s * kStepBytes(aMn) >> 4)),
+          add(bDesc, i64(s * kStepBytes(bMn) >> 4)),
           NVVM::MMAShapeAttr::get(ctx, 64, t.bn, t.kStep()), type, type,
           NVVM::WGMMATypes::f32,
           firstStep && s == 0 ? NVVM::WGMMAScaleOut::zero
                               : NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
           // K-major is A row-major and B column-major.
-          a.mnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-          bo.mnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+          aMn ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          bMn ? NVVM::MMALayout::row : NVVM::MMALayout::col,
           NVVM::MMAIntOverflowAttr());
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
@@ -925,8 +1025,14 @@ std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k,
     whyNot = std::move(*why);
     return std::nullopt;
   }
-  auto major = [](const TmaOperand &op, StringRef mn) {
-    return (op.mnMajor ? mn + "-major" : Twine("K-major")).str();
+  // TF32 operands stored M/N-major are transposed to K-major in shared
+  // memory (wgmma reads 32-bit operands K-major only).
+  bool tf32 = k.contract.computeType.isF32();
+  auto major = [&](const TmaOperand &op, StringRef mn) {
+    if (!op.mnMajor)
+      return std::string("K-major");
+    return (mn + "-major" + (tf32 ? " (transposed in shared memory)" : ""))
+        .str();
   };
   hopper::remarkPath(k, std::nullopt,
                      "wgmma, A " + major(a, "M") + ", B " + major(bOp, "N"));

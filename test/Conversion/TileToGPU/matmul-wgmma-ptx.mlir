@@ -21,8 +21,14 @@
 // RUN: FileCheck %s --check-prefix=PADDED --implicit-check-not=C751 --implicit-check-not=warning < %t/padded.log
 // RUN: not grep -E "[1-9][0-9]* bytes (stack frame|spill)" %t/padded.log
 // PADDED-COUNT-10: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|\.extern \.shared \.align 1024|cp.async.bulk.tensor.2d.[a-z:]*|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+|p, [01], +[01], [01], +[01];|cvt.rna.tf32.f32|bar.sync[[:space:]]+[0-9]+, [0-9]+;|fence.proxy.async.shared::cta" %t/k.nvx | sed 's/matmul_[0-9a-f]*_param/P/' | sort | uniq -c | FileCheck %s
+// RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|\.extern \.shared \.align 1024|cp.async.bulk.tensor.2d.[a-z:]*|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+|p, [01], +[01], [01], +[01];|cvt.rna.tf32.f32|bar.sync[[:space:]]+[0-9]+, [0-9]+;|fence.proxy.async.shared::cta|bar.warp.sync -1;" %t/k.nvx | sed 's/matmul_[0-9a-f]*_param/P/' | sort | uniq -c | FileCheck %s
 
+// PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
@@ -44,19 +50,33 @@
 // dW = x^T dy, 64-column boxes), its wgmmas with both transpose immediates
 // set (the last two operands), bf16's and bf16_staged's with neither;
 // bf16_staged (2048 x 768 x 2304, one split) stores its 128 x 256 tiles
-// through shared memory: four 64-column TMA stores.
-// CHECK-DAG: {{ +}}4 .extern .shared .align 1024
-// CHECK-DAG: {{ +}}3 .param .align 64 .b8 P_3[128]
-// CHECK-DAG: {{ +}}4 .param .align 64 .b8 P_4[128]
+// through shared memory: four 64-column TMA stores. The TF32 products
+// with MN-major operands (tf32_xw: x W, 2048 x 768 x 2304; tf32_dw: x^T
+// dy, 768 x 4096 x 2304, 128 x 256 tiles) load them in 32 x 32 boxes (1 +
+// 8 and 4 + 8 TMA loads per K tile) and transpose them while rounding:
+// per consumer thread and K tile, tf32_xw rounds 4 chunks of A in place
+// and transposes 2 blocks of 4 x 4 words of B, tf32_dw transposes 1 block
+// of A and 2 of B (48 cvt.rna each, in the first tile and the loop body),
+// with a warp synchronisation per block (2 and 3); their wgmmas are
+// m64n256k8, 4 per K tile, without transpose immediates (tf32 has none).
+// tf32_dw_narrow (768 x 2048 x 3072) runs 128 x 192 tiles: 4 + 6 TMA loads
+// per K tile, 1 block of A and 1.5 of B per thread (the half behind a
+// guard), m64n192k8 wgmmas.
+// CHECK-DAG: {{ +}}7 .extern .shared .align 1024
+// CHECK-DAG: {{ +}}6 .param .align 64 .b8 P_3[128]
+// CHECK-DAG: {{ +}}7 .param .align 64 .b8 P_4[128]
 // CHECK-DAG: {{ +}}2 .param .align 64 .b8 P_5[128]
-// CHECK-DAG: {{ +}}4 setmaxnreg.dec.sync.aligned.u32 40
-// CHECK-DAG: {{ +}}4 setmaxnreg.inc.sync.aligned.u32 232
+// CHECK-DAG: {{ +}}7 setmaxnreg.dec.sync.aligned.u32 40
+// CHECK-DAG: {{ +}}7 setmaxnreg.inc.sync.aligned.u32 232
 // CHECK-DAG: {{ +}}24 wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16
 // CHECK-DAG: {{ +}}8 wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
-// CHECK-DAG: {{ +}}64 cvt.rna.tf32.f32
-// CHECK-DAG: {{ +}}2 bar.sync 3, 256;
-// CHECK-DAG: {{ +}}3 fence.proxy.async.shared::cta
-// CHECK-DAG: {{ +}}16 cp.async.bulk.tensor.2d.shared::cluster
+// CHECK-DAG: {{ +}}16 wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32
+// CHECK-DAG: {{ +}}8 wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32
+// CHECK-DAG: {{ +}}352 cvt.rna.tf32.f32
+// CHECK-DAG: {{ +}}16 bar.warp.sync -1;
+// CHECK-DAG: {{ +}}8 bar.sync 3, 256;
+// CHECK-DAG: {{ +}}9 fence.proxy.async.shared::cta
+// CHECK-DAG: {{ +}}47 cp.async.bulk.tensor.2d.shared::cluster
 // CHECK-DAG: {{ +}}4 cp.async.bulk.tensor.2d.global
 // CHECK-DAG: {{ +}}16 p, 1, 1, 0, 0;
 // CHECK-DAG: {{ +}}8 p, 1, 1, 1, 1;
@@ -96,4 +116,31 @@ func.func @bf16_staged(%x: tensor<2048x768xbf16>, %w: tensor<2304x768xbf16>) -> 
     nova_tile.yield %p : tensor<2048x2304xbf16>
   }
   return %r : tensor<2048x2304xbf16>
+}
+
+func.func @tf32_xw(%x: tensor<2048x768xf32>, %w: tensor<768x2304xf32>) -> tensor<2048x2304xf32> {
+  %r = nova_tile.fusion matmul (%x, %w) : (tensor<2048x768xf32>, tensor<768x2304xf32>) -> tensor<2048x2304xf32> {
+  ^bb0(%a: tensor<2048x768xf32>, %b: tensor<768x2304xf32>):
+    %p = nova.matmul %a, %b {nova.precision = "tf32"} : tensor<2048x768xf32>, tensor<768x2304xf32> -> tensor<2048x2304xf32>
+    nova_tile.yield %p : tensor<2048x2304xf32>
+  }
+  return %r : tensor<2048x2304xf32>
+}
+
+func.func @tf32_dw(%x: tensor<4096x768xf32>, %dy: tensor<4096x2304xf32>) -> tensor<768x2304xf32> {
+  %r = nova_tile.fusion matmul (%x, %dy) : (tensor<4096x768xf32>, tensor<4096x2304xf32>) -> tensor<768x2304xf32> {
+  ^bb0(%a: tensor<4096x768xf32>, %b: tensor<4096x2304xf32>):
+    %p = nova.matmul %a, %b transpose_lhs {nova.precision = "tf32"} : tensor<4096x768xf32>, tensor<4096x2304xf32> -> tensor<768x2304xf32>
+    nova_tile.yield %p : tensor<768x2304xf32>
+  }
+  return %r : tensor<768x2304xf32>
+}
+
+func.func @tf32_dw_narrow(%x: tensor<2048x768xf32>, %dy: tensor<2048x3072xf32>) -> tensor<768x3072xf32> {
+  %r = nova_tile.fusion matmul (%x, %dy) : (tensor<2048x768xf32>, tensor<2048x3072xf32>) -> tensor<768x3072xf32> {
+  ^bb0(%a: tensor<2048x768xf32>, %b: tensor<2048x3072xf32>):
+    %p = nova.matmul %a, %b transpose_lhs {nova.precision = "tf32"} : tensor<2048x768xf32>, tensor<2048x3072xf32> -> tensor<768x3072xf32>
+    nova_tile.yield %p : tensor<768x3072xf32>
+  }
+  return %r : tensor<768x3072xf32>
 }

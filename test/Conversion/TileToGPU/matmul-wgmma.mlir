@@ -1,12 +1,13 @@
 // convert-tile-to-gpu takes the wgmma path for a single GEMM whose operands
 // TMA loads with rows of 16-byte multiples: K-major (y = x W^T, the batch
-// folded into the rows), or, bf16 only, M- or N-major (x W with W stored
-// K x N, x^T W^T, dW = x^T dy: wgmma's transposed layouts, boxes of 64
-// M/N by 64 K); it keeps mma.sync otherwise: rows of 258 bytes (K = 129,
-// or an odd N = 129 read N-major, like a vocabulary of 50257), a prologue
-// cast, N under 64, TF32 read N-major (wgmma transposes only 16-bit
-// types), an M-major batch that does not fold, or wgmma=false. Remarks in
-// category nova-wgmma say which path and why.
+// folded into the rows), or M- or N-major (x W with W stored K x N, x^T
+// W^T, dW = x^T dy: for bf16 wgmma's transposed layouts, boxes of 64 M/N
+// by 64 K; for TF32, which wgmma reads K-major only, boxes of 32 M/N by 32
+// K that the consumers transpose in shared memory); it keeps mma.sync
+// otherwise: rows of 258 bytes (K = 129, or an odd N = 129 read N-major,
+// like a vocabulary of 50257), a prologue cast, N under 64, an M-major
+// batch that does not fold, or wgmma=false. Remarks in category nova-wgmma
+// say which path and why.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
 // tf32-wgmma=false keeps TF32 products on mma.sync.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=tf32-wgmma=false --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=TF32OFF
@@ -80,11 +81,44 @@
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
 
-// TF32 with W N-major, an odd N read N-major, an M-major batch of 2 x 100
-// rows 64 x 100 apart (not one after the other along M): mma.sync.
+// TF32 x W with W N-major: TMA lands B's tile as it lies, in 32 x 32 boxes
+// (128 bytes of N by 32 K rows); after the stage's full barrier the
+// consumers round A's chunks in place (16 KB over 256 threads: 4 each) and
+// B's in 4 x 4 blocks of words (16 KB: 1 each): 4 chunk reads, a warp
+// synchronisation (the block's transposed place is read by a thread of
+// the same warp), 16 roundings, 4 chunk writes at the transposed place,
+// then the proxy fence and the consumers' barrier; the wgmmas read both
+// operands K-major.
 // CHECK-LABEL: gpu.module
-// CHECK-NOT: wgmma
-// CHECK: mma.sync
+// CHECK: gpu.func @{{.*}}(%arg0: memref<100x64xf32>, %arg1: memref<64x120xf32>, %arg2: memref<100x120xf32>, %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 128>, {{.*}}}}, %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 32>, buffer = 1 : i32, dims = array<i64: 120, 64>, offset = 0 : i64, strides = array<i64: 480>, swizzle = 128 : i32}})
+// CHECK-SAME: nova_gpu.matmul_path = "wgmma"
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-4: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-NOT: llvm.store
+// CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-4: llvm.inline_asm "cvt.rna.tf32.f32 $0, $1;", "=r,r"
+// CHECK-NOT: llvm.load
+// CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-4: llvm.inline_asm "cvt.rna.tf32.f32 $0, $1;", "=r,r"
+// CHECK-NOT: llvm.load
+// CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-4: llvm.inline_asm "cvt.rna.tf32.f32 $0, $1;", "=r,r"
+// CHECK-NOT: llvm.load
+// CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-4: llvm.inline_asm "cvt.rna.tf32.f32 $0, $1;", "=r,r"
+// CHECK-NOT: llvm.load
+// CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+
+// An odd N read N-major, an M-major batch of 2 x 100 rows 64 x 100 apart
+// (not one after the other along M): mma.sync.
 // CHECK-LABEL: gpu.module
 // CHECK-NOT: wgmma
 // CHECK: mma.sync
@@ -136,6 +170,38 @@
 // CHECK-NOT: llvm.store
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+
+// TF32 dW = x^T dy, both operands MN-major: A's 96 M indices (one 128-row
+// tile) and B's 256 N indices land in 32 x 32 boxes and are transposed
+// (3 blocks of 4 x 4 words per consumer thread); the wgmmas read both
+// K-major.
+// CHECK-LABEL: gpu.module
+// CHECK: gpu.func @{{.*}}(%arg0: memref<512x96xf32>, %arg1: memref<512x256xf32>, %arg2: memref<96x256xf32>, %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 32>, buffer = 0 : i32, dims = array<i64: 96, 512>, {{.*}}}}, %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 32>, buffer = 1 : i32, dims = array<i64: 256, 512>,
+// CHECK-SAME: nova_gpu.matmul_path = "wgmma"
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-3: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-4: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NEXT: nvvm.fence.proxy
+// CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+
+// The same on 128 x 192 tiles (768 x 3072, K = 2048): B's 384 blocks take
+// two rounds, the second only for the first 128 consumer threads (whole
+// warps), behind a guard.
+// CHECK-LABEL: gpu.module
+// CHECK: gpu.func @{{.*}}(%arg0: memref<2048x768xf32>, %arg1: memref<2048x3072xf32>, %arg2: memref<768x3072xf32>,
+// CHECK-SAME: known_grid_size = array<i32: 96, 1, 1>
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c384_i64 : i64
+// CHECK-NEXT: scf.if %[[IN]] {
+// CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
+// CHECK-COUNT-4: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NEXT: }
+// CHECK-NEXT: nvvm.fence.proxy
+// CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 192, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 // OFF-COUNT-12: nvvm.mma.sync
 
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B K-major"
@@ -145,11 +211,13 @@
 // REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a product under 64 x 64 or with K = 0"
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major, B K-major"
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major, B N-major"
-// REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a TF32 operand that is not K-major (wgmma reads only 16-bit operands M/N-major)"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B N-major (transposed in shared memory)"
 // REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a row stride that is not a multiple of 16 bytes"
 // REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a batch that does not fold into the rows"
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major, B N-major"
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B K-major"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major (transposed in shared memory), B N-major (transposed in shared memory)"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major (transposed in shared memory), B N-major (transposed in shared memory)"
 func.func @kmajor(%a: tensor<2x100x64xbf16>, %b: tensor<120x64xbf16>) -> tensor<2x100x120xf32> {
   %r = nova_tile.fusion matmul (%a, %b) : (tensor<2x100x64xbf16>, tensor<120x64xbf16>) -> tensor<2x100x120xf32> {
   ^bb0(%x: tensor<2x100x64xbf16>, %y: tensor<120x64xbf16>):
@@ -259,4 +327,22 @@ func.func @tf32_kmajor(%a: tensor<200x64xf32>, %b: tensor<300x64xf32>) -> tensor
     nova_tile.yield %p : tensor<200x300xf32>
   }
   return %r : tensor<200x300xf32>
+}
+
+func.func @tf32_dw(%x: tensor<512x96xf32>, %dy: tensor<512x256xf32>) -> tensor<96x256xf32> {
+  %r = nova_tile.fusion matmul (%x, %dy) : (tensor<512x96xf32>, tensor<512x256xf32>) -> tensor<96x256xf32> {
+  ^bb0(%a: tensor<512x96xf32>, %b: tensor<512x256xf32>):
+    %p = nova.matmul %a, %b transpose_lhs {nova.precision = "tf32"} : tensor<512x96xf32>, tensor<512x256xf32> -> tensor<96x256xf32>
+    nova_tile.yield %p : tensor<96x256xf32>
+  }
+  return %r : tensor<96x256xf32>
+}
+
+func.func @tf32_dw_narrow(%x: tensor<2048x768xf32>, %dy: tensor<2048x3072xf32>) -> tensor<768x3072xf32> {
+  %r = nova_tile.fusion matmul (%x, %dy) : (tensor<2048x768xf32>, tensor<2048x3072xf32>) -> tensor<768x3072xf32> {
+  ^bb0(%a: tensor<2048x768xf32>, %b: tensor<2048x3072xf32>):
+    %p = nova.matmul %a, %b transpose_lhs {nova.precision = "tf32"} : tensor<2048x768xf32>, tensor<2048x3072xf32> -> tensor<768x3072xf32>
+    nova_tile.yield %p : tensor<768x3072xf32>
+  }
+  return %r : tensor<768x3072xf32>
 }

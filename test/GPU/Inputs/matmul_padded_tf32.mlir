@@ -9,8 +9,9 @@ func.func @copy_odd_tf32(%a: tensor<600x201xf32>, %b: tensor<701x201xf32>)
   return %p : tensor<600x701xf32>
 }
 
-// W stored [K, N] (N-major): wgmma reads 32-bit operands K-major only, so
-// a padded copy would not bring this product to wgmma; none is made.
+// W stored [K, N] (N-major) with rows of 2804 bytes: W gets a copy padded
+// to 2816-byte rows, which TMA loads N-major and the consumers transpose
+// to K-major in shared memory (wgmma reads 32-bit operands K-major only).
 func.func @nmajor_tf32(%a: tensor<600x256xf32>, %b: tensor<256x701xf32>)
     -> tensor<600x701xf32> {
   %p = nova.matmul %a, %b {nova.precision = "tf32"} : tensor<600x256xf32>, tensor<256x701xf32> -> tensor<600x701xf32>
