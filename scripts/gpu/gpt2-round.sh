@@ -12,7 +12,8 @@
 #       compute-sanitizer memcheck and racecheck on one step of the small
 #       model compiled with --guard-bands. Exit 1 if any fails.
 #
-# SANITIZE=0 skips compute-sanitizer. MODELS picks the models (default "small 124m"): small is 2 layers, 4 heads,
+# SANITIZE=0 skips compute-sanitizer; COMPUTES picks the precisions run
+# (default "tf32 bf16"). MODELS picks the models (default "small 124m"): small is 2 layers, 4 heads,
 # width 128, vocabulary 50257 (odd, as GPT-2's), T 128, B 4; 124m is GPT-2
 # 124M at B16 T1024.
 set -uo pipefail
@@ -56,7 +57,7 @@ prepare)
 run)
   nova_run=${3:?usage: gpt2-round.sh run DIR NOVA_RUN}
   for m in $models; do
-    for c in tf32 bf16; do
+    for c in ${COMPUTES:-tf32 bf16}; do
       [ -f "$dir/$m/$c.nvx" ] || { echo "$m $c: no executable"; status=1; continue; }
       bound=$([ "$c" = bf16 ] && echo 1e-2 || echo 1e-3)
       echo "== $m $c"
