@@ -642,7 +642,7 @@ void AttentionEmitter::fillConstants(int64_t grid, int64_t threads) {
 
 FailureOr<Geometry> AttentionEmitter::forward() {
   // bf16 on Hopper: the wgmma forward (AttentionWgmma.cpp) where it applies.
-  if (k.wgmma)
+  if (k.options.wgmma)
     if (auto geometry = withWgmmaCommon([&](const AttentionCommon &common) {
           return emitAttentionForwardWgmma(
               {common, attn->getNumResults() > 1});
@@ -1070,7 +1070,7 @@ FailureOr<Geometry> AttentionEmitter::backwardKernel() {
   // bf16 on Hopper: the wgmma backward (AttentionBackwardWgmma.cpp) where
   // it applies. It writes each gradient element from one block, so it
   // also meets `deterministic`.
-  if (k.wgmma && (wantQ || wantKV)) {
+  if (k.options.wgmma && (wantQ || wantKV)) {
     auto logSumExp = [&](Value bh, Value row) {
       Value lse =
           load(4, leadOffset(operands[4], bh), row, Value(), tq, f32(0.0));

@@ -193,6 +193,18 @@ private:
   std::vector<std::map<Key, Value, KeyLess>> scopes{1};
 };
 
+/// convert-tile-to-gpu's options, as the emitters consult them.
+struct EmitOptions {
+  /// No float atomics: every float sum in a fixed order.
+  bool deterministic = false;
+  /// GEMMs on wgmma and TMA where they apply (MatmulWgmma.cpp).
+  bool wgmma = true;
+  /// TF32 products on wgmma too (operands rounded, see the pass option).
+  bool tf32Wgmma = false;
+  /// Wide rows read more than once staged in shared memory (Reductions.cpp).
+  bool stageRows = true;
+};
+
 /// What every family's emitter gets: the kernel, its contract and schedule,
 /// the gpu.func under construction and a builder inside it.
 struct KernelContext {
@@ -206,14 +218,7 @@ struct KernelContext {
   /// Scalar outputs checked to be finite (an entry's loss or gradient
   /// norm): output index -> the nova::StatusBit raised when not.
   DenseMap<unsigned, uint32_t> finiteChecks;
-  /// No float atomics: every float sum in a fixed order.
-  bool deterministic = false;
-  /// GEMMs on wgmma and TMA where they apply (MatmulWgmma.cpp).
-  bool wgmma = true;
-  /// TF32 products on wgmma too (operands truncated, see the pass option).
-  bool tf32Wgmma = false;
-  /// Wide rows read more than once staged in shared memory (Reductions.cpp).
-  bool stageRows = true;
+  EmitOptions options;
 
   Block &block() { return kernel.getBody().front(); }
   ValueRange outputs() { return block().getTerminator()->getOperands(); }

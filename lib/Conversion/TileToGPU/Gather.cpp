@@ -358,7 +358,7 @@ FailureOr<Geometry> emitScatterTiles(KernelContext &k, const ScatterAdd &s) {
           return std::make_pair(*x, at);
         };
         LogicalResult added = success();
-        if (k.deterministic) {
+        if (k.options.deterministic) {
           // Each thread owns columns of the tile and adds the matches in
           // index order: the same sums in the same order every run.
           added = k.loop(
@@ -802,7 +802,7 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
   // Sums in f32 (bf16 and f16 outputs too), in f64 when deterministic (the
   // interpreter's accumulator: the same order gives its result exactly).
   s.accType = !s.isFloat        ? s.element
-              : k.deterministic ? Type(b.getF64Type())
+              : k.options.deterministic ? Type(b.getF64Type())
                                 : Type(b.getF32Type());
   // Buckets when a block's sorted positions fit in shared memory (every
   // index could name its rows); else tiles, each scanning every index.

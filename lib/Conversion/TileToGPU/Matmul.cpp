@@ -582,7 +582,7 @@ FailureOr<Geometry> emitMatmul(KernelContext &k) {
   // Worded without the option name, so a test of the off switch can
   // forbid "wgmma" anywhere in its output.
   std::string whyNot = "the Hopper GEMM is turned off";
-  if (k.wgmma)
+  if (k.options.wgmma)
     if (auto geometry = emitMatmulWgmma(k, whyNot)) {
       k.func->setAttr(kMatmulPathAttr, k.b.getStringAttr("wgmma"));
       return *geometry;

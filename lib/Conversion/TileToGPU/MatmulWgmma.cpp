@@ -99,7 +99,7 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
   auto precision = main->getAttrOfType<StringAttr>("nova.precision");
   if (element.isF32() && (!precision || precision.getValue() != "tf32"))
     return std::string("f32 operands without nova.precision = \"tf32\"");
-  if (element.isF32() && !k.tf32Wgmma)
+  if (element.isF32() && !k.options.tf32Wgmma)
     return std::string("TF32 on wgmma is off (tf32-wgmma=false)");
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
   int64_t batch = p.space[0], m = p.space[1], n = p.space[2],

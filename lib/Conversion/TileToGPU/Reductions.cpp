@@ -822,7 +822,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   // the outputs) is staged in shared memory by its first read, each chunked
   // input's row at a 16-byte-aligned offset of the row's area.
   int64_t stagedBytes = 0;
-  if (k.stageRows && !columnSums && !perLane && w > 1 &&
+  if (k.options.stageRows && !columnSums && !perLane && w > 1 &&
       chunks.stride % w == 0 && passes.size() + (rowOutputs ? 1 : 0) >= 2) {
     int64_t area = 0;
     SmallVector<int64_t> offsets;

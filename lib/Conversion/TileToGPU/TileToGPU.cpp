@@ -126,8 +126,7 @@ statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
 LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
                           ArrayRef<int64_t> pitches,
                           const DenseMap<unsigned, uint32_t> &finite,
-                          bool deterministic, bool wgmma, bool tf32Wgmma,
-                          bool stageRows) {
+                          const EmitOptions &options) {
   auto contract = computeContract(kernel);
   if (failed(contract))
     return failure();
@@ -182,9 +181,8 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   for (BlockArgument arg : kernelBlock.getArguments())
     body.bindInput(arg, entry.getArgument(arg.getArgNumber()));
 
-  KernelContext k{kernel, *contract, schedule, func,          b,
-                  body,   {},        finite,   deterministic, wgmma,
-                  tf32Wgmma, stageRows};
+  KernelContext k{kernel, *contract, schedule, func, b,
+                  body,   {},        finite,   options};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
   if (statusBits)
@@ -256,11 +254,12 @@ struct ConvertTileToGPUPass
     FailureOr<Pitches> pitches = findPitches(module);
     if (failed(pitches))
       return signalPassFailure();
+    EmitOptions options{deterministic, wgmma, tf32Wgmma, stageRows};
     for (KernelOp kernel : kernels) {
       std::string name = kernel.getSymName().str();
       failedAny |=
           failed(lowerKernel(kernel, builder, (*pitches)[name], finite[name],
-                             deterministic, wgmma, tf32Wgmma, stageRows));
+                             options));
     }
     if (failedAny)
       return signalPassFailure();
