@@ -221,9 +221,9 @@ Value BodyEmitter::exponential(Value x, bool approximate, double scale) {
     return math::ExpOp::create(b, x);
   }
   // The scale folded into ex2's log2 e.
-  return approxF32Op("ex2.approx.ftz.f32",
-                     arith::MulFOp::create(b, x,
-                                           floatConstant(t, scale * M_LOG2E)));
+  return approxF32Op(
+      "ex2.approx.ftz.f32",
+      arith::MulFOp::create(b, x, floatConstant(t, scale * M_LOG2E)));
 }
 
 FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
@@ -329,8 +329,7 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
     // but for rare ties, and has no slow-path branch, which kept ptxas from
     // overlapping independent elements (a GEMM's GELU epilogue ran 4x
     // slower than the product).
-    bool narrowResult =
-        (floatType.getWidth() < 32 || approxF32) && ct.isF32();
+    bool narrowResult = (floatType.getWidth() < 32 || approxF32) && ct.isF32();
     auto divide = [&](Value x, Value y) -> Value {
       if (!narrowResult)
         return arith::DivFOp::create(b, x, y);

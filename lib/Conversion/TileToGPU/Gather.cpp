@@ -801,9 +801,9 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
   s.isFloat = isa<FloatType>(s.element);
   // Sums in f32 (bf16 and f16 outputs too), in f64 when deterministic (the
   // interpreter's accumulator: the same order gives its result exactly).
-  s.accType = !s.isFloat        ? s.element
+  s.accType = !s.isFloat                ? s.element
               : k.options.deterministic ? Type(b.getF64Type())
-                                : Type(b.getF32Type());
+                                        : Type(b.getF32Type());
   // Buckets when a block's sorted positions fit in shared memory (every
   // index could name its rows); else tiles, each scanning every index.
   if (s.count > 0)

@@ -234,9 +234,7 @@ private:
   Value roundWord(Value word);
   /// Whether the wgmmas read `op`'s tile MN-major: bf16 ones as they land;
   /// TF32 ones are K-major once roundStage has transposed them.
-  bool readsMnMajor(const TmaOperand &op) const {
-    return op.mnMajor && !tf32;
-  }
+  bool readsMnMajor(const TmaOperand &op) const { return op.mnMajor && !tf32; }
   /// `bar.sync id, threads`: a named barrier of `threads` threads (0 is the
   /// block's, 1 and 2 each consumer's own in the epilogue, 3 both
   /// consumers'). As PTX: nvvm.barrier with a thread count does not
@@ -474,8 +472,8 @@ void WgmmaEmitter::roundTransposed(Value thread, Value base, int64_t bytes) {
   assert(blocks % 128 == 0 && "a tile in whole warpgroups of blocks");
   auto words = VectorType::get({4}, b.getI32Type());
   auto chunkAt = [&](Value blockBase, Value row, Value chunk) {
-    Value swizzled = arith::XOrIOp::create(
-        b, chunk, arith::AndIOp::create(b, row, i64(7)));
+    Value swizzled =
+        arith::XOrIOp::create(b, chunk, arith::AndIOp::create(b, row, i64(7)));
     return shared(
         add(blockBase, add(mul(row, i64(128)), mul(swizzled, i64(16)))));
   };

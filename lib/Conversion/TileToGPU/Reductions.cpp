@@ -309,16 +309,14 @@ private:
       LLVM::StoreOp::create(b, vec, at, /*alignment=*/16);
     staging.pending.clear();
   }
-  /// A 16-bit row kernel (see BodyEmitter::approxF32) folds a chunk's f32
-  /// terms of an f64 sum in f32 first: at most 8 terms, whose f32 rounding
-  /// stays far below the bf16 inputs' precision, and one f32-to-f64
-  /// conversion per chunk instead of one per element (the conversions
-  /// bounded the classifier's rate).
-  bool chunkSumsInF32 = false;
   /// `acc` combined with the chunk's values `xs` (widened, in column
-  /// order).
+  /// order). A 16-bit row kernel (BodyEmitter::approxF32) folds a chunk's
+  /// f32 terms of an f64 sum in f32 first: at most 8 terms, whose f32
+  /// rounding stays far below the bf16 inputs' precision, and one
+  /// f32-to-f64 conversion per chunk instead of one per element (the
+  /// conversions bounded the classifier's rate).
   Value foldChunk(const Combiner &comb, Value acc, ArrayRef<Value> xs) {
-    bool inF32 = chunkSumsInF32 && comb.kind == nv::ReduceKind::sum &&
+    bool inF32 = body.approxF32 && comb.kind == nv::ReduceKind::sum &&
                  comb.accType.isF64() && xs.size() > 1;
     if (!inF32) {
       for (Value x : xs)
@@ -816,7 +814,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       if (k.contract.results[i].kind == AccessKind::Elementwise &&
           isa<FloatType>(elementOf(v)))
         allNarrow &= narrow(elementOf(v));
-    body.approxF32 = chunkSumsInF32 = anyFull && allNarrow;
+    body.approxF32 = anyFull && allNarrow;
   }
   // A wide row read more than once (a pass per reduction level, one for
   // the outputs) is staged in shared memory by its first read, each chunked
@@ -908,7 +906,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         b, same,
         arith::ConstantOp::create(b, b.getFloatAttr(from.getType(), 1.0)),
         body.exponential(arith::SubFOp::create(b, from, to),
-                    body.approxF32 && from.getType().isF32()));
+                         body.approxF32 && from.getType().isF32()));
     return arith::MulFOp::create(b, sum, body.convert(factor, sum.getType()));
   };
 

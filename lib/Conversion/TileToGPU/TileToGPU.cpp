@@ -181,7 +181,7 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   for (BlockArgument arg : kernelBlock.getArguments())
     body.bindInput(arg, entry.getArgument(arg.getArgNumber()));
 
-  KernelContext k{kernel, *contract, schedule, func, b,
+  KernelContext k{kernel, *contract, schedule, func,   b,
                   body,   {},        finite,   options};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
@@ -257,9 +257,8 @@ struct ConvertTileToGPUPass
     EmitOptions options{deterministic, wgmma, tf32Wgmma, stageRows};
     for (KernelOp kernel : kernels) {
       std::string name = kernel.getSymName().str();
-      failedAny |=
-          failed(lowerKernel(kernel, builder, (*pitches)[name], finite[name],
-                             options));
+      failedAny |= failed(lowerKernel(kernel, builder, (*pitches)[name],
+                                      finite[name], options));
     }
     if (failedAny)
       return signalPassFailure();
