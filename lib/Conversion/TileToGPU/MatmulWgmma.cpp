@@ -243,7 +243,8 @@ private:
   void roundInPlace(Value thread, Value base, int64_t bytes);
   /// The same for an MN-major tile: rounded and transposed into K-major.
   void roundTransposed(Value thread, Value base, int64_t bytes);
-  /// One f32 word rounded to TF32 (an i32 in, an i32 out).
+  /// One f32 word (i32) prepared so that wgmma's truncation to TF32
+  /// rounds it to nearest.
   Value roundWord(Value word);
   /// Whether the wgmmas read `op`'s tile MN-major: bf16 ones as they land;
   /// TF32 ones are K-major once roundStages has transposed them.
@@ -427,15 +428,16 @@ void WgmmaEmitter::namedBarrier(Value id, int64_t threads) {
 }
 
 Value WgmmaEmitter::roundWord(Value word) {
-  // Round to nearest (ties away from zero), as PyTorch's TF32 does; Inf
-  // and NaN stay what they are.
-  Type word32 = b.getI32Type();
-  return LLVM::InlineAsmOp::create(
-             b, word32, ValueRange{word}, "cvt.rna.tf32.f32 $0, $1;", "=r,r",
-             /*has_side_effects=*/false, /*is_align_stack=*/false,
-             LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-             ArrayAttr())
-      .getResult(0);
+  // Round to nearest, ties away from zero (cvt.rna's TF32, as PyTorch's),
+  // as wgmma reads it: wgmma drops the 13 low mantissa bits, so adding
+  // half of the TF32 unit in the last place (bit 12) to the bit pattern
+  // makes that truncation the rounding: a carry out of the low bits rounds
+  // the magnitude up, ties included. One integer add at the full ALU rate
+  // instead of a conversion (a quarter of it), which capped the stage
+  // rounding below the wgmmas' pace. Inf stays Inf (the carry stays in
+  // the dropped bits); only NaNs whose payload lies wholly in those bits
+  // read as Inf, as they would unrounded.
+  return arith::AddIOp::create(b, word, i32(1 << 12));
 }
 
 void WgmmaEmitter::roundInPlace(Value thread, Value base, int64_t bytes) {

@@ -21,7 +21,7 @@
 // RUN: FileCheck %s --check-prefix=PADDED --implicit-check-not=C751 --implicit-check-not=warning < %t/padded.log
 // RUN: not grep -E "[1-9][0-9]* bytes (stack frame|spill)" %t/padded.log
 // PADDED-COUNT-10: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|\.extern \.shared \.align 1024|cp.async.bulk.tensor.2d.[a-z:]*|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+|p, [01], +[01], [01], +[01];|cvt.rna.tf32.f32|bar.sync[[:space:]]+[0-9]+, [0-9]+;|fence.proxy.async.shared::cta|bar.warp.sync -1;|mbarrier.arrive[a-z0-9.:]*" %t/k.nvx | sed 's/matmul_[0-9a-f]*_param/P/' | sort | uniq -c | FileCheck %s
+// RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|\.extern \.shared \.align 1024|cp.async.bulk.tensor.2d.[a-z:]*|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+|p, [01], +[01], [01], +[01];|add.s32[[:space:]]+%r[0-9]+, %r[0-9]+, 4096;|bar.sync[[:space:]]+[0-9]+, [0-9]+;|fence.proxy.async.shared::cta|bar.warp.sync -1;|mbarrier.arrive[a-z0-9.:]*" %t/k.nvx | sed 's/matmul_[0-9a-f]*_param/P/; s/%r[0-9]*/R/g' | sort | uniq -c | FileCheck %s
 
 // PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -53,7 +53,8 @@
 // TF32 rounds each stage in the producer's warps 1-3 (96 threads), in an
 // scf.for over whole rounds and a guarded last one, then a proxy fence
 // and an arrival on the stage's "rounded" mbarrier (no named barrier of
-// the consumers). cvt.rna in the PTX: K-major tiles of 128 rows (1024
+// the consumers). The rounding is an add of 4096 to each word (wgmma's
+// truncation then rounds to nearest); in the PTX: K-major tiles of 128 rows (1024
 // 16-byte chunks: 10 per thread and 64 left) take one loop body of 4
 // chunks, 2 after it and the guarded one: 28; an MN-major tile of 4 x 4
 // word blocks takes one block in the loop body (16) and one guarded where
@@ -78,7 +79,7 @@
 // CHECK-DAG: {{ +}}12 wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
 // CHECK-DAG: {{ +}}16 wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32
 // CHECK-DAG: {{ +}}8 wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32
-// CHECK-DAG: {{ +}}228 cvt.rna.tf32.f32
+// CHECK-DAG: {{ +}}228 add.s32 R, R, 4096;
 // CHECK-DAG: {{ +}}9 bar.warp.sync -1;
 // CHECK-DAG: {{ +}}5 fence.proxy.async.shared::cta
 // CHECK-DAG: {{ +}}19 mbarrier.arrive.shared.b64

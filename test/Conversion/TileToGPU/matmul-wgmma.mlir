@@ -107,7 +107,7 @@
 // CHECK: scf.for
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK-NOT: llvm.load
-// CHECK: llvm.inline_asm "cvt.rna.tf32.f32 $0, $1;", "=r,r"
+// CHECK: arith.addi %{{.*}}, %c4096_i32{{.*}} : i32
 // CHECK-COUNT-4: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
 // CHECK: arith.cmpi ult, %{{.*}}, %c1024_i64 : i64
 // CHECK: scf.for
@@ -115,7 +115,7 @@
 // CHECK-NOT: llvm.store
 // CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
 // CHECK-NOT: llvm.load
-// CHECK-COUNT-4: llvm.inline_asm "cvt.rna.tf32.f32 $0, $1;", "=r,r"
+// CHECK-COUNT-4: arith.addi %{{.*}}, %c4096_i32{{.*}} : i32
 // CHECK-NOT: llvm.load
 // CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
 // CHECK: arith.cmpi ult, %{{.*}}, %c256_i64 : i64
@@ -127,9 +127,9 @@
 // CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK: nvvm.setmaxregister  increase 224
-// CHECK-NOT: cvt.rna
+// CHECK-NOT: %c4096_i32
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-NOT: cvt.rna
+// CHECK-NOT: %c4096_i32
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 
 // An odd N read N-major, an M-major batch of 2 x 100 rows 64 x 100 apart
@@ -167,7 +167,8 @@
 
 // TF32 K-major (y = x W^T in f32 marked TF32) takes wgmma by default: the
 // producer's rounding warps round each landed stage's 16-byte chunks to
-// TF32 to nearest (wgmma itself would drop the low mantissa bits): A's
+// TF32 to nearest (wgmma drops the 13 low mantissa bits: adding 4096, half
+// a TF32 unit, to each word's bits makes that drop a rounding): A's
 // 1024 (128 rows) as above, B's 2048 (256 rows): an scf.for of 5 batches
 // of 4 a thread, one more, then the 32 left behind a guard; a proxy fence
 // and the "rounded" arrival; the consumers only wait and multiply.
@@ -180,7 +181,7 @@
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c5 step
 // CHECK-COUNT-4: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK-NOT: llvm.load
-// CHECK: llvm.inline_asm "cvt.rna.tf32.f32 $0, $1;", "=r,r"
+// CHECK: arith.addi %{{.*}}, %c4096_i32{{.*}} : i32
 // CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
 // CHECK: arith.cmpi ult, %{{.*}}, %c2048_i64 : i64
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
