@@ -90,22 +90,19 @@ void remarkPath(KernelContext &k, const std::optional<std::string> &whyNot,
 
 LogicalResult
 EmitterBase::specialize(Value tid, function_ref<void()> producer,
-                        function_ref<LogicalResult(Value)> consumer,
-                        int64_t producerRegisters, int64_t consumerRegisters) {
+                        function_ref<LogicalResult(Value)> consumer) {
   Value warpgroup = arith::DivUIOp::create(b, tid, idx(128));
   auto ifOp = scf::IfOp::create(
       b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warpgroup, idx(0)),
       /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  NVVM::SetMaxRegisterOp::create(b, producerRegisters,
-                                 NVVM::SetMaxRegisterAction::decrease);
+  NVVM::SetMaxRegisterOp::create(b, 40, NVVM::SetMaxRegisterAction::decrease);
   body.pushScope();
   producer();
   body.popScope();
   b.setInsertionPointToStart(ifOp.elseBlock());
-  NVVM::SetMaxRegisterOp::create(b, consumerRegisters,
-                                 NVVM::SetMaxRegisterAction::increase);
+  NVVM::SetMaxRegisterOp::create(b, 232, NVVM::SetMaxRegisterAction::increase);
   body.pushScope();
   LogicalResult ok = consumer(arith::SubIOp::create(b, warpgroup, idx(1)));
   body.popScope();

@@ -99,15 +99,11 @@ protected:
     return arith::SelectOp::create(b, c, x, y);
   }
   /// Warp specialization: warpgroup 0 (the producer) lowers its register
-  /// budget to `producerRegisters` and runs `producer`; the others raise
-  /// theirs to `consumerRegisters` and run `consumer` with their index
-  /// (warpgroup - 1), each in a scope of its own. With two consumers of a
-  /// 168-register launch, 2 x consumer + producer may not exceed 504 (what
-  /// the producer gives up is what the consumers take).
+  /// budget to 40 and runs `producer`; the others raise theirs to 232 and
+  /// run `consumer` with their index (warpgroup - 1), each in a scope of
+  /// its own.
   LogicalResult specialize(Value tid, function_ref<void()> producer,
-                           function_ref<LogicalResult(Value)> consumer,
-                           int64_t producerRegisters = 40,
-                           int64_t consumerRegisters = 232);
+                           function_ref<LogicalResult(Value)> consumer);
 
   KernelContext &k;
   ImplicitLocOpBuilder &b;

@@ -4,16 +4,15 @@
 // Operands are K-major in memory (A = [M, K] rows, B stored [N, K]: the
 // X W^T form) or M/N-major (W stored [K, N], dW's x^T and dy): bf16 ones
 // through wgmma's transposed layouts, TF32 ones (wgmma reads 32-bit
-// operands K-major only) transposed in shared memory as the producer's
-// rounding warps round each stage to TF32. A block computes BM x BN tiles:
+// operands K-major only) transposed by the consumers in shared memory as
+// they round each stage to TF32. A block computes BM x BN tiles:
 //
 //  - warpgroup 0 is the producer: it lowers its register budget
 //    (setmaxnreg) and one thread issues TMA loads of BM x BK and BN x BK
 //    tiles (128-byte rows, 128-byte swizzle, zero fill past the edges) into
 //    a ring of stages in dynamic shared memory, each stage guarded by a
 //    "full" mbarrier (transaction bytes) and an "empty" one (consumers
-//    done); with TF32 operands its other three warps round each landed
-//    stage and release it on a third, "rounded" mbarrier;
+//    done);
 //  - warpgroups 1..C are consumers with a raised register budget: each owns
 //    64 rows of the tile and runs nvvm.wgmma.mma_async (m64 x BN x 32 bytes
 //    of K per instruction) on shared-memory descriptors it builds, with f32
@@ -59,13 +58,9 @@ struct WgmmaTiling {
   /// consumer's 64 rows in 64-column (128-byte) blocks, 128-byte swizzled.
   int64_t stagingBytes = 0;
   int64_t stagingOffset() const { return stages * stageBytes(); }
-  /// The barriers follow: full[stages], empty[stages], then (TF32)
-  /// rounded[stages].
-  bool rounds = false;
+  /// The barriers follow: full[stages], then empty[stages].
   int64_t barrierOffset() const { return stagingOffset() + stagingBytes; }
-  int64_t sharedBytes() const {
-    return barrierOffset() + (rounds ? 24 : 16) * stages;
-  }
+  int64_t sharedBytes() const { return barrierOffset() + 16 * stages; }
   int64_t threads() const { return 128 * (1 + consumers); }
   /// K per wgmma instruction: 32 bytes.
   int64_t kStep() const { return 32 / elementBytes; }
@@ -128,7 +123,7 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
     int64_t kStride = access.strides[rhs ? r - 2 : r - 1];
     // K contiguous (K-major), else M or N contiguous (MN-major: wgmma's
     // transpose for bf16; TF32, which wgmma reads only K-major, lands as
-    // it lies and is transposed in shared memory as it is rounded).
+    // it lies and the consumers transpose each stage in shared memory).
     bool mnMajor = kStride != 1 && kExtent > 1;
     if (mnMajor && mnStride != 1)
       return std::string("an operand with neither K nor M/N contiguous");
@@ -204,11 +199,6 @@ private:
     return shared(
         add(i64(t.barrierOffset() + 8 * t.stages), mul(stage, i64(8))));
   }
-  /// TF32: the stage is rounded (and transposed) for the wgmmas.
-  Value roundedBarrier(Value stage) {
-    return shared(
-        add(i64(t.barrierOffset() + 16 * t.stages), mul(stage, i64(8))));
-  }
   /// A TMA descriptor parameter for `op` in tiles of `tileRows` M (N)
   /// indices: one box of the whole tile when K-major, boxes of 128 bytes of
   /// M (N) by the K tile when MN-major.
@@ -229,17 +219,14 @@ private:
   /// persistent grid; a unit is one split of one tile's K tiles.
   template <typename Fn> LogicalResult forEachUnit(Fn fn);
   void producer();
-  /// TF32: the producer's rounding warps (1-3) round each landed stage to
-  /// TF32 in place (wgmma would drop the f32 operands' low mantissa bits),
-  /// transposing MN-major operands into the K-major layout wgmma reads,
-  /// and release it to the consumers on its "rounded" barrier. Off the
-  /// consumers' path: they only wait and multiply.
-  void roundStages();
-  /// Threads of the rounding warps.
-  static constexpr int64_t kRoundingThreads = 96;
-  /// The share of rounding thread `thread` (i64) in one operand's tile of
-  /// `bytes` at shared byte `base` (i64): its 16-byte chunks rounded where
-  /// they lie.
+  /// TF32: the consumers round the landed stage `stage` to TF32 in place
+  /// (wgmma would drop the f32 operands' low mantissa bits), transposing
+  /// MN-major operands into the K-major layout wgmma reads, then make it
+  /// visible to the wgmmas of both consumers.
+  void roundStage(Value consumerIndex, Value stage);
+  /// roundStage's share of consumer thread `thread` (i64) in one operand's
+  /// tile of `bytes` at shared byte `base` (i64): its 16-byte chunks
+  /// rounded where they lie.
   void roundInPlace(Value thread, Value base, int64_t bytes);
   /// The same for an MN-major tile: rounded and transposed into K-major.
   void roundTransposed(Value thread, Value base, int64_t bytes);
@@ -247,14 +234,16 @@ private:
   /// rounds it to nearest.
   Value roundWord(Value word);
   /// Whether the wgmmas read `op`'s tile MN-major: bf16 ones as they land;
-  /// TF32 ones are K-major once roundStages has transposed them.
+  /// TF32 ones are K-major once roundStage has transposed them.
   bool readsMnMajor(const TmaOperand &op) const { return op.mnMajor && !tf32; }
   /// `bar.sync id, threads`: a named barrier of `threads` threads (0 is the
-  /// block's, 1 and 2 each consumer's own in the epilogue). As PTX: nvvm.barrier with a thread count does not
+  /// block's, 1 and 2 each consumer's own in the epilogue, 3 both
+  /// consumers'). As PTX: nvvm.barrier with a thread count does not
   /// survive printing with locations (its optional reduction parses the
   /// location).
   void namedBarrier(Value id, int64_t threads);
-  /// Inline PTX with side effects (`ids`: its register operands).
+  void namedBarrier(int64_t id, int64_t threads);
+  /// The inline PTX of either form (`ids`: the register id, if any).
   void barrierAsm(const std::string &text, ValueRange ids,
                   StringRef constraints);
   /// The accumulators of the unit whose K tiles are pipeline steps
@@ -374,17 +363,8 @@ void WgmmaEmitter::load(const TmaOperand &op, Value desc, Value destination,
 }
 
 void WgmmaEmitter::producer() {
-  // One thread issues every load; the others of the warpgroup are done,
-  // or (TF32) warps 1-3 round the stages.
-  Value lane = arith::RemUIOp::create(b, tid, idx(128));
-  if (tf32)
-    (void)k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::uge, lane,
-                                         idx(32)),
-                   [&] {
-                     roundStages();
-                     return success();
-                   });
-  Value lead = eq(lane, idx(0));
+  // One thread issues every load; the others of the warpgroup are done.
+  Value lead = eq(arith::RemUIOp::create(b, tid, idx(128)), idx(0));
   (void)k.ifThen(lead, [&] {
     return forEachUnit([&](Value tile, Value split, Value first) {
       auto [tm, tn] = tileCoordinates(tile);
@@ -414,6 +394,9 @@ void WgmmaEmitter::producer() {
   });
 }
 
+/// The named barrier of both consumer warpgroups.
+constexpr int64_t kConsumersBarrier = 3;
+
 void WgmmaEmitter::barrierAsm(const std::string &text, ValueRange ids,
                               StringRef constraints) {
   LLVM::InlineAsmOp::create(b, Type(), ids, text, constraints,
@@ -426,6 +409,10 @@ void WgmmaEmitter::namedBarrier(Value id, int64_t threads) {
   barrierAsm(("bar.sync $0, " + Twine(threads) + ";").str(),
              ValueRange{toI32(id)}, "r,~{memory}");
 }
+void WgmmaEmitter::namedBarrier(int64_t id, int64_t threads) {
+  barrierAsm(("bar.sync " + Twine(id) + ", " + Twine(threads) + ";").str(),
+             ValueRange{}, "~{memory}");
+}
 
 Value WgmmaEmitter::roundWord(Value word) {
   // Round to nearest, ties away from zero (cvt.rna's TF32, as PyTorch's),
@@ -433,10 +420,9 @@ Value WgmmaEmitter::roundWord(Value word) {
   // half of the TF32 unit in the last place (bit 12) to the bit pattern
   // makes that truncation the rounding: a carry out of the low bits rounds
   // the magnitude up, ties included. One integer add at the full ALU rate
-  // instead of a conversion (a quarter of it), which capped the stage
-  // rounding below the wgmmas' pace. Inf stays Inf (the carry stays in
-  // the dropped bits); only NaNs whose payload lies wholly in those bits
-  // read as Inf, as they would unrounded.
+  // instead of a conversion at a quarter of it. Inf stays Inf (the carry
+  // stays in the dropped bits); only NaNs whose payload lies wholly in
+  // those bits read as Inf, as they would unrounded.
   return arith::AddIOp::create(b, word, i32(1 << 12));
 }
 
@@ -444,48 +430,21 @@ void WgmmaEmitter::roundInPlace(Value thread, Value base, int64_t bytes) {
   // Every 16-byte chunk of the tile (128-byte swizzled: the permutation
   // does not matter to an element-wise rounding), consecutive threads on
   // consecutive chunks.
-  int64_t threads = kRoundingThreads;
+  int64_t consumerThreads = 128 * t.consumers;
   int64_t chunks = bytes / 16;
+  assert(chunks % consumerThreads == 0 && "a tile in whole rounds of chunks");
+  Value first = add(base, mul(thread, i64(16)));
   auto words = VectorType::get({4}, b.getI32Type());
-  auto at = [&](Value c) { return shared(add(base, mul(c, i64(16)))); };
-  auto roundAndStore = [&](Value chunk, Value to) {
+  for (int64_t j = 0; j < chunks / consumerThreads; ++j) {
+    Value at = shared(add(first, i64(j * consumerThreads * 16)));
+    Value chunk = LLVM::LoadOp::create(b, words, at, /*alignment=*/16);
     SmallVector<Value> rounded;
     for (int64_t e = 0; e < 4; ++e)
       rounded.push_back(
           roundWord(LLVM::ExtractElementOp::create(b, chunk, i32(e))));
     LLVM::StoreOp::create(b, vector::FromElementsOp::create(b, words, rounded),
-                          to, /*alignment=*/16);
-  };
-  // Whole rounds in an scf.for (unrolled, every chunk's address would be
-  // a loop-invariant register of the producer's 56), 4 chunks a thread an
-  // iteration, all read before any is written back (4 loads in flight: a
-  // store would otherwise order the next load behind it).
-  constexpr int64_t kBatch = 4;
-  auto batch = [&](Value firstChunk, int64_t n) {
-    SmallVector<Value> where, loaded;
-    for (int64_t i = 0; i < n; ++i) {
-      where.push_back(at(add(firstChunk, i64(i * threads))));
-      loaded.push_back(
-          LLVM::LoadOp::create(b, words, where.back(), /*alignment=*/16));
-    }
-    for (auto [chunk, to] : llvm::zip(loaded, where))
-      roundAndStore(chunk, to);
-  };
-  int64_t whole = chunks / threads, batches = whole / kBatch;
-  (void)k.loop(idx(0), idx(batches), idx(1), [&](Value j) {
-    batch(add(thread, mul(toI64(j), i64(kBatch * threads))), kBatch);
-    return success();
-  });
-  if (whole % kBatch)
-    batch(add(thread, i64(batches * kBatch * threads)), whole % kBatch);
-  if (chunks % threads == 0)
-    return;
-  Value last = add(thread, i64(whole * threads));
-  (void)k.ifThen(lt(last, i64(chunks)), [&] {
-    Value to = at(last);
-    roundAndStore(LLVM::LoadOp::create(b, words, to, /*alignment=*/16), to);
-    return success();
-  });
+                          at, /*alignment=*/16);
+  }
 }
 
 void WgmmaEmitter::roundTransposed(Value thread, Value base, int64_t bytes) {
@@ -507,12 +466,11 @@ void WgmmaEmitter::roundTransposed(Value thread, Value base, int64_t bytes) {
   // bytes, and so are those it writes, q ^ 4(p & 1) ^ r: no bank
   // conflicts. Block (q, p) is the same group's (thread i ^ s), so a warp
   // synchronisation between the reads and the writes orders them.
-  // A tile's blocks (256 for 128 rows) are not whole rounds of the 96
-  // rounding threads: the last round is its first threads', whole warps
-  // (blocks come in 128s), so the warp synchronisation stays uniform.
-  int64_t threads = kRoundingThreads;
+  // A 192-wide B tile has 384 blocks: the last round is the first 128
+  // threads' (whole warps, so the warp synchronisation stays uniform).
+  int64_t consumerThreads = 128 * t.consumers;
   int64_t blocks = bytes / 64; // 16 words each
-  assert(blocks % 32 == 0 && "a tile in whole warps of blocks");
+  assert(blocks % 128 == 0 && "a tile in whole warpgroups of blocks");
   auto words = VectorType::get({4}, b.getI32Type());
   auto chunkAt = [&](Value blockBase, Value row, Value chunk) {
     Value swizzled =
@@ -545,53 +503,42 @@ void WgmmaEmitter::roundTransposed(Value thread, Value base, int64_t bytes) {
                             chunkAt(blockBase, row, q), /*alignment=*/16);
     }
   };
-  // Whole rounds in an scf.for (see roundInPlace), the last one guarded.
-  int64_t whole = blocks / threads;
-  (void)k.loop(idx(0), idx(whole), idx(1), [&](Value j) {
-    transposeBlock(add(thread, mul(toI64(j), i64(threads))));
-    return success();
-  });
-  if (blocks % threads == 0)
-    return;
-  Value last = add(thread, i64(whole * threads));
-  (void)k.ifThen(lt(last, i64(blocks)), [&] {
-    transposeBlock(last);
-    return success();
-  });
-}
-
-void WgmmaEmitter::roundStages() {
-  // Warps 1-3 of the producer walk the same pipeline steps as its TMA
-  // thread: wait for a stage to land, round their share of its A and B
-  // tiles (one thread per chunk or 4 x 4 block), make the generic-proxy
-  // stores visible to the wgmmas (the async proxy), and arrive.
-  Value thread = toI64(arith::SubIOp::create(
-      b, arith::RemUIOp::create(b, tid, idx(128)), idx(32)));
-  (void)forEachUnit([&](Value, Value, Value first) {
-    return k.loop(idx(0), idx(kPerUnit), idx(1), [&](Value kt) {
-      Value step = add(first, kt);
-      Value stage = toI64(arith::RemUIOp::create(b, step, idx(t.stages)));
-      Value phase = toI32(arith::AndIOp::create(
-          b, arith::DivUIOp::create(b, step, idx(t.stages)), idx(1)));
-      waitParity(fullBarrier(stage), phase);
-      Value stageBase = mul(stage, i64(t.stageBytes()));
-      auto tile = [&](const TmaOperand &op, Value base, int64_t bytes) {
-        if (op.mnMajor)
-          roundTransposed(thread, base, bytes);
-        else
-          roundInPlace(thread, base, bytes);
-      };
-      tile(a, stageBase, t.aBytes());
-      tile(bo, add(stageBase, i64(t.aBytes())), t.bBytes());
-      NVVM::FenceProxyOp::create(
-          b, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(b.getContext(),
-                                     NVVM::SharedSpace::shared_cta));
-      NVVM::MBarrierArriveOp::create(b, Type(), roundedBarrier(stage),
-                                     Value());
+  for (int64_t j = 0; j * consumerThreads < blocks; ++j) {
+    Value g = add(thread, i64(j * consumerThreads));
+    if ((j + 1) * consumerThreads <= blocks) {
+      transposeBlock(g);
+      continue;
+    }
+    (void)k.ifThen(lt(g, i64(blocks)), [&] {
+      transposeBlock(g);
       return success();
     });
-  });
+  }
+}
+
+void WgmmaEmitter::roundStage(Value consumerIndex, Value stage) {
+  // Both consumers share the stage's A and B tiles, one thread each per
+  // chunk (or 4 x 4 block); the previous step's wgmmas still run
+  // meanwhile (one group in flight).
+  int64_t consumerThreads = 128 * t.consumers;
+  Value thread = add(mul(toI64(consumerIndex), i64(128)),
+                     toI64(arith::RemUIOp::create(b, tid, idx(128))));
+  Value stageBase = mul(stage, i64(t.stageBytes()));
+  auto tile = [&](const TmaOperand &op, Value base, int64_t bytes) {
+    if (op.mnMajor)
+      roundTransposed(thread, base, bytes);
+    else
+      roundInPlace(thread, base, bytes);
+  };
+  tile(a, stageBase, t.aBytes());
+  tile(bo, add(stageBase, i64(t.aBytes())), t.bBytes());
+  // The generic-proxy stores made visible to the wgmmas (the async proxy),
+  // then both consumers' shares done: B is read by both.
+  NVVM::FenceProxyOp::create(
+      b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  namedBarrier(kConsumersBarrier, consumerThreads);
 }
 
 using hopper::kSMs;
@@ -638,7 +585,9 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
     Value stage = toI64(arith::RemUIOp::create(b, step, idx(t.stages)));
     Value phase = toI32(arith::AndIOp::create(
         b, arith::DivUIOp::create(b, step, idx(t.stages)), idx(1)));
-    waitParity(tf32 ? roundedBarrier(stage) : fullBarrier(stage), phase);
+    waitParity(fullBarrier(stage), phase);
+    if (tf32)
+      roundStage(consumerIndex, stage);
     Value stageOffset = mul(stage, i64(t.stageBytes() >> 4));
     Value aDesc = add(add(aBase, stageOffset), aRows);
     Value bDesc = add(add(bBase, stageOffset), i64(t.aBytes() >> 4));
@@ -991,7 +940,6 @@ WgmmaEmitter::Staging WgmmaEmitter::chooseStaging() {
 FailureOr<Geometry> WgmmaEmitter::emit() {
   Type element = k.contract.computeType;
   tf32 = element.isF32();
-  t.rounds = tf32;
   t.elementBytes = element.getIntOrFloatBitWidth() / 8;
   int64_t n = bo.rows;
   tilesM = llvm::divideCeil(a.rows, t.bm());
@@ -1034,9 +982,6 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
       NVVM::MBarrierInitOp::create(b, fullBarrier(i64(s)), i32(1), Value());
       NVVM::MBarrierInitOp::create(b, emptyBarrier(i64(s)),
                                    i32(128 * t.consumers), Value());
-      if (t.rounds)
-        NVVM::MBarrierInitOp::create(b, roundedBarrier(i64(s)),
-                                     i32(kRoundingThreads), Value());
     }
     NVVM::FenceMbarrierInitOp::create(b);
     return success();
@@ -1062,10 +1007,7 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
                 return success();
               });
         return success();
-      },
-      // TF32's rounding warps need more than the TMA thread alone: 56
-      // registers, the consumers 224 (2 x 224 + 56 = 504).
-      tf32 ? 56 : 40, tf32 ? 224 : 232);
+      });
   if (failed(ok))
     return failure();
   return Geometry{grid, t.threads()};

@@ -21,7 +21,7 @@
 // RUN: FileCheck %s --check-prefix=PADDED --implicit-check-not=C751 --implicit-check-not=warning < %t/padded.log
 // RUN: not grep -E "[1-9][0-9]* bytes (stack frame|spill)" %t/padded.log
 // PADDED-COUNT-10: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|\.extern \.shared \.align 1024|cp.async.bulk.tensor.2d.[a-z:]*|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+|p, [01], +[01], [01], +[01];|add.s32[[:space:]]+%r[0-9]+, %r[0-9]+, 4096;|bar.sync[[:space:]]+[0-9]+, [0-9]+;|fence.proxy.async.shared::cta|bar.warp.sync -1;|mbarrier.arrive[a-z0-9.:]*" %t/k.nvx | sed 's/matmul_[0-9a-f]*_param/P/; s/%r[0-9]*/R/g' | sort | uniq -c | FileCheck %s
+// RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|\.extern \.shared \.align 1024|cp.async.bulk.tensor.2d.[a-z:]*|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+|p, [01], +[01], [01], +[01];|add.s32[[:space:]]+%r[0-9]+, %r[0-9]+, 4096;|bar.sync[[:space:]]+[0-9]+, [0-9]+;|fence.proxy.async.shared::cta|bar.warp.sync -1;" %t/k.nvx | sed 's/matmul_[0-9a-f]*_param/P/; s/%r[0-9]*/R/g' | sort | uniq -c | FileCheck %s
 
 // PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -41,48 +41,41 @@
 // The packed kernels (all in one .nvx; PTX as text): two TMA descriptor
 // parameters (three with a staged output) and one dynamic shared buffer
 // each; bf16 (K = 1024, 16 K tiles in 2 splits of 8) has the first tile
-// and the loop body, 4 wgmmas of k16 each; two TMA loads per K tile
-// K-major (2 + 2 + 3 x 2 + 2), 2 + 4 when both operands are MN-major
-// (bf16_mn: dW = x^T dy, 64-column boxes), its wgmmas with both transpose
-// immediates set (the last two operands), bf16's and bf16_staged's with
-// neither; bf16_staged (2048 x 768 x 2304, one split) stores its 128 x 256
-// tiles through shared memory: four 64-column TMA stores. The bf16
-// kernels keep the 40 / 232 register split; the four TF32 ones give the
-// producer 56 (its rounding warps) and the consumers 224.
-//
-// TF32 rounds each stage in the producer's warps 1-3 (96 threads), in an
-// scf.for over whole rounds and a guarded last one, then a proxy fence
-// and an arrival on the stage's "rounded" mbarrier (no named barrier of
-// the consumers). The rounding is an add of 4096 to each word (wgmma's
-// truncation then rounds to nearest); in the PTX: K-major tiles of 128 rows (1024
-// 16-byte chunks: 10 per thread and 64 left) take one loop body of 4
-// chunks, 2 after it and the guarded one: 28; an MN-major tile of 4 x 4
-// word blocks takes one block in the loop body (16) and one guarded where
-// its blocks are not whole rounds of 96 (256 or 512 blocks: 128 rows or
-// 256 columns; 384 for 192 columns are). tf32 (K = 96, K-major both, 128 x
-// 128 tiles) 28 + 28; tf32_xw (x W, 2048 x 768 x 2304, 128 x 256 tiles)
-// 28 + 32; tf32_dw (x^T dy, 768 x 4096 x 2304) 32 + 32; tf32_dw_narrow
-// (768 x 2048 x 3072, 128 x 192 tiles) 32 + 16: 228, with 2 + 4 + 3 warp
-// synchronisations. MN-major tiles land in 32 x 32 boxes (tf32_xw 1 + 8,
-// tf32_dw 4 + 8, tf32_dw_narrow 4 + 6 TMA loads per K tile); the wgmmas
-// (m64n128k8 for tf32, whose 3 K tiles LLVM unrolls: 12; m64n256k8 and
-// m64n192k8 4 per K tile) have no transpose immediates (tf32 has none).
+// and the loop body, 4 wgmmas of k16 each; TF32 (K = 96, 3 tiles, on wgmma
+// by default) too, 4 k8 wgmmas per tile, each tile first rounded to TF32
+// in shared memory: 8 16-byte chunks of the 32 KB stage per consumer
+// thread, 32 roundings (an add of 4096 to the word: wgmma truncates), then a proxy fence and the named barrier of both
+// consumers (256 threads); two TMA loads per K tile K-major
+// (2 + 2 + 3 x 2 + 2), 2 + 4 when both operands are MN-major (bf16_mn:
+// dW = x^T dy, 64-column boxes), its wgmmas with both transpose immediates
+// set (the last two operands), bf16's and bf16_staged's with neither;
+// bf16_staged (2048 x 768 x 2304, one split) stores its 128 x 256 tiles
+// through shared memory: four 64-column TMA stores. The TF32 products
+// with MN-major operands (tf32_xw: x W, 2048 x 768 x 2304; tf32_dw: x^T
+// dy, 768 x 4096 x 2304, 128 x 256 tiles) load them in 32 x 32 boxes (1 +
+// 8 and 4 + 8 TMA loads per K tile) and transpose them while rounding:
+// per consumer thread and K tile, tf32_xw rounds 4 chunks of A in place
+// and transposes 2 blocks of 4 x 4 words of B, tf32_dw transposes 1 block
+// of A and 2 of B (48 roundings each, in the first tile and the loop body),
+// with a warp synchronisation per block (2 and 3); their wgmmas are
+// m64n256k8, 4 per K tile, without transpose immediates (tf32 has none).
+// tf32_dw_narrow (768 x 2048 x 3072) runs 128 x 192 tiles: 4 + 6 TMA loads
+// per K tile, 1 block of A and 1.5 of B per thread (the half behind a
+// guard), m64n192k8 wgmmas.
 // CHECK-DAG: {{ +}}7 .extern .shared .align 1024
 // CHECK-DAG: {{ +}}6 .param .align 64 .b8 P_3[128]
 // CHECK-DAG: {{ +}}7 .param .align 64 .b8 P_4[128]
 // CHECK-DAG: {{ +}}2 .param .align 64 .b8 P_5[128]
-// CHECK-DAG: {{ +}}3 setmaxnreg.dec.sync.aligned.u32 40
-// CHECK-DAG: {{ +}}3 setmaxnreg.inc.sync.aligned.u32 232
-// CHECK-DAG: {{ +}}4 setmaxnreg.dec.sync.aligned.u32 56
-// CHECK-DAG: {{ +}}4 setmaxnreg.inc.sync.aligned.u32 224
+// CHECK-DAG: {{ +}}7 setmaxnreg.dec.sync.aligned.u32 40
+// CHECK-DAG: {{ +}}7 setmaxnreg.inc.sync.aligned.u32 232
 // CHECK-DAG: {{ +}}24 wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16
-// CHECK-DAG: {{ +}}12 wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
+// CHECK-DAG: {{ +}}8 wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
 // CHECK-DAG: {{ +}}16 wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32
 // CHECK-DAG: {{ +}}8 wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32
-// CHECK-DAG: {{ +}}228 add.s32 R, R, 4096;
-// CHECK-DAG: {{ +}}9 bar.warp.sync -1;
-// CHECK-DAG: {{ +}}5 fence.proxy.async.shared::cta
-// CHECK-DAG: {{ +}}19 mbarrier.arrive.shared.b64
+// CHECK-DAG: {{ +}}352 add.s32 R, R, 4096;
+// CHECK-DAG: {{ +}}16 bar.warp.sync -1;
+// CHECK-DAG: {{ +}}8 bar.sync 3, 256;
+// CHECK-DAG: {{ +}}9 fence.proxy.async.shared::cta
 // CHECK-DAG: {{ +}}47 cp.async.bulk.tensor.2d.shared::cluster
 // CHECK-DAG: {{ +}}4 cp.async.bulk.tensor.2d.global
 // CHECK-DAG: {{ +}}16 p, 1, 1, 0, 0;

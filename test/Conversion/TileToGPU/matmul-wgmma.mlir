@@ -3,7 +3,7 @@
 // folded into the rows), or M- or N-major (x W with W stored K x N, x^T
 // W^T, dW = x^T dy: for bf16 wgmma's transposed layouts, boxes of 64 M/N
 // by 64 K; for TF32, which wgmma reads K-major only, boxes of 32 M/N by 32
-// K that the producer's rounding warps transpose in shared memory); it keeps mma.sync
+// K that the consumers transpose in shared memory); it keeps mma.sync
 // otherwise: rows of 258 bytes (K = 129, or an odd N = 129 read N-major,
 // like a vocabulary of 50257), a prologue cast, N under 64, an M-major
 // batch that does not fold, or wgmma=false. Remarks in category nova-wgmma
@@ -82,35 +82,18 @@
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
 
 // TF32 x W with W N-major: TMA lands B's tile as it lies, in 32 x 32 boxes
-// (128 bytes of N by 32 K rows). Each stage has a third mbarrier,
-// "rounded", which the producer's warps 1-3 (96 threads, 56 registers)
-// arrive on: they wait for the stage's full barrier, round A's 1024
-// 16-byte chunks in place (an scf.for of 4 loads then 4 rounded stores a
-// thread, 2 more, then the 64 left behind a guard) and transpose B's 256
-// blocks of 4 x 4 words (an scf.for over the 2 whole rounds: 4 chunk
-// reads, a warp synchronisation, since the block's transposed place is
-// read by a thread of the same warp, 16 roundings, 4 chunk writes; the
-// last 64 behind a guard), then a proxy fence and the arrival. The
-// consumers (224 registers) wait on "rounded" and round nothing; their
-// wgmmas read both operands K-major.
+// (128 bytes of N by 32 K rows); after the stage's full barrier the
+// consumers round A's chunks in place (16 KB over 256 threads: 4 each) and
+// B's in 4 x 4 blocks of words (16 KB: 1 each): 4 chunk reads, a warp
+// synchronisation (the block's transposed place is read by a thread of
+// the same warp), 16 roundings, 4 chunk writes at the transposed place,
+// then the proxy fence and the consumers' barrier; the wgmmas read both
+// operands K-major.
 // CHECK-LABEL: gpu.module
 // CHECK: gpu.func @{{.*}}(%arg0: memref<100x64xf32>, %arg1: memref<64x120xf32>, %arg2: memref<100x120xf32>, %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 128>, {{.*}}}}, %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 32>, buffer = 1 : i32, dims = array<i64: 120, 64>, offset = 0 : i64, strides = array<i64: 480>, swizzle = 128 : i32}})
 // CHECK-SAME: nova_gpu.matmul_path = "wgmma"
-// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
-// CHECK-NEXT: arith.constant
-// CHECK: nvvm.mbarrier.init %{{.*}}, %c256_i32
-// CHECK: nvvm.mbarrier.init %{{.*}}, %c96_i32
-// CHECK: nvvm.setmaxregister  decrease 56
-// CHECK: %[[ROUNDER:.*]] = arith.cmpi uge, %{{.*}}, %c32 : index
-// CHECK-NEXT: scf.if %[[ROUNDER]] {
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: scf.for
-// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
-// CHECK-NOT: llvm.load
-// CHECK: arith.addi %{{.*}}, %c4096_i32{{.*}} : i32
 // CHECK-COUNT-4: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
-// CHECK: arith.cmpi ult, %{{.*}}, %c1024_i64 : i64
-// CHECK: scf.for
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK-NOT: llvm.store
 // CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
@@ -118,18 +101,20 @@
 // CHECK-COUNT-4: arith.addi %{{.*}}, %c4096_i32{{.*}} : i32
 // CHECK-NOT: llvm.load
 // CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
-// CHECK: arith.cmpi ult, %{{.*}}, %c256_i64 : i64
-// CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
-// CHECK-COUNT-4: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
-// CHECK-NEXT: }
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-4: arith.addi %{{.*}}, %c4096_i32{{.*}} : i32
+// CHECK-NOT: llvm.load
+// CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-4: arith.addi %{{.*}}, %c4096_i32{{.*}} : i32
+// CHECK-NOT: llvm.load
+// CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-4: arith.addi %{{.*}}, %c4096_i32{{.*}} : i32
+// CHECK-NOT: llvm.load
+// CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// CHECK-NOT: llvm.store
-// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
-// CHECK: nvvm.mbarrier.arrive.expect_tx
-// CHECK: nvvm.setmaxregister  increase 224
-// CHECK-NOT: %c4096_i32
-// CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-NOT: %c4096_i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 
 // An odd N read N-major, an M-major batch of 2 x 100 rows 64 x 100 apart
@@ -165,68 +150,58 @@
 // CHECK-NEXT: memref.store {{.*}} : memref<256x128x32xf32>
 // CHECK: vector.store
 
-// TF32 K-major (y = x W^T in f32 marked TF32) takes wgmma by default: the
-// producer's rounding warps round each landed stage's 16-byte chunks to
-// TF32 to nearest (wgmma drops the 13 low mantissa bits: adding 4096, half
-// a TF32 unit, to each word's bits makes that drop a rounding): A's
-// 1024 (128 rows) as above, B's 2048 (256 rows): an scf.for of 5 batches
-// of 4 a thread, one more, then the 32 left behind a guard; a proxy fence
-// and the "rounded" arrival; the consumers only wait and multiply.
+// TF32 K-major (y = x W^T in f32 marked TF32) takes wgmma by default: after
+// the full barrier of a stage each consumer thread rounds its 16-byte
+// chunks of the 48 KB stage (12: (128 + 256) rows of 128 bytes over 256
+// threads) to TF32 to nearest (wgmma drops the 13 low mantissa bits:
+// adding 4096, half a TF32 unit, to each word's bits makes that drop a
+// rounding), then a proxy fence and the barrier of both consumers (B is read
+// by both) before the stage's wgmmas.
 // CHECK-LABEL: gpu.module
 // CHECK: gpu.func @{{.*}}(%arg0: memref<200x64xf32>, %arg1: memref<300x64xf32>, %arg2: memref<200x300xf32>,
 // CHECK-SAME: nova_gpu.matmul_path = "wgmma"
-// CHECK: nvvm.setmaxregister  decrease 56
+// CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: arith.cmpi ult, %{{.*}}, %c1024_i64 : i64
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c5 step
-// CHECK-COUNT-4: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-COUNT-12: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK-NOT: llvm.load
 // CHECK: arith.addi %{{.*}}, %c4096_i32{{.*}} : i32
 // CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
-// CHECK: arith.cmpi ult, %{{.*}}, %c2048_i64 : i64
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
-// CHECK: nvvm.setmaxregister  increase 224
+// CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
 // CHECK-NOT: llvm.store
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 
 // TF32 dW = x^T dy, both operands MN-major: A's 96 M indices (one 128-row
-// tile, 256 blocks of 4 x 4 words) and B's 256 N indices (512) land in 32 x
-// 32 boxes and are transposed: whole rounds of 96 in an scf.for, the rest
-// (64 and 32 blocks) behind guards; the wgmmas read both K-major.
+// tile) and B's 256 N indices land in 32 x 32 boxes and are transposed
+// (3 blocks of 4 x 4 words per consumer thread); the wgmmas read both
+// K-major.
 // CHECK-LABEL: gpu.module
 // CHECK: gpu.func @{{.*}}(%arg0: memref<512x96xf32>, %arg1: memref<512x256xf32>, %arg2: memref<96x256xf32>, %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 32>, buffer = 0 : i32, dims = array<i64: 96, 512>, {{.*}}}}, %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 32>, buffer = 1 : i32, dims = array<i64: 256, 512>,
 // CHECK-SAME: nova_gpu.matmul_path = "wgmma"
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2 step
-// CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
-// CHECK: arith.cmpi ult, %{{.*}}, %c256_i64 : i64
-// CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c5 step
-// CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
-// CHECK: arith.cmpi ult, %{{.*}}, %c512_i64 : i64
-// CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
+// CHECK-COUNT-3: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
 // CHECK-NOT: llvm.load
 // CHECK-COUNT-4: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
-// CHECK-NEXT: }
 // CHECK-NEXT: nvvm.fence.proxy
-// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 
-// The same on 128 x 192 tiles (768 x 3072, K = 2048): B's 384 blocks are 4
-// whole rounds of 96, no guard.
+// The same on 128 x 192 tiles (768 x 3072, K = 2048): B's 384 blocks take
+// two rounds, the second only for the first 128 consumer threads (whole
+// warps), behind a guard.
 // CHECK-LABEL: gpu.module
 // CHECK: gpu.func @{{.*}}(%arg0: memref<2048x768xf32>, %arg1: memref<2048x3072xf32>, %arg2: memref<768x3072xf32>,
 // CHECK-SAME: known_grid_size = array<i32: 96, 1, 1>
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK: arith.cmpi ult, %{{.*}}, %c256_i64 : i64
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c4 step
+// CHECK-COUNT-2: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c384_i64 : i64
+// CHECK-NEXT: scf.if %[[IN]] {
 // CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
 // CHECK-COUNT-4: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
 // CHECK-NEXT: }
 // CHECK-NEXT: nvvm.fence.proxy
-// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
+// CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 192, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
 // OFF-COUNT-12: nvvm.mma.sync
 
