@@ -44,8 +44,9 @@
 // and the loop body, 4 wgmmas of k16 each; TF32 (K = 96, 3 tiles, on wgmma
 // by default) too, 4 k8 wgmmas per tile, each tile first rounded to TF32
 // in shared memory: 8 16-byte chunks of the 32 KB stage per consumer
-// thread, 32 roundings (an add of 4096 to the word: wgmma truncates), then a proxy fence and the named barrier of both
-// consumers (256 threads); two TMA loads per K tile K-major
+// thread, 32 roundings (an add of 4096 to the word, since wgmma
+// truncates), then a proxy fence and the named barrier of both consumers
+// (256 threads); two TMA loads per K tile K-major
 // (2 + 2 + 3 x 2 + 2), 2 + 4 when both operands are MN-major (bf16_mn:
 // dW = x^T dy, 64-column boxes), its wgmmas with both transpose immediates
 // set (the last two operands), bf16's and bf16_staged's with neither;
