@@ -374,6 +374,35 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
 // backward pass)
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Scores (query, key pairs) an attention pass evaluates when its blocks
+/// walk tiles of `bq` queries by `bk` keys: every tile, or with a causal
+/// mask those up to the diagonal's, each computed whole.
+double visitedScores(const Problem &p, int64_t bq, int64_t bk) {
+  if (!p.causal)
+    return double(p.batch) * double(p.m) * double(p.n);
+  int64_t nq = ceilDiv(p.m, bq), nk = ceilDiv(p.n, bk);
+  // Tile rows in groups of equal key-tile counts would be exact too; the
+  // sum is a closed form: query tile i sees min(nk, ceil((i+1) bq / bk)).
+  double tiles = 0;
+  int64_t full = std::min(nq, ceilDiv(nk * bk, bq)); // rows not yet capped
+  for (int64_t i = 0; i < full; ++i)
+    tiles += double(std::min(nk, ceilDiv((i + 1) * bq, bk)));
+  tiles += double(nq - full) * double(nk);
+  return double(p.batch) * tiles * double(bq) * double(bk);
+}
+
+/// What the attention kernels are measured to sustain (bench/RESULTS.md,
+/// the configurator section): their matrix products at a fraction of the
+/// tensor-core peak, and the softmax's per-score work (one exp2 on the
+/// SFUs, a few FP32 operations) at a third of those units' throughput:
+/// row reductions, dependent exp2/FMA chains and barriers between phases.
+constexpr double kWgmmaAttentionEfficiency = 0.65;
+constexpr double kMmaSyncAttentionEfficiency = 0.07;
+constexpr double kSoftmaxIssueFactor = 3.0;
+constexpr double kSfuPerSMPerClock = 16, kFp32PerSMPerClock = 128;
+} // namespace
+
 Schedule Configurator::attention(const Problem &p, bool why) const {
   const bool backward = p.family == KernelFamily::AttentionBackward;
   const unsigned elem = byteWidth(p.dtype);
@@ -439,6 +468,52 @@ Schedule Configurator::attention(const Problem &p, bool why) const {
       best.waveEfficiency = wave;
       best.bound = tc >= bytes / dev.bandwidth ? "compute" : "memory";
     }
+  // The time: the kernels' own structure, not the tile search's roofline
+  // (which prices attention as a GEMM and missed the softmax and the
+  // backward's recomputation by 3-16x). bf16 with head dim 64 or 128 runs
+  // the wgmma kernels: the forward 128 x 128 tiles (S = Q K^T, O += P V:
+  // 4d FLOPs a score), its softmax overlapped with the products (FA3's
+  // pipelining: the longer of the two); the backward K/V-stationary blocks
+  // (128 keys, 64-query tiles: S^T, dP^T, dV, dK, 8d) and Q-stationary ones
+  // (128 queries, 64-key tiles: S, dP, dQ, 6d), each recomputing P (one
+  // exp2 and 5 FP32 operations a score), products and softmax in turn.
+  // Everything else runs mma.sync (64 x 64 tiles, products and softmax in
+  // turn, the backward's two block kinds as the wgmma one's).
+  const bool wgmma = dev.hasWgmma() && p.dtype == DType::BF16 &&
+                     (d == 64 || d == 128);
+  const double efficiency =
+      wgmma ? kWgmmaAttentionEfficiency : kMmaSyncAttentionEfficiency;
+  const double clock = dev.clockGHz * 1e9;
+  const double sfuRate = kSfuPerSMPerClock * dev.sms * clock,
+               fp32Rate = kFp32PerSMPerClock * dev.sms * clock;
+  auto softmax = [&](double scores, double fp32Ops) {
+    return kSoftmaxIssueFactor * scores * (1 / sfuRate + fp32Ops / fp32Rate);
+  };
+  const double tensorRate = dev.peak(p.dtype) * efficiency;
+  double seconds, modelFlops;
+  if (!backward) {
+    double scores = wgmma ? visitedScores(p, 128, 128) : visitedScores(p, 64, 64);
+    modelFlops = 4.0 * d * scores;
+    double products = modelFlops / tensorRate, rows = softmax(scores, 4);
+    seconds = wgmma ? std::max(products, rows) : products + rows;
+  } else {
+    double keyMajor = wgmma ? visitedScores(p, 64, 128) : visitedScores(p, 64, 64);
+    double queryMajor = wgmma ? visitedScores(p, 128, 64) : keyMajor;
+    modelFlops = 8.0 * d * keyMajor + 6.0 * d * queryMajor;
+    seconds = modelFlops / tensorRate + softmax(keyMajor + queryMajor, 5);
+  }
+  if (why)
+    best.explanation.push_back(
+        std::string("predicted for the ") + (wgmma ? "wgmma" : "mma.sync") +
+        fmt(" kernel: %.3g GFLOP of products at %.3g of the tensor peak, "
+            "softmax at 1/%g of the SFU and FP32 rates",
+            modelFlops * 1e-9, efficiency, kSoftmaxIssueFactor));
+  // No tile fits (head dims beyond shared memory): no kernel to time.
+  if (std::isfinite(best.predictedSeconds)) {
+    best.flops = modelFlops;
+    best.bound = seconds >= best.bytes / dev.bandwidth ? "compute" : "memory";
+    best.predictedSeconds = std::max(seconds, best.bytes / dev.bandwidth);
+  }
   best.predictedSeconds += kLaunchSeconds;
   best.vectorWidth = int(16 / elem);
   best.instruction = tensorInstruction(dev, p.dtype, best.tileN);

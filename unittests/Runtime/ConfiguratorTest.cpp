@@ -313,6 +313,43 @@ TEST(Configurator, OverridesReplaceDatasheetValues) {
   EXPECT_FALSE(DeviceDescriptor::lookup("tpu"));
 }
 
+// The attention time follows the kernels' structure: the causal tiles they
+// visit (GPT-2's T = 1024: 36 of the 64 128 x 128 tiles in the wgmma
+// forward, 72 of the 128 64 x 128 ones for each backward block kind), 4d
+// FLOPs a score forward and 8d + 6d backward (P and dP recomputed by both
+// kinds), on wgmma for bf16 on Hopper and mma.sync elsewhere.
+TEST(Configurator, AttentionFollowsTheKernels) {
+  Problem p;
+  p.family = KernelFamily::AttentionForward, p.dtype = DType::BF16;
+  p.batch = 192, p.m = 1024, p.n = 1024, p.k = 64, p.causal = true;
+  Configurator h200(*DeviceDescriptor::lookup("h200"));
+  Schedule forward = h200.choose(p, true);
+  EXPECT_DOUBLE_EQ(forward.flops, 4.0 * 64 * 192 * 36 * 128 * 128);
+  auto mentions = [](const Schedule &s, const std::string &what) {
+    for (const std::string &line : s.explanation)
+      if (line.find(what) != std::string::npos)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(mentions(forward, "the wgmma kernel"));
+  p.family = KernelFamily::AttentionBackward;
+  Schedule backward = h200.choose(p, true);
+  EXPECT_DOUBLE_EQ(backward.flops, 14.0 * 64 * 192 * 72 * 64 * 128);
+  // The backward runs 3.5x the forward's products plus two softmaxes, in
+  // turn: at least 3x its time.
+  EXPECT_GT(backward.predictedSeconds, 3 * forward.predictedSeconds);
+  // Without wgmma: 64 x 64 tiles (136 of 256 causal) at mma.sync's rate.
+  p.family = KernelFamily::AttentionForward;
+  Schedule a100 = Configurator(*DeviceDescriptor::lookup("a100")).choose(p, true);
+  EXPECT_DOUBLE_EQ(a100.flops, 4.0 * 64 * 192 * 136 * 64 * 64);
+  EXPECT_TRUE(mentions(a100, "the mma.sync kernel"));
+  p.dtype = DType::F32;
+  EXPECT_TRUE(mentions(h200.choose(p, true), "the mma.sync kernel"));
+  // Not causal: every score.
+  p.causal = false;
+  EXPECT_DOUBLE_EQ(h200.choose(p).flops, 4.0 * 64 * 192 * 1024 * 1024);
+}
+
 // The bar: every kernel of a GPT-2 124M training step configured in well
 // under a millisecond; the figure comes from nova-configure-explain --gpt2,
 // this only guards against gross regressions.
