@@ -329,24 +329,39 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
   best.predictedSeconds += kLaunchSeconds;
   best.vectorWidth = int(16 / elem);
   best.instruction = tensorInstruction(dev, p.dtype, best.tileN);
-  if (dev.hasWgmma() && wide) {
-    // On Hopper a 16-bit GEMM runs as the wgmma kernel, whose tiling is its
-    // own (the schedule above is the mma.sync fallback's): 128 x 256 (or 192,
-    // wgmma::tiling) tiles on a persistent grid of one block per SM, K split
-    // only within one wave. Its rate: 0.78 of the bf16 peak (765-800 TFLOP/s
-    // measured at 4096^3 and 8192^3, 700-736 on GPT-2's K = 768 shapes,
-    // epilogue apart).
+  if (dev.hasWgmma() && (wide || p.dtype == DType::F32)) {
+    // On Hopper a 16-bit or TF32 GEMM runs as the wgmma kernel, whose tiling
+    // is its own (the schedule above is the mma.sync fallback's): 128 x 256
+    // (or 192, wgmma::tiling) tiles on a persistent grid of one block per
+    // SM, K split only within one wave. Its rate: 0.78 of the bf16 peak
+    // (765-800 TFLOP/s measured at 4096^3 and 8192^3, 700-736 on GPT-2's
+    // K = 768 shapes, epilogue apart). TF32 (f32 products are priced as
+    // TF32: the configurator does not see an unmarked product, which keeps
+    // 3xTF32 on mma.sync) also rounds each stage in shared memory before its
+    // wgmmas: a read and a write of the stage's A and B tiles at 128 bytes
+    // a clock, which the wgmmas' own shared reads do not hide (measured:
+    // 0.46-0.52 of the TF32 peak on GPT-2's shapes, this 0.49-0.51).
     constexpr double kWgmmaEfficiency = 0.78;
+    constexpr double kSharedBytesPerClock = 128;
     int64_t rowTiles = ceilDiv(p.batch * p.m, wgmma::kTileM);
     int64_t kTiles = ceilDiv(p.k, tileK);
     wgmma::Tiling tiling = wgmma::tiling(rowTiles, p.n, kTiles, dev.sms);
     int64_t tn = tiling.tileN, split = tiling.splits;
     int64_t tiles = rowTiles * ceilDiv(p.n, tn);
+    double efficiency = kWgmmaEfficiency;
+    if (!wide) {
+      double stageFlops = 2.0 * wgmma::kTileM * tn * tileK;
+      double tensorClocks = stageFlops / (peak / dev.sms / (dev.clockGHz * 1e9));
+      double roundingClocks =
+          2.0 * (wgmma::kTileM + tn) * 128 / kSharedBytesPerClock;
+      efficiency = tensorClocks / (tensorClocks / kWgmmaEfficiency +
+                                   roundingClocks);
+    }
     double wave = 1;
     double tc = computeTime(dev, peak, tiles * split,
                             2.0 * wgmma::kTileM * tn * tileK *
                                 wgmma::unitKTiles(kTiles, split),
-                            1, kWgmmaEfficiency, wave);
+                            1, efficiency, wave);
     double a = double(p.batch) * p.m * p.k * elem,
            b = double(p.batch) * p.k * p.n * elem;
     // Operands once (the grouped tile order keeps B's columns in L2), the
@@ -362,7 +377,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     best.explanation.push_back(
         fmt("predicted for the wgmma kernel: 128x%g tiles, %g split(s), %g "
             "units on one block per SM",
-            double(tn), double(split), double(tiles * split)));
+            double(tn), double(split), double(tiles * split)) +
+        fmt(", %.2f of the tensor peak", efficiency));
   }
   for (auto &r : rejected)
     best.explanation.push_back("rejected " + r);

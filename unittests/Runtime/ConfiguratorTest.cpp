@@ -350,6 +350,27 @@ TEST(Configurator, AttentionFollowsTheKernels) {
   EXPECT_DOUBLE_EQ(h200.choose(p).flops, 4.0 * 64 * 192 * 1024 * 1024);
 }
 
+// TF32 GEMMs on Hopper are priced as the wgmma kernel with its rounding
+// pass: half bf16's peak, and the stage's shared-memory read and write on
+// top of the products (about half the TF32 peak on GPT-2's shapes).
+TEST(Configurator, Tf32GemmPaysForItsRounding) {
+  Configurator h200(*DeviceDescriptor::lookup("h200"));
+  Problem p;
+  p.family = KernelFamily::Matmul, p.m = 16384, p.n = 3072, p.k = 768;
+  p.dtype = DType::BF16;
+  Schedule bf16 = h200.choose(p, true);
+  p.dtype = DType::F32;
+  Schedule tf32 = h200.choose(p, true);
+  double peakShare = tf32.flops / (tf32.predictedSeconds * 495e12);
+  EXPECT_GT(peakShare, 0.4);
+  EXPECT_LT(peakShare, 0.6);
+  EXPECT_GT(tf32.predictedSeconds, 2.5 * bf16.predictedSeconds);
+  bool wgmma = false;
+  for (const std::string &line : tf32.explanation)
+    wgmma |= line.find("the wgmma kernel") != std::string::npos;
+  EXPECT_TRUE(wgmma);
+}
+
 // The bar: every kernel of a GPT-2 124M training step configured in well
 // under a millisecond; the figure comes from nova-configure-explain --gpt2,
 // this only guards against gross regressions.
