@@ -351,11 +351,12 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     double efficiency = kWgmmaEfficiency;
     if (!wide) {
       double stageFlops = 2.0 * wgmma::kTileM * tn * tileK;
-      double tensorClocks = stageFlops / (peak / dev.sms / (dev.clockGHz * 1e9));
+      double tensorClocks =
+          stageFlops / (peak / dev.sms / (dev.clockGHz * 1e9));
       double roundingClocks =
           2.0 * (wgmma::kTileM + tn) * 128 / kSharedBytesPerClock;
-      efficiency = tensorClocks / (tensorClocks / kWgmmaEfficiency +
-                                   roundingClocks);
+      efficiency =
+          tensorClocks / (tensorClocks / kWgmmaEfficiency + roundingClocks);
     }
     double wave = 1;
     double tc = computeTime(dev, peak, tiles * split,
@@ -495,8 +496,8 @@ Schedule Configurator::attention(const Problem &p, bool why) const {
   // exp2 and 5 FP32 operations a score), products and softmax in turn.
   // Everything else runs mma.sync (64 x 64 tiles, products and softmax in
   // turn, the backward's two block kinds as the wgmma one's).
-  const bool wgmma = dev.hasWgmma() && p.dtype == DType::BF16 &&
-                     (d == 64 || d == 128);
+  const bool wgmma =
+      dev.hasWgmma() && p.dtype == DType::BF16 && (d == 64 || d == 128);
   const double efficiency =
       wgmma ? kWgmmaAttentionEfficiency : kMmaSyncAttentionEfficiency;
   const double clock = dev.clockGHz * 1e9;
@@ -508,12 +509,14 @@ Schedule Configurator::attention(const Problem &p, bool why) const {
   const double tensorRate = dev.peak(p.dtype) * efficiency;
   double seconds, modelFlops;
   if (!backward) {
-    double scores = wgmma ? visitedScores(p, 128, 128) : visitedScores(p, 64, 64);
+    double scores =
+        wgmma ? visitedScores(p, 128, 128) : visitedScores(p, 64, 64);
     modelFlops = 4.0 * d * scores;
     double products = modelFlops / tensorRate, rows = softmax(scores, 4);
     seconds = wgmma ? std::max(products, rows) : products + rows;
   } else {
-    double keyMajor = wgmma ? visitedScores(p, 64, 128) : visitedScores(p, 64, 64);
+    double keyMajor =
+        wgmma ? visitedScores(p, 64, 128) : visitedScores(p, 64, 64);
     double queryMajor = wgmma ? visitedScores(p, 128, 64) : keyMajor;
     modelFlops = 8.0 * d * keyMajor + 6.0 * d * queryMajor;
     seconds = modelFlops / tensorRate + softmax(keyMajor + queryMajor, 5);

@@ -340,7 +340,8 @@ TEST(Configurator, AttentionFollowsTheKernels) {
   EXPECT_GT(backward.predictedSeconds, 3 * forward.predictedSeconds);
   // Without wgmma: 64 x 64 tiles (136 of 256 causal) at mma.sync's rate.
   p.family = KernelFamily::AttentionForward;
-  Schedule a100 = Configurator(*DeviceDescriptor::lookup("a100")).choose(p, true);
+  Schedule a100 =
+      Configurator(*DeviceDescriptor::lookup("a100")).choose(p, true);
   EXPECT_DOUBLE_EQ(a100.flops, 4.0 * 64 * 192 * 136 * 64 * 64);
   EXPECT_TRUE(mentions(a100, "the mma.sync kernel"));
   p.dtype = DType::F32;
