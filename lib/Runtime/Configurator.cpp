@@ -399,8 +399,8 @@ double visitedScores(const Problem &p, int64_t bq, int64_t bk) {
   if (!p.causal)
     return double(p.batch) * double(p.m) * double(p.n);
   int64_t nq = ceilDiv(p.m, bq), nk = ceilDiv(p.n, bk);
-  // Tile rows in groups of equal key-tile counts would be exact too; the
-  // sum is a closed form: query tile i sees min(nk, ceil((i+1) bq / bk)).
+  // Query tile i sees min(nk, ceil((i + 1) bq / bk)) key tiles: summed
+  // up to the first row that sees them all, the rest counted at once.
   double tiles = 0;
   int64_t full = std::min(nq, ceilDiv(nk * bk, bq)); // rows not yet capped
   for (int64_t i = 0; i < full; ++i)
@@ -410,8 +410,8 @@ double visitedScores(const Problem &p, int64_t bq, int64_t bk) {
 }
 
 /// What the attention kernels are measured to sustain (bench/RESULTS.md,
-/// the configurator section): their matrix products at a fraction of the
-/// tensor-core peak, and the softmax's per-score work (one exp2 on the
+/// ninth session, fitted at D64 T1024): their matrix products at a fraction of
+/// the tensor-core peak, and the softmax's per-score work (one exp2 on the
 /// SFUs, a few FP32 operations) at a third of those units' throughput:
 /// row reductions, dependent exp2/FMA chains and barriers between phases.
 constexpr double kWgmmaAttentionEfficiency = 0.65;
