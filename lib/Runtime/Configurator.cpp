@@ -337,7 +337,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     // (765-800 TFLOP/s measured at 4096^3 and 8192^3, 700-736 on GPT-2's
     // K = 768 shapes, epilogue apart). TF32 (f32 products are priced as
     // TF32: the configurator does not see an unmarked product, which keeps
-    // 3xTF32 on mma.sync) also rounds each stage in shared memory before its
+    // 3xTF32 on mma.sync; nor the epilogue, so heavy ones' narrower tiles
+    // are not priced) also rounds each stage in shared memory before its
     // wgmmas: a read and a write of the stage's A and B tiles at 128 bytes
     // a clock, which the wgmmas' own shared reads do not hide (measured:
     // 0.46-0.52 of the TF32 peak on GPT-2's shapes, this 0.49-0.51).
@@ -353,8 +354,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
       double stageFlops = 2.0 * wgmma::kTileM * tn * tileK;
       double tensorClocks =
           stageFlops / (peak / dev.sms / (dev.clockGHz * 1e9));
-      double roundingClocks =
-          2.0 * (wgmma::kTileM + tn) * 128 / kSharedBytesPerClock;
+      double stageBytes = double(wgmma::kTileM + tn) * tileK * elem;
+      double roundingClocks = 2.0 * stageBytes / kSharedBytesPerClock;
       efficiency =
           tensorClocks / (tensorClocks / kWgmmaEfficiency + roundingClocks);
     }

@@ -268,6 +268,11 @@ TEST(WgmmaTiling, NarrowTilesOnlyWhereTheyFillIdleSMs) {
   EXPECT_TRUE(is(tiling(1, 100, 4, 132), 128, 1));
   // Short K: the block's fixed costs weigh; one wave of 32 wide tiles stays.
   EXPECT_TRUE(is(tiling(8, 1024, 12, 132), 256, 1));
+  // A heavy epilogue (GPT-2's fc GEMM with GELU and its derivative) halves
+  // the 256-wide tiles; 192 and split tilings stay as they were.
+  EXPECT_TRUE(is(tiling(128, 3072, 12, 132, true), 128, 1));
+  EXPECT_TRUE(is(tiling(6, 3072, 256, 132, true), 192, 1));
+  EXPECT_TRUE(is(tiling(6, 2304, 256, 132, true), 256, 2));
 }
 
 // scatter_add as convert-tile-to-gpu lays it out: the embedding gradient

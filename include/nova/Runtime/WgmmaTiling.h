@@ -54,8 +54,13 @@ struct Tiling {
 /// (a block's time is proportional to its tile's columns), when that saves
 /// more than 10 %, K is long (64 K tiles or more: the main loop, not the
 /// block's fixed costs, sets its time) and the narrow tiles need no split
-/// (measured on the H200: 768 x 16384 x 3072 0.160 -> 0.120 ms).
-inline Tiling tiling(int64_t rowTiles, int64_t n, int64_t kTiles, int64_t sms) {
+/// (measured on the H200: 768 x 16384 x 3072 0.160 -> 0.120 ms). With
+/// `heavyEpilogue` (several transcendentals a result element, such as GELU
+/// and its derivative: code unrolled for each of a thread's tileN / 2
+/// accumulators, which at 256 columns outgrows the instruction cache), 128
+/// where 256 would have needed no split.
+inline Tiling tiling(int64_t rowTiles, int64_t n, int64_t kTiles, int64_t sms,
+                     bool heavyEpilogue = false) {
   auto tilesOf = [&](int64_t tileN) {
     return rowTiles * ((n + tileN - 1) / tileN);
   };
@@ -68,12 +73,18 @@ inline Tiling tiling(int64_t rowTiles, int64_t n, int64_t kTiles, int64_t sms) {
   };
   if (n <= 128)
     return at(128);
-  if (kTiles < 64)
-    return at(256);
+  Tiling wide = at(256), chosen = wide;
   // Narrow tiles only where they need no split: with split K their gain
   // is unmeasured (the partial sums' fold costs more than modelled).
-  Tiling wide = at(256), narrow = at(192);
-  return narrow.splits == 1 && cost(narrow) < 0.9 * cost(wide) ? narrow : wide;
+  if (kTiles >= 64) {
+    Tiling narrow = at(192);
+    if (narrow.splits == 1 && cost(narrow) < 0.9 * cost(wide))
+      chosen = narrow;
+  }
+  // 128 columns have no more tiles to split than 256: splits stay 1.
+  if (heavyEpilogue && chosen.tileN == 256 && chosen.splits == 1)
+    return at(128);
+  return chosen;
 }
 
 } // namespace nova::wgmma

@@ -944,19 +944,17 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   int64_t n = bo.rows;
   tilesM = llvm::divideCeil(a.rows, t.bm());
   kTiles = llvm::divideCeil(a.k, t.bk());
-  ::nova::wgmma::Tiling tiling = ::nova::wgmma::tiling(tilesM, n, kTiles, kSMs);
-  t.bn = tiling.tileN;
-  // An epilogue of several transcendentals (GELU and its derivative) is
-  // code for each of a thread's BN / 2 accumulators, unrolled: at 128 x 256
-  // it outgrows the instruction cache (Nsight Compute: a third of the
-  // cycles waiting on instruction fetch). Half-width tiles halve it.
+  // Two or more transcendentals in the epilogue (GELU and its derivative)
+  // make it heavy: at 128 x 256 its unrolled code waited on instruction
+  // fetch a third of its cycles (Nsight Compute).
   int64_t transcendentals = llvm::count_if(
       k.block().without_terminator(), [](Operation &op) {
         return isa<nv::GeluOp, nv::TanhOp, nv::ExpOp, nv::ErfOp,
                    nv::SigmoidOp>(op);
       });
-  if (transcendentals >= 2 && t.bn == 256 && tiling.splits == 1)
-    t.bn = 128;
+  ::nova::wgmma::Tiling tiling = ::nova::wgmma::tiling(
+      tilesM, n, kTiles, kSMs, /*heavyEpilogue=*/transcendentals >= 2);
+  t.bn = tiling.tileN;
   tilesN = llvm::divideCeil(n, t.bn);
   splits = tiling.splits;
   kPerUnit = kTiles / splits;
