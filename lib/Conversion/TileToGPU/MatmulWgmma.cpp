@@ -885,7 +885,7 @@ LogicalResult WgmmaEmitter::copyOut(unsigned o, Value consumerIndex, Value tm,
   Value firstRow = add(mul(tm, idx(t.bm())), mul(consumerIndex, idx(64)));
   return k.loop(idx(0), idx(64), idx(1), [&](Value r) -> LogicalResult {
     Value row = add(firstRow, r);
-    for (int64_t j = 0; j < llvm::divideCeil(t.bn, 128); ++j) {
+    for (int64_t j = 0, rounds = llvm::divideCeil(t.bn, 128); j < rounds; ++j) {
       Value col = add(thread, idx(128 * j));
       Value outCol = add(mul(tn, idx(t.bn)), col);
       Value inside =
