@@ -14,11 +14,22 @@
 #   OLD_NOVA_BIN=DIR (prepare): the forward + backward entries compiled by
 #       the compiler in DIR too (bench-old/), profiled in the same run, so
 #       that a change's kernels are timed next to the ones before it.
+#   ATTN_BENCH=tf32 (both halves): the TF32 entries of
+#       test/GPU/Inputs/attn_tf32_bench.mlir (f32 operands, the mma.sync
+#       kernels) against SDPA on f32 with TF32 allowed, and the kernel
+#       tests of the f32 cases (attn_*f32*) unless ATTN_CASES says others.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:?usage: attn-round.sh prepare|run DIR}
 dir=${2:?usage: attn-round.sh prepare|run DIR}
-entries="fwd_d64 fwdbwd_d64 fwd_d128 fwdbwd_d128"
+bench=${ATTN_BENCH:-bf16}
+case $bench in
+bf16) entries="fwd_d64 fwdbwd_d64 fwd_d128 fwdbwd_d128"
+      input=attn_wgmma_bench.mlir case_pattern='^attn_[a-z0-9_]*' ;;
+tf32) entries="fwd_tf32_d64 fwdbwd_tf32_d64"
+      input=attn_tf32_bench.mlir case_pattern='^attn_[a-z0-9_]*f32[a-z0-9_]*' ;;
+*) echo "attn-round.sh: ATTN_BENCH is bf16 or tf32, not '$bench'"; exit 2 ;;
+esac
 case $mode in
 prepare)
   set -e
@@ -32,13 +43,13 @@ prepare)
   cp "$0" "$root/scripts/gpu/kernel-tests.sh" "$dir/"
   # ATTN_CASES: the kernel-test cases to prepare (default: every attn_*
   # row); EXTRA_CASES rows (scripts/gpu/step-kernels.py) come too.
-  cases=${ATTN_CASES:-$(grep -o '^attn_[a-z0-9_]*' "$root/scripts/gpu/kernel-tests.sh" | tr '\n' ' ')}
+  cases=${ATTN_CASES:-$(grep -o "$case_pattern" "$root/scripts/gpu/kernel-tests.sh" | tr '\n' ' ')}
   [ -n "${EXTRA_CASES:-}" ] &&
     cases="$cases $(grep -v '^#' "$EXTRA_CASES" | awk '{print $1}' | tr '\n' ' ')"
   NOVA_BIN=$root/build/bin "$root/scripts/gpu/kernel-tests.sh" prepare \
     "$dir/kernel-tests" "${KERNEL_TEST_SEED:-now}" $cases
   bin=$root/build/bin
-  "$bin/nova-opt" "$root/test/GPU/Inputs/attn_wgmma_bench.mlir" \
+  "$bin/nova-opt" "$root/test/GPU/Inputs/$input" \
     --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu \
     -o "$dir/bench/gpu.mlir"
   for e in $entries; do
@@ -47,10 +58,11 @@ prepare)
   rm "$dir/bench/gpu.mlir"
   if [ -n "${OLD_NOVA_BIN:-}" ]; then
     mkdir -p "$dir/bench-old"
-    "$OLD_NOVA_BIN/nova-opt" "$root/test/GPU/Inputs/attn_wgmma_bench.mlir" \
+    "$OLD_NOVA_BIN/nova-opt" "$root/test/GPU/Inputs/$input" \
       --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu \
       -o "$dir/bench-old/gpu.mlir"
-    for e in fwdbwd_d64 fwdbwd_d128; do
+    for e in $entries; do
+      [[ $e == fwdbwd* ]] || continue
       "$OLD_NOVA_BIN/nova-gpu-pack" "$dir/bench-old/gpu.mlir" --entry "$e" \
         -o "$dir/bench-old/$e.nvx"
     done
@@ -64,18 +76,26 @@ run)
   timeout 80 bash "$dir/kernel-tests.sh" run "$dir/kernel-tests" \
     "$dir/bin/nova-run" || status=1
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader || true
-  python3 - "$dir" <<'PY' || status=1
+  python3 - "$dir" "$bench" <<'PY' || status=1
 import re, subprocess, sys
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
-d = sys.argv[1]
+d, bench = sys.argv[1], sys.argv[2]
 # entry, B, H, T, D, with backward
-cases = [("fwd_d64", 16, 12, 1024, 64, False), ("fwdbwd_d64", 16, 12, 1024, 64, True),
-         ("fwd_d128", 2, 3, 4096, 128, False), ("fwdbwd_d128", 2, 3, 4096, 128, True)]
-peak = 989e12
+cases = {"bf16": [("fwd_d64", 16, 12, 1024, 64, False), ("fwdbwd_d64", 16, 12, 1024, 64, True),
+                  ("fwd_d128", 2, 3, 4096, 128, False), ("fwdbwd_d128", 2, 3, 4096, 128, True)],
+         "tf32": [("fwd_tf32_d64", 16, 12, 1024, 64, False),
+                  ("fwdbwd_tf32_d64", 16, 12, 1024, 64, True)]}[bench]
+# The dense tensor-core peak of the operand type (the floor's rate); TF32
+# allowed for the f32 peer (SDPA has no flash kernel for f32: its default
+# backend runs, and the flash column is left out).
+peak = {"bf16": 989e12, "tf32": 495e12}[bench]
+dtype = {"bf16": torch.bfloat16, "tf32": torch.float32}[bench]
+torch.backends.cuda.matmul.allow_tf32 = True
+torch.backends.cudnn.allow_tf32 = True
 def sdpa_ms(b, h, t, dim, backward, backends=None):
-    q, k, v, dy = (torch.randn(b, h, t, dim, device="cuda", dtype=torch.bfloat16)
+    q, k, v, dy = (torch.randn(b, h, t, dim, device="cuda", dtype=dtype)
                    for _ in range(4))
     for x in (q, k, v):
         x.requires_grad_(backward)
@@ -108,12 +128,14 @@ for name, b, h, t, dim, backward in cases:
     if not got:
         print(out.stdout[-500:], out.stderr[-800:], file=sys.stderr)
     ref = sdpa_ms(b, h, t, dim, backward)
-    flash = sdpa_ms(b, h, t, dim, backward, [SDPBackend.FLASH_ATTENTION])
+    flash = (sdpa_ms(b, h, t, dim, backward, [SDPBackend.FLASH_ATTENTION])
+             if bench == "bf16" else float("nan"))
     print(f"| {name} | {b} {h} {t} {dim} | {flops / peak * 1e3:.3f} | {nova:.3f} | "
           f"{flops / nova / 1e9:.0f} | {ref:.3f} | {flops / ref / 1e9:.0f} | "
           f"{ref / nova:.2f} | {flash:.3f} | {flash / nova:.2f} |", flush=True)
 PY
-  for e in fwdbwd_d64 fwdbwd_d128; do
+  for e in $entries; do
+    [[ $e == fwdbwd* ]] || continue
     for kind in bench bench-old; do
       [ -f "$dir/$kind/$e.nvx" ] || continue
       echo "--profile $e ($kind)"

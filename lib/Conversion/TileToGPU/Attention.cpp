@@ -448,12 +448,24 @@ AttentionEmitter::pickTile(function_ref<int64_t(int64_t)> elements) {
 
 void AttentionEmitter::stage(Value smem, int64_t rows, int64_t cols,
                              function_ref<Value(Value, Value)> elem) {
-  auto forOp = scf::ForOp::create(b, tid, c(rows * cols), c(kThreads));
+  auto store = [&](Value i) {
+    Value r = div(i, cols), col = rem(i, cols);
+    memref::StoreOp::create(b, elem(r, col), smem, ValueRange{r, col});
+  };
+  // A tile of a few elements a thread is unrolled, so that all its global
+  // loads are issued before the first is used (a loop keeps ptxas to a few
+  // at a time).
+  constexpr int64_t kUnrolled = 32;
+  int64_t count = rows * cols;
+  if (count % kThreads == 0 && count / kThreads <= kUnrolled) {
+    for (int64_t i = 0; i < count; i += kThreads)
+      store(add(tid, i));
+    return;
+  }
+  auto forOp = scf::ForOp::create(b, tid, c(count), c(kThreads));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forOp.getBody()->getTerminator());
-  Value i = forOp.getInductionVar();
-  Value r = div(i, cols), col = rem(i, cols);
-  memref::StoreOp::create(b, elem(r, col), smem, ValueRange{r, col});
+  store(forOp.getInductionVar());
 }
 
 Value AttentionEmitter::pack(Value lo, Value hi) {
@@ -808,28 +820,55 @@ void AttentionEmitter::stageStats(Value lseLead, Value oLead, Value doLead,
   Value f32Zero = f32(0.0);
   Value zero = arith::ConstantOp::create(b, opType, b.getZeroAttr(opType));
   (void)k.ifThen(lt(tid, rows), [&]() -> LogicalResult {
-    Value row = add(rowBase, tid);
-    Value lse =
-        body.convert(body.widen(load(4, lseLead, row, Value(), tq, f32Zero)),
-                     b.getF32Type());
+    Value lse = body.convert(
+        body.widen(load(4, lseLead, add(rowBase, tid), Value(), tq, f32Zero)),
+        b.getF32Type());
     memref::StoreOp::create(b, fmul(lse, f32(M_LOG2E)), stats,
                             ValueRange{c(0), tid});
-    // D = rowsum(dO * O), in f32.
-    auto sum = scf::ForOp::create(b, c(0), c(dv), c(1), ValueRange{f32Zero});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(sum.getBody());
-      Value e = sum.getInductionVar();
-      Value o = body.convert(body.widen(load(3, oLead, row, e, tq, zero)),
-                             b.getF32Type());
-      Value dOut = body.convert(body.widen(load(5, doLead, row, e, tq, zero)),
-                                b.getF32Type());
-      scf::YieldOp::create(b, ValueRange{arith::AddFOp::create(
-                                  b, sum.getRegionIterArg(0), fmul(o, dOut))});
-    }
-    memref::StoreOp::create(b, sum.getResult(0), stats, ValueRange{c(1), tid});
     return success();
   });
+  // D = rowsum(dO * O) in f32, four lanes a row: each lane sums every
+  // fourth column (its loads unrolled and independent, so they are all in
+  // flight at once), then the four partial sums combine by shuffles. One
+  // lane a row looping over the columns kept few loads in flight and left
+  // three quarters of the block idle at the barrier.
+  constexpr int64_t kLanes = 4, kRowsAPass = kThreads / kLanes;
+  assert(rows % (32 / kLanes) == 0 && "a warp's rows are all in or all out");
+  Value local = div(tid, kLanes), part = rem(tid, kLanes);
+  Combiner sumOf{nv::ReduceKind::sum, b.getF32Type()};
+  for (int64_t pass = 0; pass < rows; pass += kRowsAPass) {
+    Value r = add(local, pass);
+    auto rowSum = [&]() -> LogicalResult {
+      Value row = add(rowBase, r);
+      Value sum = f32Zero;
+      for (int64_t e0 = 0; e0 < dv; e0 += kLanes) {
+        Value e = add(part, e0);
+        Value inRow = lt(e, dv);
+        if (e0 + kLanes > dv) // the last columns of a ragged head dim
+          e = arith::MinUIOp::create(b, e, c(dv - 1));
+        auto operand = [&](unsigned i, Value lead) {
+          return body.convert(body.widen(load(i, lead, row, e, tq, zero)),
+                              b.getF32Type());
+        };
+        Value product = fmul(operand(3, oLead), operand(5, doLead));
+        if (e0 + kLanes > dv)
+          product = select(inRow, product, f32Zero);
+        sum = fadd(sum, product);
+      }
+      sum = shuffleReduce(b, sumOf, sum, kLanes);
+      return k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, part,
+                                            c(0)),
+                      [&]() -> LogicalResult {
+                        memref::StoreOp::create(b, sum, stats,
+                                                ValueRange{c(1), r});
+                        return success();
+                      });
+    };
+    if (pass + kRowsAPass <= rows)
+      (void)rowSum();
+    else
+      (void)k.ifThen(lt(r, rows), rowSum); // uniform across each warp
+  }
 }
 
 Value AttentionEmitter::isMasked(Value query, Value key) {
