@@ -27,7 +27,8 @@
 # poisoned bytes that nova-run checks after the run; "planned-single" is
 # "planned" with nova-fuse=single-gemms=true (the Hopper pipeline's GEMM
 # kernels, padded copies of unaligned operands); "pack-det" is "pack"
-# with convert-tile-to-gpu=deterministic=true. Tools come from PATH or
+# with convert-tile-to-gpu=deterministic=true, "pack-mma" with
+# convert-tile-to-gpu=wgmma=false. Tools come from PATH or
 # NOVA_BIN. SEED "now" is the time, as when it is left out.
 # An atol of "norm" compares float outputs norm-wise (nova-run
 # --norm-rtol: ||got - want|| <= rtol ||want||), the bound for tensor-core
@@ -64,6 +65,8 @@ attn_bwd_bf16  attention.mlir         bwd_bf16_qkv    1e-2  norm  no   pack
 attn_gpt_small attention.mlir         gpt_small       1e-2  norm  no   pack
 attn_bwd_d128  attention.mlir         bwd_bf16_padded 1e-2  norm  no   pack
 attn_bwd_f32_cross attention.mlir     bwd_f32_cross   5e-4  norm  no   pack
+attn_fwd_bf16_mma attention.mlir      fwd_bf16_qkv    1e-2  norm  no   pack-mma
+attn_bwd_bf16_mma attention.mlir      bwd_bf16_qkv    1e-2  norm  no   pack-mma
 attn_gpt2_124m attention-gpt2.mlir    gpt2_124m       1e-2  norm  no   pack
 status_clean   status.mlir            step            1e-6  1e-9  yes  planned
 status_labels  status.mlir            step            0     0     yes  skip
@@ -192,9 +195,11 @@ prepare)
         "$(bin nova-translate)" --nova-to-executable "$gpu" "${guard[@]}" \
           -o "$dir/$name.nvx"
     else
-      # pack-det: convert-tile-to-gpu without float atomics.
+      # pack-det: convert-tile-to-gpu without float atomics; pack-mma:
+      # without the Hopper kernels (the mma.sync ones that other GPUs take).
       det=
       [ "$build" = pack-det ] && det="=deterministic=true"
+      [ "$build" = pack-mma ] && det="=wgmma=false"
       "$(bin nova-opt)" "$src" --nova-configure=target=h200 \
           --nova-outline-kernels "--convert-tile-to-gpu$det" -o "$gpu" &&
         "$(bin nova-gpu-pack)" "$gpu" --entry "$entry" -o "$dir/$name.nvx"

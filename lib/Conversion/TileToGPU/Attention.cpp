@@ -9,14 +9,15 @@
 //
 // - Forward: 64 query rows per block. For each key tile: S = Q K^T, an
 //   online softmax in the exp2 domain with the scale folded in (running max
-//   and sum in f32), P staged per warp in shared memory as the A operand of
-//   O += P V. Causal blocks stop at the last key tile their rows see; the
-//   mask is applied per element. The log-sum-exp is (m + log2 l) ln 2.
+//   and sum in f32), P kept in registers as the A operand of O += P V (see
+//   fragAFromAcc). Causal blocks stop at the last key tile their rows see;
+//   the mask is applied per element. The log-sum-exp is (m + log2 l) ln 2.
 // - Backward: blocks of 64 keys keep K and V in registers and accumulate dK
 //   and dV over query tiles (S^T = K Q^T, dP^T = V dO^T, with each query
-//   tile's log-sum-exp and D = rowsum(dO * O) staged beside it); blocks of
-//   64 queries accumulate dQ over key tiles. Every gradient element is
-//   written by exactly one block: deterministic, no atomics.
+//   tile's log-sum-exp and D = rowsum(dO * O) staged beside it), P^T and
+//   dS^T staying in registers as A operands; blocks of 64 queries
+//   accumulate dQ over key tiles. Every gradient element is written by
+//   exactly one block: deterministic, no atomics.
 //
 // bf16 forwards and backwards that TMA can load go to the Hopper kernels
 // instead (AttentionWgmma.cpp, AttentionBackwardWgmma.cpp: wgmma, TMA,
@@ -165,8 +166,11 @@ private:
   Value allocShared(int64_t rows, int64_t cols, Type element);
   int64_t paddedCols(int64_t cols) { return cols + 16 / tileBytes(); }
   int64_t tileBytes() { return tf32 ? 4 : 2; }
-  /// The largest key/query tile of {64, 32, 16} whose staging fits.
-  FailureOr<int64_t> pickTile(function_ref<int64_t(int64_t)> elements);
+  /// The largest key/query tile of {64, 32, 16} whose staging fits and
+  /// that `prefer`s; failing that, the largest whose staging fits.
+  FailureOr<int64_t>
+  pickTile(function_ref<int64_t(int64_t)> elements,
+           function_ref<bool(int64_t)> prefer = [](int64_t) { return true; });
   /// Every thread of the block stores elem(r, c) at smem[r][c].
   void stage(Value smem, int64_t rows, int64_t cols,
              function_ref<Value(Value, Value)> elem);
@@ -184,9 +188,19 @@ private:
   Acc zeros(int64_t cols) { return Acc(cols / 8 * 4, f32(0.0)); }
   /// acc[nt] += sum over k-steps of A(k-step) B(k-step, nt).
   /// B is `bSmem`: B(k, n) = bSmem[n][k] when `nMajor`, else bSmem[k][n].
+  /// `accA`: A comes from fragAFromAcc, whose TF32 k slots hold the columns
+  /// in pairs, so B's rows are read in that order.
   void multiply(Acc &acc, int64_t kSize,
                 function_ref<SmallVector<Value>(int64_t k0)> aFrag, Value bSmem,
-                bool nMajor);
+                bool nMajor, bool accA = false);
+  /// The A fragment of k-step `k0` of a product whose A is this warp's
+  /// accumulator tile `acc` (its 16 rows, k along its columns), rounded to
+  /// the tile type, so that a softmax's P or dS never goes through shared
+  /// memory. A thread's accumulators hold columns 2t and 2t + 1 of each
+  /// 8-column tile: two such tiles are a bf16 (k16) A fragment as they lie;
+  /// one is a TF32 (k8) A fragment whose k slots t and t + 4 hold columns
+  /// 2t and 2t + 1, the order multiply(accA) reads B's rows in.
+  SmallVector<Value> fragAFromAcc(ArrayRef<Value> acc, int64_t k0);
   /// The row (0..15) and column (0..8 n-tiles) of accumulator element i.
   Value accRow(unsigned i) { return add(g, (i % 4) >= 2 ? 8 : 0); }
   Value accCol(unsigned i) { return add(add(mul(t, 2), (i / 4) * 8), i % 2); }
@@ -198,7 +212,6 @@ private:
   Value sharedPair(Value smem, Value r, Value col);
   /// A fragments of rows row0.. of `smem`, and B fragments of B(k, n) =
   /// smem[n][k] (n-major: pairs along k are adjacent).
-  SmallVector<Value> fragAShared(Value smem, Value row0, Value col0);
   SmallVector<Value> fragBSharedNMajor(Value smem, Value k0, Value n0);
 
   /// Stores result `result`'s element (lead..., row[, col]) = x through
@@ -227,10 +240,10 @@ private:
   // Per thread.
   Value tid, warp, g, t;
   // Backward staging, shared by the dK/dV and the dQ blocks: X holds Q (or
-  // K) rows, Y dO (or V) rows, Z and W each warp's P^T and dS^T (or dS)
-  // rows, stats each staged row's log-sum-exp (log2 domain) and D.
+  // K) rows, Y dO (or V) rows, stats each staged row's log-sum-exp (log2
+  // domain) and D.
   int64_t tile = 0;
-  Value xSmem, ySmem, zSmem, wSmem, stats;
+  Value xSmem, ySmem, stats;
   /// Fills stats for rows rowBase.. of the block's batch.
   void stageStats(Value lseLead, Value oLead, Value doLead, Value rowBase,
                   int64_t rows);
@@ -438,11 +451,16 @@ Value AttentionEmitter::sharedPair(Value smem, Value r, Value col) {
 }
 
 FailureOr<int64_t>
-AttentionEmitter::pickTile(function_ref<int64_t(int64_t)> elements) {
-  for (int64_t tile : {64, 32, 16})
-    if (tile % kStep == 0 &&
-        elements(tile) * tileBytes() + 2 * kBlockRows * 4 <= kSharedBytes)
-      return tile;
+AttentionEmitter::pickTile(function_ref<int64_t(int64_t)> elements,
+                           function_ref<bool(int64_t)> prefer) {
+  auto fits = [&](int64_t tile) {
+    return tile % kStep == 0 &&
+           elements(tile) * tileBytes() + 2 * kBlockRows * 4 <= kSharedBytes;
+  };
+  for (bool preferred : {true, false})
+    for (int64_t tile : {64, 32, 16})
+      if (fits(tile) && (!preferred || prefer(tile)))
+        return tile;
   return k.fail("the attention tiles do not fit in shared memory");
 }
 
@@ -522,16 +540,19 @@ SmallVector<Value> AttentionEmitter::fragB(ElementFn bkn, Value k0, Value n0) {
   return regs;
 }
 
-SmallVector<Value> AttentionEmitter::fragAShared(Value smem, Value row0,
-                                                 Value col0) {
-  if (tf32)
-    return fragA([&](Value r, Value col) { return smemLoad(smem, r, col); },
-                 row0, col0);
-  Value r0 = add(row0, g), r1 = add(r0, 8);
-  Value c0 = add(col0, mul(t, 2)), c1 = add(c0, 8);
+SmallVector<Value> AttentionEmitter::fragAFromAcc(ArrayRef<Value> acc,
+                                                  int64_t k0) {
+  auto tileWord = [&](Value x) {
+    return arith::BitcastOp::create(b, b.getI32Type(), toTile(x)).getResult();
+  };
+  if (tf32) {
+    ArrayRef<Value> c = acc.slice(k0 / 8 * 4, 4); // (g, 2t) (g, 2t+1) (g+8, ..)
+    return {tileWord(c[0]), tileWord(c[2]), tileWord(c[1]), tileWord(c[3])};
+  }
+  ArrayRef<Value> c = acc.slice(k0 / 16 * 8, 8);
   SmallVector<Value> regs;
-  for (auto [r, col] : {std::pair{r0, c0}, {r1, c0}, {r0, c1}, {r1, c1}})
-    regs.push_back(sharedPair(smem, r, col));
+  for (unsigned i : {0, 2, 4, 6})
+    regs.push_back(pack(toTile(c[i]), toTile(c[i + 1])));
   return regs;
 }
 
@@ -586,15 +607,24 @@ AttentionEmitter::Acc AttentionEmitter::mma(ArrayRef<Value> acc,
 
 void AttentionEmitter::multiply(
     Acc &acc, int64_t kSize, function_ref<SmallVector<Value>(int64_t k0)> aFrag,
-    Value bSmem, bool nMajor) {
+    Value bSmem, bool nMajor, bool accA) {
   for (int64_t k0 = 0; k0 < kSize; k0 += kStep) {
     SmallVector<Value> a = aFrag(k0);
     for (size_t nt = 0; nt < acc.size() / 4; ++nt) {
-      SmallVector<Value> bFrag =
-          nMajor
-              ? fragBSharedNMajor(bSmem, c(k0), c(nt * 8))
-              : fragB([&](Value kk, Value n) { return smemLoad(bSmem, kk, n); },
-                      c(k0), c(nt * 8));
+      SmallVector<Value> bFrag;
+      if (nMajor) {
+        bFrag = fragBSharedNMajor(bSmem, c(k0), c(nt * 8));
+      } else if (tf32 && accA) {
+        // k slots t and t + 4 are rows k0 + 2t and k0 + 2t + 1.
+        Value kk = add(c(k0), mul(t, 2)), n = add(c(nt * 8), g);
+        for (Value row : {kk, add(kk, 1)})
+          bFrag.push_back(arith::BitcastOp::create(b, b.getI32Type(),
+                                                   smemLoad(bSmem, row, n)));
+      } else {
+        bFrag =
+            fragB([&](Value kk, Value n) { return smemLoad(bSmem, kk, n); },
+                  c(k0), c(nt * 8));
+      }
       Acc tile = mma(ArrayRef<Value>(acc).slice(nt * 4, 4), a, bFrag);
       std::copy(tile.begin(), tile.end(), acc.begin() + nt * 4);
     }
@@ -660,11 +690,9 @@ FailureOr<Geometry> AttentionEmitter::forward() {
               {common, attn->getNumResults() > 1});
         }))
       return *geometry;
-  // Key tile staging: K and V tiles plus each warp's P rows.
-  FailureOr<int64_t> tileOr = pickTile([&](int64_t bc) {
-    return bc * paddedCols(d) + bc * paddedCols(dv) +
-           kBlockRows * paddedCols(bc);
-  });
+  // Key tile staging: K and V tiles.
+  FailureOr<int64_t> tileOr = pickTile(
+      [&](int64_t bc) { return bc * paddedCols(d) + bc * paddedCols(dv); });
   if (failed(tileOr))
     return failure();
   int64_t bc = *tileOr;
@@ -673,7 +701,6 @@ FailureOr<Geometry> AttentionEmitter::forward() {
   int64_t grid = batch * queryBlocks;
   Value kSmem = allocShared(bc, paddedCols(d), tileType);
   Value vSmem = allocShared(bc, paddedCols(dv), tileType);
-  Value pSmem = allocShared(kBlockRows, paddedCols(bc), tileType);
   fillConstants(grid);
 
   Value block = k.blockId();
@@ -757,23 +784,21 @@ FailureOr<Geometry> AttentionEmitter::forward() {
       corr[r] = math::Exp2Op::create(b, fsub(m[r], mSafe[r]));
       m[r] = mNew;
     }
+    Acc p;
     for (unsigned i = 0; i < s.size(); ++i) {
       unsigned r = (i % 4) / 2;
-      Value p = math::Exp2Op::create(b, fsub(s[i], mSafe[r]));
-      rowSum[r] = fadd(rowSum[r], p);
-      memref::StoreOp::create(b, toTile(p), pSmem,
-                              ValueRange{add(warpRow, accRow(i)), accCol(i)});
+      p.push_back(math::Exp2Op::create(b, fsub(s[i], mSafe[r])));
+      rowSum[r] = fadd(rowSum[r], p.back());
     }
     for (unsigned r = 0; r < 2; ++r)
       l[r] = fadd(fmul(l[r], corr[r]), rowSum[r]); // per-thread partial
     for (unsigned i = 0; i < o.size(); ++i)
       o[i] = fmul(o[i], corr[(i % 4) / 2]);
-    gpu::BarrierOp::create(b); // P is written
 
-    // O += P V: A is this warp's P rows, B(k = key, n = dim) is V[key][dim].
+    // O += P V: A is this warp's P, B(k = key, n = dim) is V[key][dim].
     multiply(
-        o, bc, [&](int64_t k0) { return fragAShared(pSmem, warpRow, c(k0)); },
-        vSmem, /*nMajor=*/false);
+        o, bc, [&](int64_t k0) { return fragAFromAcc(p, k0); }, vSmem,
+        /*nMajor=*/false, /*accA=*/true);
     Acc next = o;
     next.append({m[0], m[1], l[0], l[1]});
     scf::YieldOp::create(b, next);
@@ -914,8 +939,8 @@ AttentionEmitter::backwardBlock(Value block, int64_t length) {
 /// K/V-stationary: 64 keys per block, dK and dV over the query tiles.
 LogicalResult AttentionEmitter::emitDKDV(Value block) {
   BackwardBlock blk = backwardBlock(block, tk);
-  Value bh = blk.bh, keyBase = blk.base, warpRow = blk.warpRow,
-        rowBase = blk.rowBase, zero = blk.zero;
+  Value bh = blk.bh, keyBase = blk.base, rowBase = blk.rowBase,
+        zero = blk.zero;
   Value *lead = blk.lead;
   SmallVector<SmallVector<Value>> kFrags =
       rowFragments(1, lead[1], rowBase, d, tk, zero);
@@ -981,22 +1006,18 @@ LogicalResult AttentionEmitter::emitDKDV(Value block) {
                                     add(rowBase, accRow(i)), query));
         },
         f32(0.0));
-    for (unsigned i = 0; i < sT.size(); ++i) {
-      Value local = accCol(i);
-      Value ds = fmul(pT[i], fsub(dpT[i], smemLoad(stats, c(1), local)));
-      ValueRange at{add(warpRow, accRow(i)), local};
-      memref::StoreOp::create(b, toTile(pT[i]), zSmem, at);
-      memref::StoreOp::create(b, toTile(ds), wSmem, at);
-    }
-    gpu::BarrierOp::create(b);
+    Acc dsT;
+    for (unsigned i = 0; i < sT.size(); ++i)
+      dsT.push_back(
+          fmul(pT[i], fsub(dpT[i], smemLoad(stats, c(1), accCol(i)))));
 
     // dV += P^T dO and dK += dS^T Q: B(k = query, n = dim).
-    auto rows = [&](Value smem) {
-      return
-          [&, smem](int64_t k0) { return fragAShared(smem, warpRow, c(k0)); };
-    };
-    multiply(dV, tile, rows(zSmem), ySmem, /*nMajor=*/false);
-    multiply(dK, tile, rows(wSmem), xSmem, /*nMajor=*/false);
+    multiply(
+        dV, tile, [&](int64_t k0) { return fragAFromAcc(pT, k0); }, ySmem,
+        /*nMajor=*/false, /*accA=*/true);
+    multiply(
+        dK, tile, [&](int64_t k0) { return fragAFromAcc(dsT, k0); }, xSmem,
+        /*nMajor=*/false, /*accA=*/true);
     Acc next = dK;
     next.append(dV.begin(), dV.end());
     scf::YieldOp::create(b, next);
@@ -1078,18 +1099,14 @@ LogicalResult AttentionEmitter::emitDQ(Value block) {
           return isMasked(add(rowBase, accRow(i)), add(keyBase, accCol(i)));
         },
         f32(0.0));
-    for (unsigned i = 0; i < s.size(); ++i) {
-      Value ds = fmul(p[i], fsub(dp[i], delta[(i % 4) / 2]));
-      memref::StoreOp::create(b, toTile(ds), zSmem,
-                              ValueRange{add(warpRow, accRow(i)), accCol(i)});
-    }
-    gpu::BarrierOp::create(b);
+    Acc ds;
+    for (unsigned i = 0; i < s.size(); ++i)
+      ds.push_back(fmul(p[i], fsub(dp[i], delta[(i % 4) / 2])));
 
     // dQ += dS K: B(k = key, n = dim) is X[key][dim].
     multiply(
-        dQ, tile,
-        [&](int64_t k0) { return fragAShared(zSmem, warpRow, c(k0)); }, xSmem,
-        /*nMajor=*/false);
+        dQ, tile, [&](int64_t k0) { return fragAFromAcc(ds, k0); }, xSmem,
+        /*nMajor=*/false, /*accA=*/true);
     scf::YieldOp::create(b, dQ);
   }
   Value scaleF = f32(scale);
@@ -1122,17 +1139,20 @@ FailureOr<Geometry> AttentionEmitter::backwardKernel() {
         }))
       return *geometry;
   }
-  FailureOr<int64_t> tileOr = pickTile([&](int64_t bt) {
-    return bt * paddedCols(d) + bt * paddedCols(dv) +
-           2 * kBlockRows * paddedCols(bt);
-  });
+  // A dK/dV thread holds K's and V's A fragments and the dK and dV
+  // accumulators across the loop and a query tile's S^T and dP^T (then P^T
+  // and dS^T) within it; past about 160 of them ptxas runs out of the 255
+  // registers a thread may have (TF32 D64 with 64-query tiles), so a tile
+  // that keeps under that is preferred.
+  int64_t held = (d + dv) / kStep * 4 + (d + dv) / 8 * 4;
+  FailureOr<int64_t> tileOr = pickTile(
+      [&](int64_t bt) { return bt * paddedCols(d) + bt * paddedCols(dv); },
+      [&](int64_t bt) { return held + 2 * bt / 8 * 4 <= 160; });
   if (failed(tileOr))
     return failure();
   tile = *tileOr;
   xSmem = allocShared(tile, paddedCols(d), tileType);
   ySmem = allocShared(tile, paddedCols(dv), tileType);
-  zSmem = allocShared(kBlockRows, paddedCols(tile), tileType);
-  wSmem = allocShared(kBlockRows, paddedCols(tile), tileType);
   stats = allocShared(2, kBlockRows, b.getF32Type());
   int64_t kvBlocks = wantKV ? batch * llvm::divideCeil(tk, kBlockRows) : 0;
   int64_t qBlocks = wantQ ? batch * llvm::divideCeil(tq, kBlockRows) : 0;

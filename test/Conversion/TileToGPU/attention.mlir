@@ -1,15 +1,15 @@
 // convert-tile-to-gpu on attention: mma.sync tensor cores (bf16 m16n8k16,
 // f32 as TF32 m16n8k8), 128 threads (four warps of 16 rows) per block. The
-// forward stages K, V and each warp's P in shared memory and keeps the
-// running max and sum (exp2 domain) of its two rows in the key-tile loop,
-// which stops at the causal diagonal;
+// forward stages K and V in shared memory, keeps the running max and sum
+// (exp2 domain) of its two rows in the key-tile loop, which stops at the
+// causal diagonal, and P in registers as the A operand of O += P V;
 // the backward launches blocks of 64 keys (dK, dV over the query tiles)
 // followed by blocks of 64 queries (dQ over the key tiles): no atomics.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
 
 // 40 queries: one block per head; 32 keys per head dim of 32 bf16.
 // CHECK-LABEL: gpu.func @attention_forward_
-// CHECK-SAME: (%{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40xf32>) workgroup(%[[K:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[V:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[P:.*]] : memref<64x72xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
+// CHECK-SAME: (%{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40x32xbf16>, %{{.*}}: memref<2x40xf32>) workgroup(%[[K:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[V:.*]] : memref<64x40xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 1, 1>
 // Q in registers, then the causal key-tile loop carrying O, max and sum.
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32, f32,
@@ -25,10 +25,15 @@
 // CHECK-NEXT: scf.yield
 // CHECK: math.exp2
 // CHECK: gpu.shuffle xor
-// CHECK: memref.store {{.*}}, %[[P]]
-// CHECK: gpu.barrier
-// P and K rows are read as pairs of bf16 in one 32-bit word.
-// CHECK: vector.load %[[P]]{{.*}} {alignment = 4 : i64} : memref<64x72xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// P never goes through shared memory and needs no barrier: pairs of its
+// bf16 elements are packed into the A words; V's elements come from shared
+// memory (pairs along the keys, two rows apart).
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: arith.shli
+// CHECK: arith.ori
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.load %[[V]]
 // CHECK: nvvm.mma.sync
 // CHECK: scf.yield
 // CHECK: math.log2
@@ -42,9 +47,12 @@ func.func @forward(%q: tensor<2x40x32xbf16>, %k: tensor<2x40x32xbf16>, %v: tenso
 }
 
 // f32 operands: TF32 (rounded to nearest even, as the interpreter rounds
-// them) m16n8k8, 32-key tiles; 100 keys in three blocks of 64 per head.
-// The backward: 2 heads x 2 key blocks, then 2 x 2 query blocks.
+// them) m16n8k8; 100 keys in two blocks of 64 per head. The backward: 2
+// heads x 2 key blocks, then 2 x 2 query blocks; shared memory holds the
+// streamed tile's rows (Q or K, dO or V: 64 x 32 plus a pad of 4) and
+// their statistics, P^T and dS^T stay in registers.
 // CHECK-LABEL: gpu.func @attention_backward_
+// CHECK-SAME: workgroup(%{{.*}} : memref<64x36xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<64x36xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<2x64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel
 // CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 8, 1, 1>
 // CHECK: arith.cmpi ult, %{{.*}}, %c4
 // CHECK-NEXT: scf.if
