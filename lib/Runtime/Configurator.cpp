@@ -411,12 +411,16 @@ double visitedScores(const Problem &p, int64_t bq, int64_t bk) {
 }
 
 /// What the attention kernels are measured to sustain (bench/RESULTS.md,
-/// ninth session, fitted at D64 T1024): their matrix products at a fraction of
-/// the tensor-core peak, and the softmax's per-score work (one exp2 on the
-/// SFUs, a few FP32 operations) at a third of those units' throughput:
-/// row reductions, dependent exp2/FMA chains and barriers between phases.
+/// fitted at D64 T1024: wgmma in the ninth session, mma.sync TF32 in the
+/// tenth, 391 and 1256 us forward and backward once P and dS stayed in
+/// registers): their matrix products at a fraction of the tensor-core peak,
+/// and the softmax's per-score work (one exp2 on the SFUs, a few FP32
+/// operations) at a third of those units' throughput: row reductions,
+/// dependent exp2/FMA chains and barriers between phases. mma.sync's
+/// fraction is low because every warp of 16 rows reads the whole B tile
+/// from shared memory and the blocks stage each tile before multiplying.
 constexpr double kWgmmaAttentionEfficiency = 0.65;
-constexpr double kMmaSyncAttentionEfficiency = 0.07;
+constexpr double kMmaSyncAttentionEfficiency = 0.2;
 constexpr double kSoftmaxIssueFactor = 3.0;
 constexpr double kSfuPerSMPerClock = 16, kFp32PerSMPerClock = 128;
 } // namespace
