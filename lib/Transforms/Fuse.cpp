@@ -28,7 +28,10 @@
 //   being a kernel of its own; after grouping, a kernel output that one
 //   elementwise op computes from the kernel's other outputs is recomputed by
 //   its readers when they read those anyway (LayerNorm's normalized x is not
-//   saved for the backward).
+//   saved for the backward);
+// - a row kernel's sum that waits on another row reduction only through
+//   per-row factors is split by linearity into sums that do not
+//   (RowSums.cpp: LayerNorm's backward reads its rows once for its sums).
 //
 // A merge happens only when the union satisfies its family's contract, and
 // never when a path leaves one of the two groups and re-enters the other
@@ -41,6 +44,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FuseMatmul.h"
+#include "RowSums.h"
 
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
@@ -1020,6 +1024,9 @@ struct NovaFusePass : nv::impl::NovaFuseBase<NovaFusePass> {
       if (failed(BlockFuser(block).run()))
         return signalPassFailure();
       recomputeSavedValues(block);
+      if (distributeRowSums)
+        for (auto fusion : block.getOps<nt::FusionOp>())
+          nv::distributeRowSums(fusion);
       if (failed(nv::fuseMatmulsAndAttention(block, singleGemms)))
         return signalPassFailure();
     }

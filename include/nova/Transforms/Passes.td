@@ -275,7 +275,13 @@ def NovaFuse : Pass<"nova-fuse", "::mlir::func::FuncOp"> {
       kernel before it;
     - recompute: elementwise ops of function arguments only fused ops read
       are cloned into each reader, and a kernel output one elementwise op
-      computes from other outputs is recomputed by readers that read those.
+      computes from other outputs is recomputed by readers that read those;
+    - row sums: in a row_reduction kernel, a sum along the rows whose input
+      reads another reduction along the rows only through factors that are
+      the same across a row (per-row values, scalars) is rewritten by
+      linearity, sum(a + s b) = sum(a) + s sum(b), into sums that read none,
+      so it joins the kernel's first read of its rows instead of a second
+      (LayerNorm's backward); `distribute-row-sums=false` keeps them.
     Ops are visited in order; an op tries its producers' groups largest
     value first. A merge never makes a cycle (a path through any op or group
     outside both) and never duplicates a reduction or a matmul. Every group
@@ -317,7 +323,10 @@ def NovaFuse : Pass<"nova-fuse", "::mlir::func::FuncOp"> {
   let options = [
     Option<"singleGemms", "single-gemms", "bool", "false",
            "one GEMM per matmul kernel, operands read without a cast (the "
-           "wgmma path's form)">
+           "wgmma path's form)">,
+    Option<"distributeRowSums", "distribute-row-sums", "bool", "true",
+           "rewrite row kernels' sums that wait on another row reduction "
+           "through per-row factors into sums that do not">
   ];
   let dependentDialects = ["::mlir::nova::NovaDialect",
                            "::mlir::nova_tile::NovaTileDialect"];
