@@ -476,7 +476,8 @@ void KernelContext::raiseUnlessFinite(Value x, uint32_t bit) {
   body.raiseStatus(bit);
 }
 
-/// `buffer` as a 1-D memref (its static shape is contiguous).
+/// Round to nearest even at bit 13: add 0xfff plus the kept part's lowest
+/// bit, then clear the 13 bits.
 Value roundToTF32(ImplicitLocOpBuilder &b, Value x) {
   Type i32 = b.getI32Type();
   if (auto vt = dyn_cast<VectorType>(x.getType()))
