@@ -56,3 +56,31 @@ func.func @ln_backward(%dy: tensor<4x8x32xf32>, %gamma: tensor<32xf32>, %rstd: t
   %dx = nova.add %acc, %mb : tensor<4x8x32xf32>, tensor<4x8x32xf32>
   return %dbeta, %dgamma, %dx : tensor<1x1x32xf32>, tensor<1x1x32xf32>, tensor<4x8x32xf32>
 }
+
+// Sums that read a row reduction other than linearly stay: softmax's sum
+// of exp(x - max) (the online-max rule handles it in the emitter), and a
+// sum whose scaled term itself reads the row sum.
+// CHECK-LABEL: func.func @kept
+// CHECK: %[[MAX:.*]] = nova.reduce max %{{.*}} dims [1] keep_dims
+// CHECK: %[[E:.*]] = nova.exp
+// CHECK: nova.reduce sum %[[E]] dims [1] keep_dims
+// CHECK: %[[S:.*]] = nova.reduce sum %[[X:[^ ]*]] dims [1] keep_dims
+// CHECK: %[[C:.*]] = nova.sub %[[X]], %{{.*}}
+// CHECK: %[[SQ:.*]] = nova.mul %[[C]], %[[C]]
+// CHECK: nova.reduce sum %[[SQ]] dims [1] keep_dims
+// RUN: nova-run %s --entry kept --random-inputs 6 --save-inputs %t.kept.in -o %t.kept.out
+// RUN: nova-run %t.mlir --entry kept --inputs %t.kept.in --compare %t.kept.out --rtol 1e-6 --atol 0 | FileCheck %s --check-prefix=SAME --implicit-check-not=MISMATCH
+func.func @kept(%x: tensor<8x32xf32>) -> (tensor<8x32xf32>, tensor<8x1xf32>) {
+  %max = nova.reduce max %x dims [1] keep_dims : tensor<8x32xf32> -> tensor<8x1xf32>
+  %d = nova.sub %x, %max : tensor<8x32xf32>, tensor<8x1xf32>
+  %e = nova.exp %d : tensor<8x32xf32>
+  %sum = nova.reduce sum %e dims [1] keep_dims : tensor<8x32xf32> -> tensor<8x1xf32>
+  %p = nova.div %e, %sum : tensor<8x32xf32>, tensor<8x1xf32>
+  %s = nova.reduce sum %x dims [1] keep_dims : tensor<8x32xf32> -> tensor<8x1xf32>
+  %inv = nova.constant dense<3.125000e-02> : tensor<f32>
+  %mean = nova.mul %s, %inv : tensor<8x1xf32>, tensor<f32>
+  %c = nova.sub %x, %mean : tensor<8x32xf32>, tensor<8x1xf32>
+  %sq = nova.mul %c, %c : tensor<8x32xf32>, tensor<8x32xf32>
+  %var = nova.reduce sum %sq dims [1] keep_dims : tensor<8x32xf32> -> tensor<8x1xf32>
+  return %p, %var : tensor<8x32xf32>, tensor<8x1xf32>
+}
