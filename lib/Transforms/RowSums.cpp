@@ -9,6 +9,12 @@
 // sums join the first pass with sum(g xc), and the kernel reads its rows
 // once for its reductions instead of twice.
 //
+// The rewrite is made only when it removes every wait of the kernel (so a
+// pass is saved), on f32 and f64 sums (a 16-bit per-row intermediate would
+// round where the per-element sum did not), with few terms. It reassociates:
+// sum(a) - s sum(b) can cancel where each a - s b was small; LayerNorm's
+// xc sums to about zero, so its term stays small.
+//
 //===----------------------------------------------------------------------===//
 
 #include "RowSums.h"
@@ -26,10 +32,13 @@ namespace nt = mlir::nova_tile;
 
 namespace {
 
-/// sign * (product of factors) * row: a term of a row-shaped value.
+/// At most this many terms a sum splits into; past it the sum is kept.
+constexpr size_t kMaxTerms = 16;
+
+/// coefficient * (product of factors) * row: a term of a row-shaped value.
 struct Term {
   SmallVector<Value> factors; // each the same across a row
-  bool negative = false;
+  int64_t coefficient = 1;
   Value row; // of the rows' shape
 };
 
@@ -38,23 +47,52 @@ public:
   explicit RowSumDistributor(Block &body) : body(body) {}
 
   unsigned run() {
-    unsigned rewritten = 0;
-    SmallVector<nv::ReduceOp> sums;
-    for (auto reduce : body.getOps<nv::ReduceOp>())
-      if (reduce.getKind() == nv::ReduceKind::sum && alongRows(reduce) &&
-          reduce.getKeepDims())
-        sums.push_back(reduce);
-    for (nv::ReduceOp sum : sums)
-      if (distribute(sum))
-        ++rewritten;
-    if (rewritten)
-      eraseDead();
-    return rewritten;
+    // Every reduction along the rows that waits on another must be a sum
+    // this rewrite frees; else the kernel keeps its second pass anyway.
+    SmallVector<std::pair<nv::ReduceOp, SmallVector<Term>>> plan;
+    for (Operation &op : body) {
+      if (!isRowReduction(&op) ||
+          llvm::none_of(op.getOperands(),
+                        [&](Value x) { return readsRowReduction(x); }))
+        continue;
+      auto sum = dyn_cast<nv::ReduceOp>(op);
+      if (!sum || sum.getKind() != nv::ReduceKind::sum || !sum.getKeepDims())
+        return 0;
+      auto rows = cast<RankedTensorType>(sum.getInput().getType());
+      if (!isa<Float32Type, Float64Type>(rows.getElementType()))
+        return 0;
+      SmallVector<Term> terms;
+      if (!linearize(sum.getInput(), rows, Term{}, terms) ||
+          llvm::any_of(terms,
+                       [&](const Term &t) { return readsRowReduction(t.row); }))
+        return 0;
+      plan.push_back({sum, merged(terms)});
+    }
+    if (plan.empty())
+      return 0;
+    // Sums of the rows already in the body serve the new terms too.
+    for (auto sum : body.getOps<nv::ReduceOp>())
+      if (sum.getKind() == nv::ReduceKind::sum && sum.getKeepDims() &&
+          isRowReduction(sum))
+        sumOf.try_emplace(sum.getInput(), sum.getResult());
+    for (auto &[sum, terms] : plan)
+      rewrite(sum, terms);
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      if (isOpTriviallyDead(&op))
+        op.erase();
+    return plan.size();
   }
 
 private:
-  /// A reduction over the innermost dim alone.
-  static bool alongRows(nv::ReduceOp reduce) {
+  /// A reduction over the innermost dim (a reduce, or a composite that
+  /// reduces its rows, as the row_reduction contract counts them).
+  static bool isRowReduction(Operation *op) {
+    if (isa<nv::SoftmaxOp, nv::LogSoftmaxOp, nv::LayerNormOp,
+            nv::CrossEntropyOp>(op))
+      return true;
+    auto reduce = dyn_cast<nv::ReduceOp>(op);
+    if (!reduce)
+      return false;
     int64_t rank = cast<RankedTensorType>(reduce.getInput().getType()).getRank();
     return rank > 0 && reduce.getDims() == ArrayRef<int64_t>{rank - 1};
   }
@@ -66,12 +104,9 @@ private:
       return false;
     if (auto it = reads.find(op); it != reads.end())
       return it->second;
-    bool result = false;
-    if (auto reduce = dyn_cast<nv::ReduceOp>(op); reduce && alongRows(reduce))
-      result = true;
-    else
-      result = llvm::any_of(op->getOperands(),
-                            [&](Value x) { return readsRowReduction(x); });
+    bool result = isRowReduction(op) ||
+                  llvm::any_of(op->getOperands(),
+                               [&](Value x) { return readsRowReduction(x); });
     reads[op] = result;
     return result;
   }
@@ -95,34 +130,26 @@ private:
   }
 
   /// Splits `v` (of type `rows`) into terms, through additions, negations
-  /// and products by per-row factors.
-  void linearize(Value v, RankedTensorType rows, Term context,
+  /// and products by per-row factors; false past kMaxTerms terms.
+  bool linearize(Value v, RankedTensorType rows, Term context,
                  SmallVectorImpl<Term> &terms) {
-    auto whole = [&](Value x) {
-      return x.getType() == rows;
+    auto whole = [&](Value x) { return x.getType() == rows; };
+    auto negated = [](Term t) {
+      t.coefficient = -t.coefficient;
+      return t;
     };
     Operation *op = v.getDefiningOp();
     if (op && op->getBlock() == &body) {
       if (auto add = dyn_cast<nv::AddOp>(op);
-          add && whole(add.getLhs()) && whole(add.getRhs())) {
-        linearize(add.getLhs(), rows, context, terms);
-        linearize(add.getRhs(), rows, context, terms);
-        return;
-      }
+          add && whole(add.getLhs()) && whole(add.getRhs()))
+        return linearize(add.getLhs(), rows, context, terms) &&
+               linearize(add.getRhs(), rows, context, terms);
       if (auto sub = dyn_cast<nv::SubOp>(op);
-          sub && whole(sub.getLhs()) && whole(sub.getRhs())) {
-        linearize(sub.getLhs(), rows, context, terms);
-        Term negated = context;
-        negated.negative = !negated.negative;
-        linearize(sub.getRhs(), rows, negated, terms);
-        return;
-      }
-      if (auto neg = dyn_cast<nv::NegOp>(op); neg && whole(neg.getInput())) {
-        Term negated = context;
-        negated.negative = !negated.negative;
-        linearize(neg.getInput(), rows, negated, terms);
-        return;
-      }
+          sub && whole(sub.getLhs()) && whole(sub.getRhs()))
+        return linearize(sub.getLhs(), rows, context, terms) &&
+               linearize(sub.getRhs(), rows, negated(context), terms);
+      if (auto neg = dyn_cast<nv::NegOp>(op); neg && whole(neg.getInput()))
+        return linearize(neg.getInput(), rows, negated(context), terms);
       if (auto mul = dyn_cast<nv::MulOp>(op)) {
         for (auto [factor, other] : {std::pair{mul.getLhs(), mul.getRhs()},
                                      {mul.getRhs(), mul.getLhs()}}) {
@@ -131,62 +158,69 @@ private:
             continue;
           Term scaled = context;
           scaled.factors.push_back(f);
-          linearize(other, rows, scaled, terms);
-          return;
+          return linearize(other, rows, scaled, terms);
         }
       }
     }
     context.row = v;
     terms.push_back(context);
+    return terms.size() <= kMaxTerms;
   }
 
-  /// Rewrites `sum` when its input reads a row reduction only through
-  /// per-row factors.
-  bool distribute(nv::ReduceOp sum) {
-    Value input = sum.getInput();
-    if (!readsRowReduction(input))
-      return false;
-    auto rows = cast<RankedTensorType>(input.getType());
-    SmallVector<Term> terms;
-    linearize(input, rows, Term{}, terms);
-    if (llvm::any_of(terms, [&](const Term &t) {
-          return readsRowReduction(t.row);
-        }))
-      return false;
+  /// `terms` with equal rows and factors (in any order) combined, their
+  /// coefficients added, in order of first appearance; those that cancel
+  /// are dropped.
+  static SmallVector<Term> merged(ArrayRef<Term> terms) {
+    auto sameFactors = [](ArrayRef<Value> a, ArrayRef<Value> b) {
+      return a.size() == b.size() && llvm::all_of(a, [&](Value f) {
+               return llvm::count(a, f) == llvm::count(b, f);
+             });
+    };
+    SmallVector<Term> out;
+    for (const Term &t : terms) {
+      auto same = llvm::find_if(out, [&](const Term &u) {
+        return u.row == t.row && sameFactors(u.factors, t.factors);
+      });
+      if (same == out.end())
+        out.push_back(t);
+      else
+        same->coefficient += t.coefficient;
+    }
+    llvm::erase_if(out, [](const Term &t) { return t.coefficient == 0; });
+    return out;
+  }
+
+  void rewrite(nv::ReduceOp sum, ArrayRef<Term> terms) {
     OpBuilder builder(sum);
     nv::NovaBuilder nb(builder, sum.getLoc());
-    llvm::SmallDenseMap<Value, Value> sumOf; // row -> its sum, made once
     Value total;
     for (const Term &t : terms) {
+      // A sum of the row made before this one serves; else a new one.
       Value &s = sumOf[t.row];
-      if (!s)
+      if (!s || !s.getDefiningOp()->isBeforeInBlock(sum))
         s = nb.reduce(nv::ReduceKind::sum, t.row, sum.getDims(),
                       /*keepDims=*/true);
       Value x = s;
       for (Value f : t.factors)
         x = nb.mul(x, f);
+      int64_t magnitude = std::abs(t.coefficient);
+      if (magnitude != 1)
+        x = nb.mul(x, double(magnitude));
+      bool negative = t.coefficient < 0;
       if (!total)
-        total = t.negative ? nb.neg(x) : x;
+        total = negative ? nb.neg(x) : x;
       else
-        total = t.negative ? nb.sub(total, x) : nb.add(total, x);
+        total = negative ? nb.sub(total, x) : nb.add(total, x);
     }
-    if (total.getType() != sum.getType())
-      return false; // a scalar factor alone cannot make the row's shape
+    if (!total) // every term cancelled
+      total = nb.splat(cast<RankedTensorType>(sum.getType()), 0.0);
     sum.getResult().replaceAllUsesWith(total);
     sum.erase();
-    return true;
-  }
-
-  /// Ops of the body whose results nothing reads any more (and that have
-  /// no other effect).
-  void eraseDead() {
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-      if (isOpTriviallyDead(&op))
-        op.erase();
   }
 
   Block &body;
   DenseMap<Operation *, bool> reads;
+  DenseMap<Value, Value> sumOf; // a row-shaped value -> its sum along rows
 };
 
 } // namespace

@@ -3,26 +3,30 @@
 #
 #   attn-round.sh prepare DIR   (here) a runtime-only nova-run, the
 #       attention kernel tests (kernel-tests.sh prepare, cases named attn_*)
-#       and one .nvx per entry of test/GPU/Inputs/attn_wgmma_bench.mlir;
+#       and one .nvx per entry of test/GPU/Inputs/attn_wgmma_bench.mlir
+#       (bf16; attn_tf32_bench.mlir with ATTN_BENCH=tf32, below);
 #   attn-round.sh run DIR       (on the GPU machine) the kernel tests, then
 #       each timing entry with nova-run --iterations 50 --warmup 5 (median
 #       of CUDA events) next to torch.nn.functional.scaled_dot_product_attention
-#       (is_causal=True, bf16, same events and counts) on PyTorch's default
-#       backend and on flash alone, one line per entry with TFLOP/s against
-#       the bf16 floor and the ratios to both; then nova-run --profile of
-#       the forward + backward entries (the time of each kernel).
+#       (is_causal=True, same dtype, events and counts) on PyTorch's default
+#       backend and on flash alone (bf16 only), one line per entry with
+#       TFLOP/s against the dense peak's floor and the ratios to both; then
+#       nova-run --profile of the forward + backward entries (the time of
+#       each kernel). An entry nova-run could not time fails the round.
 #   OLD_NOVA_BIN=DIR (prepare): the forward + backward entries compiled by
 #       the compiler in DIR too (bench-old/), profiled in the same run, so
 #       that a change's kernels are timed next to the ones before it.
-#   ATTN_BENCH=tf32 (both halves): the TF32 entries of
-#       test/GPU/Inputs/attn_tf32_bench.mlir (f32 operands, the mma.sync
-#       kernels) against SDPA on f32 with TF32 allowed, and the kernel
-#       tests of the f32 cases (attn_*f32*) unless ATTN_CASES says others.
+#   ATTN_BENCH=tf32 (prepare; run reads it from DIR/bench-kind): the TF32
+#       entries of test/GPU/Inputs/attn_tf32_bench.mlir (f32 operands, the
+#       mma.sync kernels) against SDPA on f32 with TF32 allowed (the TF32
+#       dense peak as the floor), and the kernel tests of the f32 cases
+#       (attn_*f32*) unless ATTN_CASES says others.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:?usage: attn-round.sh prepare|run DIR}
 dir=${2:?usage: attn-round.sh prepare|run DIR}
 bench=${ATTN_BENCH:-bf16}
+[ "$mode" = run ] && [ -f "$dir/bench-kind" ] && bench=$(cat "$dir/bench-kind")
 case $bench in
 bf16) entries="fwd_d64 fwdbwd_d64 fwd_d128 fwdbwd_d128"
       input=attn_wgmma_bench.mlir case_pattern='^attn_[a-z0-9_]*' ;;
@@ -34,6 +38,7 @@ case $mode in
 prepare)
   set -e
   mkdir -p "$dir/bin" "$dir/bench"
+  echo "$bench" > "$dir/bench-kind"
   # NOVA_RT_BUILD: where the runtime-only build lives (default build-rt).
   rt=${NOVA_RT_BUILD:-$root/build-rt}
   cmake -G Ninja -S "$root" -B "$rt" -DNOVA_ENABLE_COMPILER=OFF \
@@ -115,6 +120,7 @@ def sdpa_ms(b, h, t, dim, backward, backends=None):
         a.record(); step(); e.record(); e.synchronize()
         times.append(a.elapsed_time(e))
     return sorted(times)[len(times) // 2]
+failed = False
 print("| entry | B H T D | floor ms | Nova ms | Nova TFLOP/s | SDPA ms | SDPA TFLOP/s | Nova / SDPA (speed) | SDPA flash ms | Nova / flash |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for name, b, h, t, dim, backward in cases:
@@ -127,12 +133,14 @@ for name, b, h, t, dim, backward in cases:
     nova = float(got.group(1)) if got else float("nan")
     if not got:
         print(out.stdout[-500:], out.stderr[-800:], file=sys.stderr)
+        failed = True
     ref = sdpa_ms(b, h, t, dim, backward)
     flash = (sdpa_ms(b, h, t, dim, backward, [SDPBackend.FLASH_ATTENTION])
              if bench == "bf16" else float("nan"))
     print(f"| {name} | {b} {h} {t} {dim} | {flops / peak * 1e3:.3f} | {nova:.3f} | "
           f"{flops / nova / 1e9:.0f} | {ref:.3f} | {flops / ref / 1e9:.0f} | "
           f"{ref / nova:.2f} | {flash:.3f} | {flash / nova:.2f} |", flush=True)
+sys.exit(1 if failed else 0)
 PY
   for e in $entries; do
     [[ $e == fwdbwd* ]] || continue

@@ -166,11 +166,11 @@ private:
   Value allocShared(int64_t rows, int64_t cols, Type element);
   int64_t paddedCols(int64_t cols) { return cols + 16 / tileBytes(); }
   int64_t tileBytes() { return tf32 ? 4 : 2; }
-  /// The largest key/query tile of {64, 32, 16} whose staging fits and
-  /// that `prefer`s; failing that, the largest whose staging fits.
+  /// The key/query tile of {64, 32, 16} whose staging fits with the least
+  /// `cost`, the largest among equals.
   FailureOr<int64_t>
   pickTile(function_ref<int64_t(int64_t)> elements,
-           function_ref<bool(int64_t)> prefer = [](int64_t) { return true; });
+           function_ref<int64_t(int64_t)> cost = [](int64_t) { return 0; });
   /// Every thread of the block stores elem(r, c) at smem[r][c].
   void stage(Value smem, int64_t rows, int64_t cols,
              function_ref<Value(Value, Value)> elem);
@@ -452,16 +452,16 @@ Value AttentionEmitter::sharedPair(Value smem, Value r, Value col) {
 
 FailureOr<int64_t>
 AttentionEmitter::pickTile(function_ref<int64_t(int64_t)> elements,
-                           function_ref<bool(int64_t)> prefer) {
-  auto fits = [&](int64_t tile) {
-    return tile % kStep == 0 &&
-           elements(tile) * tileBytes() + 2 * kBlockRows * 4 <= kSharedBytes;
-  };
-  for (bool preferred : {true, false})
-    for (int64_t tile : {64, 32, 16})
-      if (fits(tile) && (!preferred || prefer(tile)))
-        return tile;
-  return k.fail("the attention tiles do not fit in shared memory");
+                           function_ref<int64_t(int64_t)> cost) {
+  std::optional<int64_t> best;
+  for (int64_t tile : {64, 32, 16})
+    if (tile % kStep == 0 &&
+        elements(tile) * tileBytes() + 2 * kBlockRows * 4 <= kSharedBytes &&
+        (!best || cost(tile) < cost(*best)))
+      best = tile;
+  if (!best)
+    return k.fail("the attention tiles do not fit in shared memory");
+  return *best;
 }
 
 void AttentionEmitter::stage(Value smem, int64_t rows, int64_t cols,
@@ -1142,12 +1142,17 @@ FailureOr<Geometry> AttentionEmitter::backwardKernel() {
   // A dK/dV thread holds K's and V's A fragments and the dK and dV
   // accumulators across the loop and a query tile's S^T and dP^T (then P^T
   // and dS^T) within it; past about 160 of them ptxas runs out of the 255
-  // registers a thread may have (TF32 D64 with 64-query tiles), so a tile
-  // that keeps under that is preferred.
+  // registers a thread may have (TF32 D64 with 64-query tiles), so the
+  // largest tile under 160 is taken, else the largest under 224 (bf16
+  // D128: 32), else the one holding the fewest (TF32 D128: 16). dQ blocks
+  // hold less, but share the launch's tile.
   int64_t held = (d + dv) / kStep * 4 + (d + dv) / 8 * 4;
   FailureOr<int64_t> tileOr = pickTile(
       [&](int64_t bt) { return bt * paddedCols(d) + bt * paddedCols(dv); },
-      [&](int64_t bt) { return held + 2 * bt / 8 * 4 <= 160; });
+      [&](int64_t bt) -> int64_t {
+        int64_t registers = held + 2 * bt / 8 * 4;
+        return registers <= 160 ? 0 : registers <= 224 ? 1 : registers;
+      });
   if (failed(tileOr))
     return failure();
   tile = *tileOr;
