@@ -9,9 +9,11 @@ again by nova-collapse-attention; f32 or bf16 autocast, with or without
 working copies), builds the training step, then runs nova-fuse,
 convert-nova-to-tile, nova-bufferize and nova-plan-memory one at a time and
 checks with nova-run that every entry (train_step and eval) gives the same
-outputs after each pass as before it (rtol 1e-6, atol 0) on fresh random
-inputs. Prints one line per model and a summary; exits 1 on any failure,
-keeping the model's files under --out.
+outputs after each pass as before it on fresh random inputs: after
+nova-fuse within rtol 1e-5 of the step (its row-sum distribution sums
+LayerNorm backward's terms in another order), after each later pass within
+rtol 1e-6, atol 0 of the fused step. Prints one line per model and a
+summary; exits 1 on any failure, keeping the model's files under --out.
 """
 
 import argparse
@@ -96,9 +98,12 @@ def main():
                     problem = f"nova-run step.mlir --entry {entry}: {out.strip()}"
                     break
                 for name, _ in PASSES:
+                    fused = name == "fuse"
                     rc, out = run([tool("nova-run"), f"{name}.mlir", "--entry", entry, "--inputs",
-                                   f"{entry}.in", "--compare", f"{entry}.out", "--rtol", "1e-6",
-                                   "--atol", "0"], d)
+                                   f"{entry}.in", "--compare",
+                                   f"{entry}.out" if fused else f"{entry}.fused.out",
+                                   "--rtol", "1e-5" if fused else "1e-6", "--atol", "0"] +
+                                  (["-o", f"{entry}.fused.out"] if fused else []), d)
                     if rc:
                         mismatch = [l for l in out.splitlines() if "MISMATCH" in l or "error" in l]
                         problem = f"{entry} differs after {name}: {(mismatch or [out.strip()])[0]}"
