@@ -1026,7 +1026,9 @@ struct NovaFusePass : nv::impl::NovaFuseBase<NovaFusePass> {
       recomputeSavedValues(block);
       if (distributeRowSums)
         for (auto fusion : block.getOps<nt::FusionOp>())
-          nv::distributeRowSums(fusion);
+          nv::distributeRowSums(fusion, [](Operation *op) {
+            return roleOf(op) == Role::AlongRows;
+          });
       if (failed(nv::fuseMatmulsAndAttention(block, singleGemms)))
         return signalPassFailure();
     }

@@ -44,14 +44,15 @@ struct Term {
 
 class RowSumDistributor {
 public:
-  explicit RowSumDistributor(Block &body) : body(body) {}
+  RowSumDistributor(Block &body, function_ref<bool(Operation *)> alongRows)
+      : body(body), alongRows(alongRows) {}
 
   unsigned run() {
     // Every reduction along the rows that waits on another must be a sum
     // this rewrite frees; else the kernel keeps its second pass anyway.
     SmallVector<std::pair<nv::ReduceOp, SmallVector<Term>>> plan;
     for (Operation &op : body) {
-      if (!isRowReduction(&op) ||
+      if (!alongRows(&op) ||
           llvm::none_of(op.getOperands(),
                         [&](Value x) { return readsRowReduction(x); }))
         continue;
@@ -73,7 +74,7 @@ public:
     // Sums of the rows already in the body serve the new terms too.
     for (auto sum : body.getOps<nv::ReduceOp>())
       if (sum.getKind() == nv::ReduceKind::sum && sum.getKeepDims() &&
-          isRowReduction(sum))
+          alongRows(sum))
         sumOf.try_emplace(sum.getInput(), sum.getResult());
     for (auto &[sum, terms] : plan)
       rewrite(sum, terms);
@@ -84,19 +85,6 @@ public:
   }
 
 private:
-  /// A reduction over the innermost dim (a reduce, or a composite that
-  /// reduces its rows, as the row_reduction contract counts them).
-  static bool isRowReduction(Operation *op) {
-    if (isa<nv::SoftmaxOp, nv::LogSoftmaxOp, nv::LayerNormOp,
-            nv::CrossEntropyOp>(op))
-      return true;
-    auto reduce = dyn_cast<nv::ReduceOp>(op);
-    if (!reduce)
-      return false;
-    int64_t rank = cast<RankedTensorType>(reduce.getInput().getType()).getRank();
-    return rank > 0 && reduce.getDims() == ArrayRef<int64_t>{rank - 1};
-  }
-
   /// Whether `v` is computed from a reduction along the rows in this body.
   bool readsRowReduction(Value v) {
     Operation *op = v.getDefiningOp();
@@ -104,7 +92,7 @@ private:
       return false;
     if (auto it = reads.find(op); it != reads.end())
       return it->second;
-    bool result = isRowReduction(op) ||
+    bool result = alongRows(op) ||
                   llvm::any_of(op->getOperands(),
                                [&](Value x) { return readsRowReduction(x); });
     reads[op] = result;
@@ -219,15 +207,18 @@ private:
   }
 
   Block &body;
+  function_ref<bool(Operation *)> alongRows;
   DenseMap<Operation *, bool> reads;
   DenseMap<Value, Value> sumOf; // a row-shaped value -> its sum along rows
 };
 
 } // namespace
 
-unsigned mlir::nova::distributeRowSums(nt::FusionOp fusion) {
+unsigned
+mlir::nova::distributeRowSums(nt::FusionOp fusion,
+                              function_ref<bool(Operation *)> alongRows) {
   if (fusion.getFamily() != nt::Family::row_reduction ||
       fusion.getBody().empty())
     return 0;
-  return RowSumDistributor(fusion.getBody().front()).run();
+  return RowSumDistributor(fusion.getBody().front(), alongRows).run();
 }

@@ -18,8 +18,11 @@ namespace mlir::nova {
 /// is rewritten by linearity, sum(a + s b) = sum(a) + s sum(b), into sums of
 /// terms that depend on none: those join the kernel's first read of the
 /// rows instead of waiting a pass for the reduction they depended on.
-/// Returns how many sums were rewritten.
-unsigned distributeRowSums(nova_tile::FusionOp fusion);
+/// `alongRows` says which ops reduce along the rows (nova-fuse's own
+/// classification, so both agree on what a row kernel waits for). Returns
+/// how many sums were rewritten.
+unsigned distributeRowSums(nova_tile::FusionOp fusion,
+                           function_ref<bool(Operation *)> alongRows);
 
 } // namespace mlir::nova
 
