@@ -210,8 +210,8 @@ private:
   /// smem[r][col] and smem[r][col + 1] (col even) as one i32, the first
   /// in the low half.
   Value sharedPair(Value smem, Value r, Value col);
-  /// A fragments of rows row0.. of `smem`, and B fragments of B(k, n) =
-  /// smem[n][k] (n-major: pairs along k are adjacent).
+  /// B fragments of B(k, n) = smem[n][k] (n-major: pairs along k are
+  /// adjacent).
   SmallVector<Value> fragBSharedNMajor(Value smem, Value k0, Value n0);
 
   /// Stores result `result`'s element (lead..., row[, col]) = x through
@@ -866,19 +866,14 @@ void AttentionEmitter::stageStats(Value lseLead, Value oLead, Value doLead,
     auto rowSum = [&]() -> LogicalResult {
       Value row = add(rowBase, r);
       Value sum = f32Zero;
+      // prepare() takes head dims that are multiples of 16 only.
       for (int64_t e0 = 0; e0 < dv; e0 += kLanes) {
         Value e = add(part, e0);
-        Value inRow = lt(e, dv);
-        if (e0 + kLanes > dv) // the last columns of a ragged head dim
-          e = arith::MinUIOp::create(b, e, c(dv - 1));
         auto operand = [&](unsigned i, Value lead) {
           return body.convert(body.widen(load(i, lead, row, e, tq, zero)),
                               b.getF32Type());
         };
-        Value product = fmul(operand(3, oLead), operand(5, doLead));
-        if (e0 + kLanes > dv)
-          product = select(inRow, product, f32Zero);
-        sum = fadd(sum, product);
+        sum = fadd(sum, fmul(operand(3, oLead), operand(5, doLead)));
       }
       sum = shuffleReduce(b, sumOf, sum, kLanes);
       return k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, part,
