@@ -4,7 +4,8 @@
 #
 #   tf32-round.sh prepare DIR   (here) TF32 GEMMs of GPT-2's shapes in the
 #       three layouts the step uses (nt: x W^T, nn: x W, tn: x^T dy, each
-#       against cuBLAS on the same layout), the GPT-2 124M step, the TF32
+#       against cuBLAS on the same layout; nt also the squares, the
+#       vocabulary and the ragged shapes), the GPT-2 124M step, the TF32
 #       wgmma kernel cases and the GPT-2 steps for parity, into DIR.
 #   tf32-round.sh run DIR       (there) the kernel cases, the three GEMM
 #       sets, Nova's TF32 training against torch.compile's, then GPT-2 TF32
@@ -16,12 +17,19 @@ mode=${1:?usage: tf32-round.sh prepare|run DIR}
 dir=${2:?usage: tf32-round.sh prepare|run DIR}
 gpt2_shapes=16384x768x2304,16384x768x3072,16384x3072x768
 dw_shapes=768x16384x2304,3072x16384x768,768x16384x3072
+# nt (x W^T) also takes the issue's other bar shapes: the squares, the
+# vocabulary product and the ragged ones (NT_SHAPES overrides).
+nt_shapes=${NT_SHAPES:-$gpt2_shapes,16384x768x50304,4096x4096x4096,8192x8192x8192,1000x1000x1000,4095x1023x4097,16384x768x50257}
 status=0
 case $mode in
 prepare)
   mkdir -p "$dir"
   for layout in nt nn tn; do
-    shapes=$([ $layout = tn ] && echo $dw_shapes || echo $gpt2_shapes)
+    case $layout in
+    nt) shapes=$nt_shapes ;;
+    nn) shapes=$gpt2_shapes ;;
+    tn) shapes=$dw_shapes ;;
+    esac
     BENCH_PARTS=gemm BENCH_GEMM=$shapes BENCH_GEMM_DTYPES=tf32 \
       BENCH_GEMM_LAYOUT=$layout BENCH_RUNTIME=$([ $layout = nt ] || echo skip) \
       "$root/scripts/gpu/bench-round.sh" prepare "$dir/gemm-$layout" || status=1

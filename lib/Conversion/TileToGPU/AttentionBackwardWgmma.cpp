@@ -511,8 +511,9 @@ LogicalResult BackwardEmitter::consumer(const Kind &kind, const Work &w,
   auto accumulate = [&](SmallVector<Value> acc, ArrayRef<Value> a,
                         Value bDesc) {
     for (int64_t step = 0; step < kRows / 16; ++step)
-      acc = attention_wgmma::multiplyRegisterA(
-          b, acc, a.slice(4 * step, 4), add(bDesc, i64(step * 16 * 128 >> 4)));
+      acc = hopper::wgmmaRegisterA(b, acc, a.slice(4 * step, 4),
+                                   add(bDesc, i64(step * 16 * 128 >> 4)),
+                                   i32(1), hopper::RegisterA::BF16NMajorB);
     return acc;
   };
 

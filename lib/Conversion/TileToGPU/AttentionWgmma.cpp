@@ -294,8 +294,9 @@ LogicalResult ForwardEmitter::consumer(Value consumerIndex) {
     // Its own fence: the wait above ends the S group's stage for ptxas.
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t step = 0; step < kKeyTile / 16; ++step)
-      o = attention_wgmma::multiplyRegisterA(
-          b, o, p.slice(4 * step, 4), add(vDesc, i64(step * 16 * 128 >> 4)));
+      o = hopper::wgmmaRegisterA(b, o, p.slice(4 * step, 4),
+                                 add(vDesc, i64(step * 16 * 128 >> 4)), i32(1),
+                                 hopper::RegisterA::BF16NMajorB);
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
     return o;
   };
@@ -583,41 +584,6 @@ SmallVector<Value> packBF16(ImplicitLocOpBuilder &b, ArrayRef<Value> values) {
         b, vector::BitCastOp::create(b, word, h), ArrayRef<int64_t>{0}));
   }
   return regs;
-}
-
-SmallVector<Value> multiplyRegisterA(ImplicitLocOpBuilder &b, ArrayRef<Value> o,
-                                     ArrayRef<Value> a, Value desc) {
-  int64_t n = o.size();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << n + 5 << ", 0;\n"
-     << "wgmma.mma_async.sync.aligned.m64n" << 2 * n << "k16.f32.bf16.bf16 {";
-  for (int64_t i = 0; i < n; ++i)
-    os << (i ? ", $" : "$") << i;
-  os << "}, {$" << n << ", $" << n + 1 << ", $" << n + 2 << ", $" << n + 3
-     << "}, $" << n + 4 << ", p, 1, 1, 1;\n}";
-  std::string constraints;
-  for (int64_t i = 0; i < n; ++i)
-    constraints += "=f,";
-  constraints += "r,r,r,r,l,r";
-  for (int64_t i = 0; i < n; ++i)
-    constraints += "," + std::to_string(i);
-  SmallVector<Value> operands(a.begin(), a.end());
-  operands.push_back(desc);
-  operands.push_back( // scale-d: accumulate
-      arith::ConstantOp::create(b, b.getI32IntegerAttr(1)));
-  operands.append(o.begin(), o.end());
-  auto resultType = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(n, b.getF32Type()));
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, resultType, operands, text, constraints, /*has_side_effects=*/true,
-      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr(), ArrayAttr());
-  SmallVector<Value> out;
-  for (int64_t i = 0; i < n; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, asmOp.getResult(0),
-                                               ArrayRef<int64_t>{i}));
-  return out;
 }
 
 } // namespace attention_wgmma

@@ -94,12 +94,6 @@ SmallVector<Value> coordinates(KernelContext &k, ArrayRef<int64_t> lead,
 /// f32 values as bf16x2 words (i32), pairs in order: the A fragment of a
 /// register-A wgmma from the accumulators of an m64 wgmma.
 SmallVector<Value> packBF16(ImplicitLocOpBuilder &b, ArrayRef<Value> values);
-/// acc (m64 x n, n = 2 acc.size()) += A B for one k16 step: A from the
-/// four bf16x2 registers `a`, B N-major by the shared-memory descriptor
-/// `desc` (inline PTX: the dialect has no register-A wgmma).
-SmallVector<Value> multiplyRegisterA(ImplicitLocOpBuilder &b,
-                                     ArrayRef<Value> acc, ArrayRef<Value> a,
-                                     Value desc);
 
 } // namespace attention_wgmma
 

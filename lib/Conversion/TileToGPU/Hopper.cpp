@@ -76,6 +76,44 @@ void tmaLoad(ImplicitLocOpBuilder &b, Value dst, Value desc, ValueRange coords,
       Value());
 }
 
+SmallVector<Value> wgmmaRegisterA(ImplicitLocOpBuilder &b, ArrayRef<Value> acc,
+                                  ArrayRef<Value> a, Value desc, Value scaleD,
+                                  RegisterA kind) {
+  int64_t n = acc.size();
+  bool tf32 = kind == RegisterA::TF32;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << n + 5 << ", 0;\n"
+     << "wgmma.mma_async.sync.aligned.m64n" << 2 * n
+     << (tf32 ? "k8.f32.tf32.tf32 {" : "k16.f32.bf16.bf16 {");
+  for (int64_t i = 0; i < n; ++i)
+    os << (i ? ", $" : "$") << i;
+  // Immediates: scale-a, scale-b (and bf16's transpose of B).
+  os << "}, {$" << n << ", $" << n + 1 << ", $" << n + 2 << ", $" << n + 3
+     << "}, $" << n + 4 << (tf32 ? ", p, 1, 1;\n}" : ", p, 1, 1, 1;\n}");
+  std::string constraints;
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "=f,";
+  constraints += "r,r,r,r,l,r";
+  for (int64_t i = 0; i < n; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands(a.begin(), a.end());
+  operands.push_back(desc);
+  operands.push_back(scaleD);
+  operands.append(acc.begin(), acc.end());
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(n, b.getF32Type()));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, resultType, operands, text, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr(), ArrayAttr());
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, asmOp.getResult(0),
+                                               ArrayRef<int64_t>{i}));
+  return out;
+}
+
 void remarkPath(KernelContext &k, const std::optional<std::string> &whyNot,
                 StringRef how) {
   auto opts = remark::RemarkOpts::name("wgmma")

@@ -55,6 +55,25 @@ void waitParity(ImplicitLocOpBuilder &b, Value barrier, Value phase);
 void tmaLoad(ImplicitLocOpBuilder &b, Value dst, Value desc, ValueRange coords,
              Value barrier);
 
+/// The operands of a register-A wgmma.
+enum class RegisterA {
+  /// m64nNk16, A four bf16x2 registers, B N-major (the transpose bit).
+  BF16NMajorB,
+  /// m64nNk8, A four TF32 words, B K-major (TF32 has no transpose bit).
+  TF32,
+};
+
+/// wgmma.mma_async with A from registers, as inline PTX (the NVVM dialect
+/// has no register-A form): the m64 x n accumulators (`acc`, n / 2 f32 a
+/// thread) = A B + (scaleD (i32) != 0 ? acc : 0) for one K step. A's
+/// registers are mma.sync's A fragment of warp w's rows 16 w .. 16 w + 15
+/// (register r of lane l: row l / 4 + 8 (r % 2), K column l % 4 + 4 (r / 2)
+/// for TF32, pairs at 2 (l % 4) + 8 (r / 2) for bf16); B by the
+/// shared-memory descriptor `desc`. Returns the accumulators' new values.
+SmallVector<Value> wgmmaRegisterA(ImplicitLocOpBuilder &b, ArrayRef<Value> acc,
+                                  ArrayRef<Value> a, Value desc, Value scaleD,
+                                  RegisterA kind);
+
 /// Says which path kernel `k` takes as an optimization remark (category
 /// nova-wgmma; `nova-opt --remarks-filter=nova-wgmma
 /// --remark-format=emitRemark`): [Missed] "stays on mma.sync: <whyNot>", or

@@ -47,8 +47,13 @@ namespace {
 struct WgmmaTiling {
   int64_t elementBytes;
   int64_t bk() const { return 128 / elementBytes; } // one 128-byte row
-  int64_t consumers = 2;                            // 64 rows each
-  int64_t bm() const { return 64 * consumers; }
+  int64_t consumers = 2;
+  /// m64 row groups per consumer: 64 * groups rows each.
+  int64_t groups = 1;
+  int64_t bm() const { return 64 * consumers * groups; }
+  /// TF32: A's fragments go to the wgmmas from registers, loaded and
+  /// rounded by the consumers (only B is rounded in shared memory).
+  bool registerA = false;
   int64_t bn = 128; // the wgmma N
   int64_t stages = 4;
   int64_t aBytes() const { return bm() * 128; }
@@ -60,10 +65,14 @@ struct WgmmaTiling {
   int64_t stagingOffset() const { return stages * stageBytes(); }
   /// The barriers follow: full[stages], then empty[stages].
   int64_t barrierOffset() const { return stagingOffset() + stagingBytes; }
-  int64_t sharedBytes() const { return barrierOffset() + 16 * stages; }
+  /// Then a word kept zero (registerA: see WgmmaEmitter::pin).
+  int64_t zeroOffset() const { return barrierOffset() + 16 * stages; }
+  int64_t sharedBytes() const { return zeroOffset() + (registerA ? 16 : 0); }
   int64_t threads() const { return 128 * (1 + consumers); }
   /// K per wgmma instruction: 32 bytes.
   int64_t kStep() const { return 32 / elementBytes; }
+  /// 64-row blocks of the tile: a consumer's m64 groups one after another.
+  int64_t rowBlocks() const { return consumers * groups; }
 };
 
 /// An operand as TMA loads it: `rows` M (or N) indices by `k`, stored
@@ -222,7 +231,7 @@ private:
   /// TF32: the consumers round the landed stage `stage` to TF32 in place
   /// (wgmma would drop the f32 operands' low mantissa bits), transposing
   /// MN-major operands into the K-major layout wgmma reads, then make it
-  /// visible to the wgmmas of both consumers.
+  /// visible to the wgmmas of both consumers. With t.registerA, B only.
   void roundStage(Value consumerIndex, Value stage);
   /// roundStage's share of consumer thread `thread` (i64) in one operand's
   /// tile of `bytes` at shared byte `base` (i64): its 16-byte chunks
@@ -246,14 +255,28 @@ private:
   /// The inline PTX of either form (`ids`: the register id, if any).
   void barrierAsm(const std::string &text, ValueRange ids,
                   StringRef constraints);
-  /// The accumulators of the unit whose K tiles are pipeline steps
-  /// [first, first + kPerUnit).
-  Value consumer(Value consumerIndex, Value first);
+  /// The accumulators (one struct per m64 group) of the unit whose K tiles
+  /// are pipeline steps [first, first + kPerUnit).
+  SmallVector<Value> consumer(Value consumerIndex, Value first);
+  /// t.registerA: a use of `words`, the A registers of a wgmma group just
+  /// waited for, that ptxas cannot remove: their OR masked by `zero` (a
+  /// shared word kept zero, which ptxas cannot know), as an i64 to add to
+  /// an address. ptxas (CUDA 13.0) treats a register-A wgmma's A operands
+  /// as read when it issues, so without such a use later loads may land in
+  /// them while the wgmma still runs (measured: wrong products).
+  Value pin(ArrayRef<Value> words, Value zero);
+  /// t.registerA: the shared byte offsets (i64) of this consumer thread's A
+  /// fragment words in a stage, less the stage's base: for m64 group g, K
+  /// step s, register r, `offset(g, s, r)`.
+  std::function<Value(int64_t, int64_t, int64_t)>
+  fragmentOffsets(Value consumerIndex);
   /// Split K: the tile's sum over its splits, then the epilogue, by the
-  /// last of them to finish.
-  LogicalResult combineSplits(Value acc, Value consumerIndex, Value tile,
-                              Value split, Value tm, Value tn);
-  LogicalResult epilogue(Value acc, Value consumerIndex, Value tm, Value tn);
+  /// last of them to finish. `rowBlock`: which 64 rows of the tile `acc`
+  /// holds (consumer index x groups + group).
+  LogicalResult combineSplits(Value acc, Value consumerIndex, Value rowBlock,
+                              Value tile, Value split, Value tm, Value tn);
+  LogicalResult epilogue(Value acc, Value consumerIndex, Value rowBlock,
+                         Value tm, Value tn);
   /// How the epilogue stores its outputs.
   enum class Staging {
     /// From the accumulators' registers.
@@ -288,7 +311,7 @@ private:
   }
   /// Staging::CopyOut: output `o`'s staged block of this consumer to global
   /// memory, a row at a time, thread t on columns t, t + 128, ...
-  LogicalResult copyOut(unsigned o, Value consumerIndex, Value tm, Value tn,
+  LogicalResult copyOut(unsigned o, Value rowBlock, Value tm, Value tn,
                         Value stagingBlock);
   /// Elements from one row of output `o` to the next.
   int64_t outputPitch(unsigned o) {
@@ -530,7 +553,8 @@ void WgmmaEmitter::roundStage(Value consumerIndex, Value stage) {
     else
       roundInPlace(thread, base, bytes);
   };
-  tile(a, stageBase, t.aBytes());
+  if (!t.registerA)
+    tile(a, stageBase, t.aBytes());
   tile(bo, add(stageBase, i64(t.aBytes())), t.bBytes());
   // The generic-proxy stores made visible to the wgmmas (the async proxy),
   // then both consumers' shares done: B is read by both.
@@ -556,7 +580,66 @@ static int64_t descriptorBits(bool mnMajor, int64_t bk) {
          (int64_t(1) << 62);
 }
 
-Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
+std::function<Value(int64_t, int64_t, int64_t)>
+WgmmaEmitter::fragmentOffsets(Value consumerIndex) {
+  // Register r of lane l in warp w of group g, K step s: row m = 64 (this
+  // consumer's first group + g) + 16 w + l / 4 + 8 (r % 2) of the tile, K
+  // index k = 8 s + l % 4 + 4 (r / 2). The thread's parts are computed
+  // once, outside the pipeline loop.
+  Value thread = toI64(arith::RemUIOp::create(b, tid, idx(128)));
+  Value warp = arith::DivUIOp::create(b, thread, i64(32));
+  Value lane = arith::RemUIOp::create(b, thread, i64(32));
+  Value quad = arith::DivUIOp::create(b, lane, i64(4)); // l / 4
+  Value within = arith::RemUIOp::create(b, lane, i64(4)); // l % 4
+  Value firstBlock = mul(toI64(consumerIndex), i64(t.groups));
+  auto xorTimes16 = [&](Value x, Value y) {
+    return mul(arith::XOrIOp::create(b, x, y), i64(16));
+  };
+  if (!a.mnMajor) {
+    // K-major, 128-byte swizzled: (m, k) at m * 128 + 16 ((k / 4) ^ (m % 8))
+    // + 4 (k % 4), and m % 8 = l / 4. k / 4 = 2 s + r / 2.
+    Value base = add(mul(add(add(mul(firstBlock, i64(64)), mul(warp, i64(16))),
+                             quad),
+                         i64(128)),
+                     mul(within, i64(4)));
+    SmallVector<Value> swizzled;
+    for (int64_t c = 0; c < 8; ++c)
+      swizzled.push_back(xorTimes16(i64(c), quad));
+    return [=, this](int64_t g, int64_t s, int64_t r) {
+      return add(add(base, swizzled[2 * s + r / 2]),
+                 i64((g * 64 + 8 * (r % 2)) * 128));
+    };
+  }
+  // M-major: 4 KB column blocks of 32 M indices by the K tile's 32 rows of
+  // 128 bytes, (m, k) at 4096 (m / 32) + 128 k + 16 (((m % 32) / 4) ^ (k %
+  // 8)) + 4 (m % 4): m / 32 = 2 (first group + g) + w / 2, (m % 32) / 4 =
+  // 4 (w % 2) + (l / 4) / 4 + 2 (r % 2), k % 8 = l % 4 + 4 (r / 2).
+  Value base = add(
+      add(mul(add(mul(firstBlock, i64(2)), arith::DivUIOp::create(b, warp, i64(2))),
+              i64(4096)),
+          mul(within, i64(128))),
+      mul(arith::RemUIOp::create(b, quad, i64(4)), i64(4)));
+  Value chunk = add(mul(arith::RemUIOp::create(b, warp, i64(2)), i64(4)),
+                    arith::DivUIOp::create(b, quad, i64(4)));
+  SmallVector<Value> swizzled;
+  for (int64_t r = 0; r < 4; ++r)
+    swizzled.push_back(xorTimes16(add(chunk, i64(2 * (r % 2))),
+                                  add(within, i64(4 * (r / 2)))));
+  return [=, this](int64_t g, int64_t s, int64_t r) {
+    return add(add(base, swizzled[r]),
+               i64(2 * g * 4096 + (8 * s + 4 * (r / 2)) * 128));
+  };
+}
+
+Value WgmmaEmitter::pin(ArrayRef<Value> words, Value zero) {
+  Value any = words.front();
+  for (Value w : words.drop_front())
+    any = arith::OrIOp::create(b, any, w);
+  return arith::ExtUIOp::create(b, b.getI64Type(),
+                                arith::AndIOp::create(b, any, zero));
+}
+
+SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   MLIRContext *ctx = b.getContext();
   auto accType = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(t.bn / 2, b.getF32Type()));
@@ -577,77 +660,148 @@ Value WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   auto kStepBytes = [&](bool mn) { return mn ? 128 * t.kStep() : 32; };
   NVVM::WGMMATypes type =
       tf32 ? NVVM::WGMMATypes::tf32 : NVVM::WGMMATypes::bf16;
+  int64_t kSteps = t.bk() / t.kStep();
+  std::function<Value(int64_t, int64_t, int64_t)> fragment;
+  Value zero;
+  if (t.registerA) {
+    fragment = fragmentOffsets(consumerIndex);
+    zero = LLVM::LoadOp::create(b, b.getI32Type(), shared(t.zeroOffset()),
+                                /*alignment=*/4);
+  }
 
-  // One pipeline step: wait for its stage, then BK / kStep wgmmas into
-  // `acc` as one group. The tile's first wgmma ignores the accumulators
-  // (scale-d 0): no zeroing instructions inside the pipeline.
-  auto kTile = [&](Value step, Value acc, bool firstStep) {
+  // Releases `step`'s stage, its wgmmas done (`words`: their A registers).
+  auto release = [&](Value step, ArrayRef<Value> words) {
+    Value stage = toI64(arith::RemUIOp::create(b, step, idx(t.stages)));
+    Value barrier = emptyBarrier(stage);
+    if (!words.empty())
+      barrier = LLVM::GEPOp::create(b, barrier.getType(), b.getI8Type(),
+                                    barrier, ValueRange{pin(words, zero)});
+    NVVM::MBarrierArriveOp::create(b, Type(), barrier, Value());
+  };
+  // One pipeline step: wait for its stage, then BK / kStep wgmmas per group
+  // into `accs` as one group. The tile's first wgmma ignores the
+  // accumulators (scale-d 0): no zeroing instructions inside the pipeline.
+  // With shared-memory operands the previous step's group still runs when
+  // this one's is issued; then the previous one is waited for and its stage
+  // released. With register A, B is rounded while the previous group runs,
+  // then that group is waited for, its A registers pinned past the wait
+  // (see pin), and this step's A words loaded: ptxas serializes every
+  // wgmma (C7513) when A words are loaded while a group runs and its
+  // registers stay live. The other consumer's group keeps the tensor
+  // cores busy meanwhile.
+  SmallVector<Value> aWords;
+  auto kTile = [&](Value step, SmallVector<Value> accs, bool firstStep,
+                   ArrayRef<Value> previousWords) {
     Value stage = toI64(arith::RemUIOp::create(b, step, idx(t.stages)));
     Value phase = toI32(arith::AndIOp::create(
         b, arith::DivUIOp::create(b, step, idx(t.stages)), idx(1)));
     waitParity(fullBarrier(stage), phase);
+    Value stageBase = mul(stage, i64(t.stageBytes()));
     if (tf32)
       roundStage(consumerIndex, stage);
     Value stageOffset = mul(stage, i64(t.stageBytes() >> 4));
-    Value aDesc = add(add(aBase, stageOffset), aRows);
     Value bDesc = add(add(bBase, stageOffset), i64(t.aBytes() >> 4));
+    SmallVector<Value> words;
+    if (t.registerA) {
+      if (!firstStep) {
+        NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+        release(arith::SubIOp::create(b, step, idx(1)), previousWords);
+      }
+      // The thread's words of A as TMA landed them, rounded where they
+      // are loaded.
+      for (int64_t g = 0; g < t.groups; ++g)
+        for (int64_t s = 0; s < kSteps; ++s)
+          for (int64_t r = 0; r < 4; ++r)
+            words.push_back(roundWord(LLVM::LoadOp::create(
+                b, b.getI32Type(), shared(add(stageBase, fragment(g, s, r))),
+                /*alignment=*/4)));
+    }
     NVVM::WgmmaFenceAlignedOp::create(b);
-    for (int64_t s = 0; s < t.bk() / t.kStep(); ++s) {
-      acc = NVVM::WgmmaMmaAsyncOp::create(
-          b, accType, acc, add(aDesc, i64(s * kStepBytes(aMn) >> 4)),
-          add(bDesc, i64(s * kStepBytes(bMn) >> 4)),
-          NVVM::MMAShapeAttr::get(ctx, 64, t.bn, t.kStep()), type, type,
-          NVVM::WGMMATypes::f32,
-          firstStep && s == 0 ? NVVM::WGMMAScaleOut::zero
-                              : NVVM::WGMMAScaleOut::one,
-          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-          // K-major is A row-major and B column-major.
-          aMn ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-          bMn ? NVVM::MMALayout::row : NVVM::MMALayout::col,
-          NVVM::MMAIntOverflowAttr());
+    if (t.registerA) {
+      for (int64_t g = 0; g < t.groups; ++g) {
+        SmallVector<Value> acc;
+        for (int64_t i = 0; i < t.bn / 2; ++i)
+          acc.push_back(LLVM::ExtractValueOp::create(b, accs[g],
+                                                     ArrayRef<int64_t>{i}));
+        for (int64_t s = 0; s < kSteps; ++s)
+          acc = hopper::wgmmaRegisterA(
+              b, acc, ArrayRef(words).slice((g * kSteps + s) * 4, 4),
+              add(bDesc, i64(s * kStepBytes(bMn) >> 4)),
+              i32(firstStep && s == 0 ? 0 : 1), hopper::RegisterA::TF32);
+        Value packed = LLVM::UndefOp::create(b, accType);
+        for (auto [i, v] : llvm::enumerate(acc))
+          packed = LLVM::InsertValueOp::create(b, packed, v,
+                                               ArrayRef<int64_t>{int64_t(i)});
+        accs[g] = packed;
+      }
+    } else {
+      Value aDesc = add(add(aBase, stageOffset), aRows);
+      for (int64_t s = 0; s < kSteps; ++s) {
+        accs[0] = NVVM::WgmmaMmaAsyncOp::create(
+            b, accType, accs[0], add(aDesc, i64(s * kStepBytes(aMn) >> 4)),
+            add(bDesc, i64(s * kStepBytes(bMn) >> 4)),
+            NVVM::MMAShapeAttr::get(ctx, 64, t.bn, t.kStep()), type, type,
+            NVVM::WGMMATypes::f32,
+            firstStep && s == 0 ? NVVM::WGMMAScaleOut::zero
+                                : NVVM::WGMMAScaleOut::one,
+            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+            // K-major is A row-major and B column-major.
+            aMn ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+            bMn ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+            NVVM::MMAIntOverflowAttr());
+      }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
-    return acc;
+    aWords = std::move(words);
+    return accs;
   };
-  auto release = [&](Value step) {
-    Value stage = toI64(arith::RemUIOp::create(b, step, idx(t.stages)));
-    NVVM::MBarrierArriveOp::create(b, Type(), emptyBarrier(stage), Value());
-  };
-  Value acc = kTile(first, LLVM::UndefOp::create(b, accType), true);
-  auto forOp =
-      scf::ForOp::create(b, idx(1), idx(kPerUnit), idx(1), ValueRange{acc});
+  int64_t groups = t.groups;
+  SmallVector<Value> carried = kTile(
+      first, SmallVector<Value>(groups, LLVM::UndefOp::create(b, accType)),
+      true, {});
+  // Loop-carried: the accumulators, then (register A) the step's A words.
+  carried.append(aWords);
+  auto forOp = scf::ForOp::create(b, idx(1), idx(kPerUnit), idx(1), carried);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(forOp.getBody());
     Value step = add(first, forOp.getInductionVar());
-    Value c = kTile(step, forOp.getRegionIterArg(0), false);
-    // The previous step's group is done: release its stage.
-    NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
-    release(arith::SubIOp::create(b, step, idx(1)));
+    auto args = llvm::to_vector_of<Value>(forOp.getRegionIterArgs());
+    SmallVector<Value> c =
+        kTile(step, SmallVector<Value>(ArrayRef(args).take_front(groups)),
+              false, ArrayRef(args).drop_front(groups));
+    if (!t.registerA) {
+      // The previous step's group is done: release its stage.
+      NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
+      release(arith::SubIOp::create(b, step, idx(1)), {});
+    }
+    c.append(aWords);
     scf::YieldOp::create(b, c);
   }
   // The last stage goes back too: the producer fills it for the next tile
   // while this one's epilogue runs.
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-  release(add(first, idx(kPerUnit - 1)));
-  return forOp.getResult(0);
+  auto results = llvm::to_vector_of<Value>(forOp.getResults());
+  release(add(first, idx(kPerUnit - 1)), ArrayRef(results).drop_front(groups));
+  results.resize(groups);
+  return results;
 }
 
 LogicalResult WgmmaEmitter::combineSplits(Value acc, Value consumerIndex,
-                                          Value tile, Value split, Value tm,
-                                          Value tn) {
+                                          Value rowBlock, Value tile,
+                                          Value split, Value tm, Value tn) {
   // Per warp of the tile (8: no barrier wider than a warp), a slot of its
   // accumulators per split, [accumulator][lane] (coalesced), and a ticket;
   // the tickets after every slot. The last warp to draw its ticket adds
   // the slots in split order (the same sum whichever finishes last), zeroes
   // them and its ticket (the workspace is left as it was found: zero).
-  int64_t perThread = t.bn / 2, warps = 4 * t.consumers,
+  int64_t perThread = t.bn / 2, warps = 4 * t.rowBlocks(),
           tiles = tilesM * tilesN;
   Type f32 = b.getF32Type();
   Value thread = arith::RemUIOp::create(b, tid, idx(128));
   Value lane = arith::RemUIOp::create(b, tid, idx(32));
-  Value warp = add(mul(consumerIndex, idx(4)),
-                   arith::DivUIOp::create(b, thread, idx(32)));
+  Value warp =
+      add(mul(rowBlock, idx(4)), arith::DivUIOp::create(b, thread, idx(32)));
   Value slots = k.workspaceView(workspace, 0,
                                 {tiles * splits * warps, perThread, 32}, f32);
   Value tickets =
@@ -707,19 +861,19 @@ LogicalResult WgmmaEmitter::combineSplits(Value acc, Value consumerIndex,
       memref::StoreOp::create(b, i32(0), tickets, ValueRange{ticketIndex});
       return success();
     });
-    return epilogue(sum.getResult(0), consumerIndex, tm, tn);
+    return epilogue(sum.getResult(0), consumerIndex, rowBlock, tm, tn);
   });
 }
 
-LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
-                                     Value tn) {
+LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
+                                     Value rowBlock, Value tm, Value tn) {
   // Accumulator i of thread (warp w, lane l): row 16 w + l / 4 (+ 8 when
   // bit 1 of i is set), column 8 (i / 4) + 2 (l % 4) + i % 2.
   Value thread = arith::RemUIOp::create(b, tid, idx(128));
   Value warp = arith::DivUIOp::create(b, thread, idx(32));
   Value lane = arith::RemUIOp::create(b, thread, idx(32));
   Value rowBase =
-      add(add(mul(tm, idx(t.bm())), mul(consumerIndex, idx(64))),
+      add(add(mul(tm, idx(t.bm())), mul(rowBlock, idx(64))),
           add(mul(warp, idx(16)), arith::DivUIOp::create(b, lane, idx(4))));
   Value colBase = add(mul(tn, idx(t.bn)),
                       mul(arith::RemUIOp::create(b, lane, idx(4)), idx(2)));
@@ -734,7 +888,7 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
                llvm::all_of(k.outputs(), [&](Value v) {
                  return shapeOf(v) == out && vectorizable(elementOf(v));
                });
-  // Staged outputs: this consumer's 64 x bn block of the staging area, the
+  // Staged outputs: these 64 rows' 64 x bn block of the staging area, the
   // pair of accumulator i at 64-column block i / 32, row r, 16-byte chunk
   // (i / 4) % 8 swizzled by r % 8 (= lane / 4), byte 4 (lane % 4) in it.
   // Each output takes its turn in the block.
@@ -748,7 +902,7 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
   Value stagingBlock, laneQuad, rowInConsumer;
   if (staged) {
     stagingBlock = add(i64(t.stagingOffset()),
-                       mul(toI64(consumerIndex), i64(64 * t.bn * 2)));
+                       mul(toI64(rowBlock), i64(64 * t.bn * 2)));
     laneQuad = toI64(arith::DivUIOp::create(b, lane, idx(4)));
     rowInConsumer = add(mul(toI64(warp), i64(16)), laneQuad);
   }
@@ -849,7 +1003,7 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
       return failure();
     if (staging == Staging::CopyOut) {
       consumerBarrier();
-      if (failed(copyOut(o, consumerIndex, tm, tn, stagingBlock)))
+      if (failed(copyOut(o, rowBlock, tm, tn, stagingBlock)))
         return failure();
       continue;
     }
@@ -863,7 +1017,7 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
     consumerBarrier();
     if (failed(k.ifThen(consumerThread0, [&] {
           Value firstRow =
-              toI32(add(mul(tm, idx(t.bm())), mul(consumerIndex, idx(64))));
+              toI32(add(mul(tm, idx(t.bm())), mul(rowBlock, idx(64))));
           for (int64_t j = 0; j < t.bn / 64; ++j)
             NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
                 b, descOuts[o], shared(add(stagingBlock, i64(j * 64 * 128))),
@@ -878,11 +1032,11 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex, Value tm,
   return success();
 }
 
-LogicalResult WgmmaEmitter::copyOut(unsigned o, Value consumerIndex, Value tm,
+LogicalResult WgmmaEmitter::copyOut(unsigned o, Value rowBlock, Value tm,
                                     Value tn, Value stagingBlock) {
   int64_t n = shapeOf(mm.getResult()).back();
   Value thread = arith::RemUIOp::create(b, tid, idx(128));
-  Value firstRow = add(mul(tm, idx(t.bm())), mul(consumerIndex, idx(64)));
+  Value firstRow = add(mul(tm, idx(t.bm())), mul(rowBlock, idx(64)));
   return k.loop(idx(0), idx(64), idx(1), [&](Value r) -> LogicalResult {
     Value row = add(firstRow, r);
     for (int64_t j = 0, rounds = llvm::divideCeil(t.bn, 128); j < rounds; ++j) {
@@ -955,18 +1109,38 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   ::nova::wgmma::Tiling tiling = ::nova::wgmma::tiling(
       tilesM, n, kTiles, kSMs, /*heavyEpilogue=*/transcendentals >= 2);
   t.bn = tiling.tileN;
+  if (tf32) {
+    // TF32: A to the wgmmas from registers, rounded where the consumers
+    // load it, so only B takes the shared-memory rounding pass; a 128 x 256
+    // tile runs as 256 x 128 (two m64 groups a consumer), whose B is half
+    // as large. Per 32-K stage: A's loads 32 KB, B's pass 32 KB, the
+    // wgmmas' reads of B 64 KB, against 176 KB with both operands rounded
+    // in shared memory.
+    t.registerA = true;
+    if (t.bn == 256) {
+      t.groups = 2;
+      t.bn = 128;
+      tilesM = llvm::divideCeil(a.rows, t.bm());
+    }
+  }
   tilesN = llvm::divideCeil(n, t.bn);
   splits = tiling.splits;
   kPerUnit = kTiles / splits;
   staging = chooseStaging();
   if (staging != Staging::None)
-    t.stagingBytes = t.consumers * 64 * t.bn * 2;
+    t.stagingBytes = t.bm() * t.bn * 2;
   // As many stages as fit next to the staging area and the barriers in
   // 227 KB.
   t.stages = std::min<int64_t>(8, (227 * 1024 - 256 - t.stagingBytes) /
                                       t.stageBytes());
 
   smem = hopper::dynamicSharedMemory(k, t.sharedBytes());
+  // One block per SM (its shared memory): with .minnctapersm beside
+  // .maxntid ptxas gives the consumers the registers setmaxnreg raises
+  // them to, instead of 168 (65536 / 384), where register A's 256 x 128
+  // tiles (128 accumulators and two stages' fragments) spilled.
+  k.func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(1));
   descA = addDescriptor(a, t.bm());
   descB = addDescriptor(bo, t.bn);
 
@@ -978,7 +1152,7 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
           k, cast<BlockArgument>(buffer), 0, {n, a.rows},
           {outputPitch(o) * 2}, {64, 64}, 128));
   if (splits > 1)
-    workspace = k.addWorkspace(tilesM * tilesN * 4 * t.consumers *
+    workspace = k.addWorkspace(tilesM * tilesN * 4 * t.rowBlocks() *
                                (splits * t.bn / 2 * 32 + 1) * 4);
   // A persistent grid: one block per SM of the H200 (the configured
   // target), each walking units grid apart.
@@ -993,6 +1167,9 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
                                    i32(128 * t.consumers), Value());
     }
     NVVM::FenceMbarrierInitOp::create(b);
+    if (t.registerA)
+      LLVM::StoreOp::create(b, i32(0), shared(t.zeroOffset()),
+                            /*alignment=*/4);
     return success();
   });
   gpu::BarrierOp::create(b);
@@ -1001,11 +1178,19 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
       tid, [&] { producer(); },
       [&](Value consumerIndex) -> LogicalResult {
         if (failed(forEachUnit([&](Value tile, Value split, Value first) {
-              Value acc = consumer(consumerIndex, first);
+              SmallVector<Value> accs = consumer(consumerIndex, first);
               auto [tm, tn] = tileCoordinates(tile);
-              if (splits > 1)
-                return combineSplits(acc, consumerIndex, tile, split, tm, tn);
-              return epilogue(acc, consumerIndex, tm, tn);
+              for (auto [g, acc] : llvm::enumerate(accs)) {
+                Value rowBlock =
+                    add(mul(consumerIndex, idx(t.groups)), idx(int64_t(g)));
+                if (failed(splits > 1 ? combineSplits(acc, consumerIndex,
+                                                      rowBlock, tile, split,
+                                                      tm, tn)
+                                      : epilogue(acc, consumerIndex, rowBlock,
+                                                 tm, tn)))
+                  return failure();
+              }
+              return success();
             })))
           return failure();
         // The last TMA stores complete before the block exits.
@@ -1033,14 +1218,17 @@ std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k,
     whyNot = std::move(*why);
     return std::nullopt;
   }
-  // TF32 operands stored M/N-major are transposed to K-major in shared
-  // memory (wgmma reads 32-bit operands K-major only).
+  // TF32: A goes to the wgmmas from registers, B stored N-major is
+  // transposed to K-major in shared memory (wgmma reads 32-bit operands
+  // from shared memory K-major only).
   bool tf32 = k.contract.computeType.isF32();
   auto major = [&](const TmaOperand &op, StringRef mn) {
-    if (!op.mnMajor)
-      return std::string("K-major");
-    return (mn + "-major" + (tf32 ? " (transposed in shared memory)" : ""))
-        .str();
+    std::string how = op.mnMajor ? (mn + "-major").str() : "K-major";
+    if (tf32 && &op == &a)
+      return how + " (from registers)";
+    if (tf32 && op.mnMajor)
+      return how + " (transposed in shared memory)";
+    return how;
   };
   hopper::remarkPath(k, std::nullopt,
                      "wgmma, A " + major(a, "M") + ", B " + major(bOp, "N"));

@@ -83,20 +83,20 @@
 
 // TF32 x W with W N-major: TMA lands B's tile as it lies, in 32 x 32 boxes
 // (128 bytes of N by 32 K rows); after the stage's full barrier the
-// consumers round A's chunks in place (16 KB over 256 threads: 4 each) and
-// B's in 4 x 4 blocks of words (16 KB: 1 each): 4 chunk reads, a warp
-// synchronisation (the block's transposed place is read by a thread of
-// the same warp), 16 roundings, 4 chunk writes at the transposed place,
-// then the proxy fence and the consumers' barrier; the wgmmas read both
-// operands K-major.
+// consumers round B in 4 x 4 blocks of words (16 KB: 1 block a thread): 4
+// chunk reads, a warp synchronisation (the block's transposed place is read
+// by a thread of the same warp), 16 roundings, 4 chunk writes at the
+// transposed place, then the proxy fence and the consumers' barrier. A
+// goes to the wgmmas from registers: each thread loads its 16 words of the
+// stage (4 K steps x 4), rounds them (adding 4096, half a TF32 unit: wgmma
+// drops the 13 low mantissa bits) and issues 4 register-A wgmmas that read
+// B K-major.
 // CHECK-LABEL: gpu.module
 // CHECK: gpu.func @{{.*}}(%arg0: memref<100x64xf32>, %arg1: memref<64x120xf32>, %arg2: memref<100x120xf32>, %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 128>, {{.*}}}}, %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 32>, buffer = 1 : i32, dims = array<i64: 120, 64>, offset = 0 : i64, strides = array<i64: 480>, swizzle = 128 : i32}})
 // CHECK-SAME: nova_gpu.matmul_path = "wgmma"
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-COUNT-4: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
-// CHECK-NOT: llvm.store
-// CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
+// CHECK-NEXT: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
 // CHECK-NOT: llvm.load
 // CHECK-COUNT-4: arith.addi %{{.*}}, %c4096_i32{{.*}} : i32
 // CHECK-NOT: llvm.load
@@ -115,7 +115,10 @@
 // CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK-COUNT-16: llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {{.*}}, p, 1, 1;
 
 // An odd N read N-major, an M-major batch of 2 x 100 rows 64 x 100 apart
 // (not one after the other along M): mma.sync.
@@ -150,51 +153,67 @@
 // CHECK-NEXT: memref.store {{.*}} : memref<256x128x32xf32>
 // CHECK: vector.store
 
-// TF32 K-major (y = x W^T in f32 marked TF32) takes wgmma by default: after
-// the full barrier of a stage each consumer thread rounds its 16-byte
-// chunks of the 48 KB stage (12: (128 + 256) rows of 128 bytes over 256
-// threads) to TF32 to nearest (wgmma drops the 13 low mantissa bits:
-// adding 4096, half a TF32 unit, to each word's bits makes that drop a
-// rounding), then a proxy fence and the barrier of both consumers (B is read
-// by both) before the stage's wgmmas.
+// TF32 K-major (y = x W^T in f32 marked TF32) takes wgmma by default, on
+// 256 x 128 tiles (two m64 groups per consumer: B half as large as a 128 x
+// 256 tile's) with A from registers: after a stage's full barrier each
+// consumer thread rounds its 4 16-byte chunks of B's 16 KB in place, then
+// a proxy fence and the barrier of both consumers (B is read by both);
+// then it loads its 32 words of A (2 groups x 4 K steps x 4, as TMA landed
+// them), rounds them and issues 8 register-A wgmmas. In the pipeline loop
+// the previous step's group is waited for (wait_group 0) after B's pass and
+// before the A loads, and its stage released at an address that uses that
+// group's A words (ptxas otherwise reuses in-flight A registers).
 // CHECK-LABEL: gpu.module
-// CHECK: gpu.func @{{.*}}(%arg0: memref<200x64xf32>, %arg1: memref<300x64xf32>, %arg2: memref<200x300xf32>,
+// CHECK: gpu.func @{{.*}}(%arg0: memref<200x64xf32>, %arg1: memref<300x64xf32>, %arg2: memref<200x300xf32>, %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 256>, {{.*}}}}, %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 128>,
 // CHECK-SAME: nova_gpu.matmul_path = "wgmma"
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-COUNT-12: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
+// CHECK-COUNT-4: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK-NOT: llvm.load
-// CHECK: arith.addi %{{.*}}, %c4096_i32{{.*}} : i32
-// CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
-// CHECK-NOT: llvm.store
+// CHECK-COUNT-32: llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK-NOT: llvm.load
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-COUNT-32: llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.wgmma.fence.aligned
 
-// TF32 dW = x^T dy, both operands MN-major: A's 96 M indices (one 128-row
-// tile) and B's 256 N indices land in 32 x 32 boxes and are transposed
-// (3 blocks of 4 x 4 words per consumer thread); the wgmmas read both
-// K-major.
+// TF32 dW = x^T dy, both operands MN-major: B's 256 N indices land in 32 x
+// 32 boxes and are transposed (1 block of 4 x 4 words per consumer thread
+// and 128-column tile); A (96 M indices, one 256-row tile) goes to the
+// wgmmas from registers, read M-major where it landed. Split K, two groups
+// a consumer: 16 warps' slots in the workspace.
 // CHECK-LABEL: gpu.module
 // CHECK: gpu.func @{{.*}}(%arg0: memref<512x96xf32>, %arg1: memref<512x256xf32>, %arg2: memref<96x256xf32>, %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 32>, buffer = 0 : i32, dims = array<i64: 96, 512>, {{.*}}}}, %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 32>, buffer = 1 : i32, dims = array<i64: 256, 512>,
 // CHECK-SAME: nova_gpu.matmul_path = "wgmma"
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-COUNT-3: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
+// CHECK-COUNT-1: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
 // CHECK-NOT: llvm.load
 // CHECK-COUNT-4: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
 // CHECK-NEXT: nvvm.fence.proxy
 // CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK-COUNT-32: llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 
-// The same on 128 x 192 tiles (768 x 3072, K = 2048): B's 384 blocks take
-// two rounds, the second only for the first 128 consumer threads (whole
-// warps), behind a guard.
+// The same on 128 x 192 tiles (768 x 3072, K = 2048; one group a
+// consumer): B's 384 blocks take two rounds, the second only for the first
+// 128 consumer threads (whole warps), behind a guard; A's 16 words a thread
+// from registers.
 // CHECK-LABEL: gpu.module
 // CHECK: gpu.func @{{.*}}(%arg0: memref<2048x768xf32>, %arg1: memref<2048x3072xf32>, %arg2: memref<768x3072xf32>,
 // CHECK-SAME: known_grid_size = array<i32: 96, 1, 1>
 // CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-COUNT-2: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
+// CHECK-COUNT-1: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
 // CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c384_i64 : i64
 // CHECK-NEXT: scf.if %[[IN]] {
 // CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
@@ -202,7 +221,8 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: nvvm.fence.proxy
 // CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 192, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK-COUNT-16: llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK: wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32.tf32
 // OFF-COUNT-12: nvvm.mma.sync
 
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B K-major"
@@ -212,13 +232,13 @@
 // REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a product under 64 x 64 or with K = 0"
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major, B K-major"
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major, B N-major"
-// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B N-major (transposed in shared memory)"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major (from registers), B N-major (transposed in shared memory)"
 // REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a row stride that is not a multiple of 16 bytes"
 // REMARK: remark: [Missed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Reason="stays on mma.sync: a batch that does not fold into the rows"
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major, B N-major"
-// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B K-major"
-// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major (transposed in shared memory), B N-major (transposed in shared memory)"
-// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major (transposed in shared memory), B N-major (transposed in shared memory)"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major (from registers), B K-major"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major (from registers), B N-major (transposed in shared memory)"
+// REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A M-major (from registers), B N-major (transposed in shared memory)"
 func.func @kmajor(%a: tensor<2x100x64xbf16>, %b: tensor<120x64xbf16>) -> tensor<2x100x120xf32> {
   %r = nova_tile.fusion matmul (%a, %b) : (tensor<2x100x64xbf16>, tensor<120x64xbf16>) -> tensor<2x100x120xf32> {
   ^bb0(%x: tensor<2x100x64xbf16>, %y: tensor<120x64xbf16>):
