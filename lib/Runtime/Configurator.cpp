@@ -338,10 +338,12 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     // K = 768 shapes, epilogue apart). TF32 (f32 products are priced as
     // TF32: the configurator does not see an unmarked product, which keeps
     // 3xTF32 on mma.sync; nor the epilogue, so heavy ones' narrower tiles
-    // are not priced) also rounds each stage in shared memory before its
-    // wgmmas: a read and a write of the stage's A and B tiles at 128 bytes
-    // a clock, which the wgmmas' own shared reads do not hide (measured:
-    // 0.46-0.52 of the TF32 peak on GPT-2's shapes, this 0.49-0.51).
+    // are not priced) takes A from registers, rounded as the consumers load
+    // it, and rounds B's tile in shared memory before its wgmmas: a read
+    // and a write of B's tile at 128 bytes a clock that the wgmmas' own
+    // shared reads do not hide (a 128 x 256 tile runs as 256 x 128, so B's
+    // tile is 128 x 32; measured in the eleventh session: 0.63-0.67 of the
+    // TF32 peak at 4096^3, 8192^3 and 16384 x 3072 x 768, this 0.65).
     constexpr double kWgmmaEfficiency = 0.78;
     constexpr double kSharedBytesPerClock = 128;
     int64_t rowTiles = ceilDiv(p.batch * p.m, wgmma::kTileM);
@@ -354,8 +356,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
       double stageFlops = 2.0 * wgmma::kTileM * tn * tileK;
       double tensorClocks =
           stageFlops / (peak / dev.sms / (dev.clockGHz * 1e9));
-      double stageBytes = double(wgmma::kTileM + tn) * tileK * elem;
-      double roundingClocks = 2.0 * stageBytes / kSharedBytesPerClock;
+      double bTileBytes = double(tn == 256 ? tn / 2 : tn) * tileK * elem;
+      double roundingClocks = 2.0 * bTileBytes / kSharedBytesPerClock;
       efficiency =
           tensorClocks / (tensorClocks / kWgmmaEfficiency + roundingClocks);
     }

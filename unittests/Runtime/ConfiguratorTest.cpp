@@ -357,8 +357,9 @@ TEST(Configurator, AttentionFollowsTheKernels) {
 }
 
 // TF32 GEMMs on Hopper are priced as the wgmma kernel with its rounding
-// pass: half bf16's peak, and the stage's shared-memory read and write on
-// top of the products (about half the TF32 peak on GPT-2's shapes).
+// pass: half bf16's peak, and a read and a write of B's tile in shared
+// memory on top of the products (about 0.65 of the TF32 peak on GPT-2's
+// shapes, as measured in the eleventh session).
 TEST(Configurator, Tf32GemmPaysForItsRounding) {
   Configurator h200(*DeviceDescriptor::lookup("h200"));
   Problem p;
@@ -368,9 +369,9 @@ TEST(Configurator, Tf32GemmPaysForItsRounding) {
   p.dtype = DType::F32;
   Schedule tf32 = h200.choose(p, true);
   double peakShare = tf32.flops / (tf32.predictedSeconds * 495e12);
-  EXPECT_GT(peakShare, 0.4);
-  EXPECT_LT(peakShare, 0.6);
-  EXPECT_GT(tf32.predictedSeconds, 2.5 * bf16.predictedSeconds);
+  EXPECT_GT(peakShare, 0.6);
+  EXPECT_LT(peakShare, 0.7);
+  EXPECT_GT(tf32.predictedSeconds, 2.2 * bf16.predictedSeconds);
   bool wgmma = false;
   for (const std::string &line : tf32.explanation)
     wgmma |= line.find("the wgmma kernel") != std::string::npos;
