@@ -281,12 +281,13 @@ private:
   enum class Staging {
     /// From the accumulators' registers.
     None,
-    /// bf16 outputs one after the other through shared memory, then TMA
-    /// stores: full 128-byte lines, asynchronous (not with split K: its
-    /// epilogue runs per warp).
+    /// bf16 or f32 outputs one after the other through shared memory,
+    /// then TMA stores: full 128-byte lines, asynchronous, so they drain
+    /// while the next tile's wgmmas run (not with split K: its epilogue
+    /// runs per warp).
     Tma,
-    /// The same, but rows TMA cannot address (a pitch that is not a multiple
-    /// of 16 bytes, such as a 50257 vocabulary): the consumer's threads copy
+    /// The same for bf16 rows TMA cannot address (a pitch that is not a
+    /// multiple of 16 bytes, such as a 50257 vocabulary): the consumer's threads copy
     /// the staged block out row by row, consecutive threads on consecutive
     /// columns (coalesced, instead of the accumulator layout's 8 rows per
     /// warp store).
@@ -326,6 +327,10 @@ private:
   /// One TMA descriptor per output when the epilogue stages them.
   SmallVector<Value> descOuts;
   Staging staging = Staging::None;
+  /// Bytes of a staged output element (bf16 or f32).
+  int64_t stagedBytes = 2;
+  /// Columns of a staged 128-byte box.
+  int64_t boxColumns() const { return 128 / stagedBytes; }
   int64_t tilesM = 0, tilesN = 0, kTiles = 0, grid = 0;
   /// K tiles split over `splits` blocks of kPerUnit each.
   int64_t splits = 1, kPerUnit = 0;
@@ -888,10 +893,11 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
                llvm::all_of(k.outputs(), [&](Value v) {
                  return shapeOf(v) == out && vectorizable(elementOf(v));
                });
-  // Staged outputs: these 64 rows' 64 x bn block of the staging area, the
-  // pair of accumulator i at 64-column block i / 32, row r, 16-byte chunk
-  // (i / 4) % 8 swizzled by r % 8 (= lane / 4), byte 4 (lane % 4) in it.
-  // Each output takes its turn in the block.
+  // Staged outputs: this consumer's 64 x bn block of the staging area
+  // (its m64 groups and outputs take turns in it), in boxes of 64 rows of
+  // 128 bytes (64 bf16 or 32 f32 columns): the pair of accumulator i, at
+  // column c = 8 (i / 4) + 2 (lane % 4), in box c / boxColumns, row r,
+  // 16-byte chunk swizzled by r % 8 (= lane / 4).
   bool staged = staging != Staging::None;
   Value consumerThread0 = eq(thread, idx(0));
   // This consumer's own named barrier (128 threads).
@@ -901,17 +907,26 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
 
   Value stagingBlock, laneQuad, rowInConsumer;
   if (staged) {
-    stagingBlock = add(i64(t.stagingOffset()),
-                       mul(toI64(rowBlock), i64(64 * t.bn * 2)));
+    stagingBlock =
+        add(i64(t.stagingOffset()),
+            mul(toI64(consumerIndex), i64(64 * t.bn * stagedBytes)));
     laneQuad = toI64(arith::DivUIOp::create(b, lane, idx(4)));
     rowInConsumer = add(mul(toI64(warp), i64(16)), laneQuad);
   }
   auto stagedAddress = [&](int64_t i) {
     Value row = add(rowInConsumer, i64((i & 2) ? 8 : 0));
-    Value chunk = arith::XOrIOp::create(b, i64((i / 4) % 8), laneQuad);
-    Value within = mul(toI64(arith::RemUIOp::create(b, lane, idx(4))), i64(4));
+    // The byte of column c in its box row: the constant part from i, the
+    // lane's 2 (lane % 4) columns added.
+    int64_t firstColumn = 8 * (i / 4);
+    Value byte =
+        add(i64(firstColumn % boxColumns() * stagedBytes),
+            mul(toI64(arith::RemUIOp::create(b, lane, idx(4))),
+                i64(2 * stagedBytes)));
+    Value chunk = arith::XOrIOp::create(
+        b, arith::DivUIOp::create(b, byte, i64(16)), laneQuad);
+    Value within = arith::RemUIOp::create(b, byte, i64(16));
     return shared(
-        add(add(stagingBlock, i64((i / 32) * 64 * 128)),
+        add(add(stagingBlock, i64(firstColumn / boxColumns() * 64 * 128)),
             add(add(mul(row, i64(128)), mul(chunk, i64(16))), within)));
   };
   // When the tiles cover the output exactly no element needs a guard, and
@@ -944,9 +959,10 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
               return k.unsupported();
             Value slot = stagedAddress(i & ~int64_t(1));
             if (i % 2)
-              slot = LLVM::GEPOp::create(b, slot.getType(), b.getI8Type(),
-                                         slot, ArrayRef<LLVM::GEPArg>{2});
-            LLVM::StoreOp::create(b, *v, slot, /*alignment=*/2);
+              slot = LLVM::GEPOp::create(
+                  b, slot.getType(), b.getI8Type(), slot,
+                  ArrayRef<LLVM::GEPArg>{int32_t(stagedBytes)});
+            LLVM::StoreOp::create(b, *v, slot, /*alignment=*/stagedBytes);
             continue;
           }
           if (!pairs) {
@@ -965,7 +981,8 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
           Value pair = vector::FromElementsOp::create(
               b, VectorType::get({2}, element), values);
           if (staged) {
-            LLVM::StoreOp::create(b, pair, stagedAddress(i), /*alignment=*/4);
+            LLVM::StoreOp::create(b, pair, stagedAddress(i),
+                                  /*alignment=*/2 * stagedBytes);
             continue;
           }
           vector::StoreOp::create(
@@ -1018,11 +1035,12 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
     if (failed(k.ifThen(consumerThread0, [&] {
           Value firstRow =
               toI32(add(mul(tm, idx(t.bm())), mul(rowBlock, idx(64))));
-          for (int64_t j = 0; j < t.bn / 64; ++j)
+          for (int64_t j = 0; j < t.bn / boxColumns(); ++j)
             NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
                 b, descOuts[o], shared(add(stagingBlock, i64(j * 64 * 128))),
-                ValueRange{toI32(add(mul(tn, idx(t.bn)), idx(64 * j))),
-                           firstRow},
+                ValueRange{
+                    toI32(add(mul(tn, idx(t.bn)), idx(boxColumns() * j))),
+                    firstRow},
                 Value(), NVVM::TMAStoreMode::TILE, Value());
           NVVM::CpAsyncBulkCommitGroupOp::create(b);
           return success();
@@ -1078,17 +1096,30 @@ WgmmaEmitter::Staging WgmmaEmitter::chooseStaging() {
   int64_t n = out.back();
   if (splits != 1 || !k.finiteChecks.empty() || n < 2)
     return Staging::None;
+  // All outputs of the product's shape and one element type: bf16, or f32
+  // from TF32 tiles of up to 128 columns (two consumers' 64 x 128 f32
+  // blocks, 64 KB, leave room for 3 stages; measured on the TF32 GEMMs,
+  // eleventh session: the K = 768 shapes 3-4 % faster, the vocabulary's
+  // 9 %). bf16 products' f32 outputs stay in registers: their 128 x 256
+  // tiles would stage 128 KB and keep 2 stages.
+  Type element = elementOf(k.outputs().front());
+  if (!element.isBF16() && !(element.isF32() && tf32 && t.bn <= 128))
+    return Staging::None;
   if (!llvm::all_of(llvm::zip(k.outputs(), k.outputBuffers), [&](auto o) {
         auto [value, buffer] = o;
-        return shapeOf(value) == out && elementOf(value).isBF16() &&
+        return shapeOf(value) == out && elementOf(value) == element &&
                isa<BlockArgument>(buffer);
       }))
     return Staging::None;
+  stagedBytes = element.getIntOrFloatBitWidth() / 8;
   // Rows of the 2-D view (batch folded) 16-byte multiples for TMA.
-  return llvm::all_of(llvm::seq<unsigned>(0, k.outputs().size()),
-                      [&](unsigned o) { return (outputPitch(o) * 2) % 16 == 0; })
-             ? Staging::Tma
-             : Staging::CopyOut;
+  if (llvm::all_of(llvm::seq<unsigned>(0, k.outputs().size()),
+                   [&](unsigned o) {
+                     return (outputPitch(o) * stagedBytes) % 16 == 0;
+                   }))
+    return Staging::Tma;
+  // Copying out reads bf16; f32 rows TMA cannot address stay in registers.
+  return element.isBF16() ? Staging::CopyOut : Staging::None;
 }
 
 FailureOr<Geometry> WgmmaEmitter::emit() {
@@ -1128,7 +1159,7 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   kPerUnit = kTiles / splits;
   staging = chooseStaging();
   if (staging != Staging::None)
-    t.stagingBytes = t.bm() * t.bn * 2;
+    t.stagingBytes = t.consumers * 64 * t.bn * stagedBytes;
   // As many stages as fit next to the staging area and the barriers in
   // 227 KB.
   t.stages = std::min<int64_t>(8, (227 * 1024 - 256 - t.stagingBytes) /
@@ -1150,7 +1181,7 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
     for (auto [o, buffer] : llvm::enumerate(k.outputBuffers))
       descOuts.push_back(hopper::addTmaDescriptor(
           k, cast<BlockArgument>(buffer), 0, {n, a.rows},
-          {outputPitch(o) * 2}, {64, 64}, 128));
+          {outputPitch(o) * stagedBytes}, {boxColumns(), 64}, 128));
   if (splits > 1)
     workspace = k.addWorkspace(tilesM * tilesN * 4 * t.rowBlocks() *
                                (splits * t.bn / 2 * 32 + 1) * 4);

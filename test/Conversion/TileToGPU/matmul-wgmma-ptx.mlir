@@ -58,13 +58,17 @@
 // thread, a warp synchronisation each); their wgmmas are m64n128k8
 // register-A ones, 8 per K tile, without transpose immediates (tf32 has
 // none). tf32_dw_narrow (768 x 2048 x 3072) runs 128 x 192 tiles: 1.5
-// blocks of B per thread (the half behind a guard), m64n192k8 wgmmas. No
+// blocks of B per thread (the half behind a guard), m64n192k8 wgmmas.
+// The TF32 kernels with 128-column tiles and no split K (tf32, tf32_xw,
+// tf32_dw) store their f32 output through shared memory: one more TMA
+// descriptor and proxy fence each, 4 TMA stores of 32-column boxes. No
 // C7513 (wgmmas serialized because A's registers are written while a group
 // runs): the implicit checks above.
 // CHECK-DAG: {{ +}}7 .extern .shared .align 1024
 // CHECK-DAG: {{ +}}6 .param .align 64 .b8 P_3[128]
 // CHECK-DAG: {{ +}}7 .param .align 64 .b8 P_4[128]
-// CHECK-DAG: {{ +}}2 .param .align 64 .b8 P_5[128]
+// CHECK-DAG: {{ +}}3 .param .align 64 .b8 P_5[128]
+// CHECK-DAG: {{ +}}1 .param .align 64 .b8 P_6[128]
 // CHECK-DAG: {{ +}}7 setmaxnreg.dec.sync.aligned.u32 40
 // CHECK-DAG: {{ +}}7 setmaxnreg.inc.sync.aligned.u32 232
 // CHECK-DAG: {{ +}}24 wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16
@@ -73,9 +77,9 @@
 // CHECK-DAG: {{ +}}352 add.s32 R, R, 4096;
 // CHECK-DAG: {{ +}}8 bar.warp.sync -1;
 // CHECK-DAG: {{ +}}8 bar.sync 3, 256;
-// CHECK-DAG: {{ +}}9 fence.proxy.async.shared::cta
+// CHECK-DAG: {{ +}}12 fence.proxy.async.shared::cta
 // CHECK-DAG: {{ +}}43 cp.async.bulk.tensor.2d.shared::cluster
-// CHECK-DAG: {{ +}}4 cp.async.bulk.tensor.2d.global
+// CHECK-DAG: {{ +}}16 cp.async.bulk.tensor.2d.global
 // CHECK-DAG: {{ +}}16 p, 1, 1, 0, 0;
 // CHECK-DAG: {{ +}}8 p, 1, 1, 1, 1;
 func.func @bf16(%a: tensor<512x1024xbf16>, %b: tensor<1000x1024xbf16>) -> tensor<512x1000xbf16> {

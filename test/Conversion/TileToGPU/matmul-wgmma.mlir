@@ -92,7 +92,7 @@
 // drops the 13 low mantissa bits) and issues 4 register-A wgmmas that read
 // B K-major.
 // CHECK-LABEL: gpu.module
-// CHECK: gpu.func @{{.*}}(%arg0: memref<100x64xf32>, %arg1: memref<64x120xf32>, %arg2: memref<100x120xf32>, %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 128>, {{.*}}}}, %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 32>, buffer = 1 : i32, dims = array<i64: 120, 64>, offset = 0 : i64, strides = array<i64: 480>, swizzle = 128 : i32}})
+// CHECK: gpu.func @{{.*}}(%arg0: memref<100x64xf32>, %arg1: memref<64x120xf32>, %arg2: memref<100x120xf32>, %arg3: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 128>, {{.*}}}}, %arg4: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 32>, buffer = 1 : i32, dims = array<i64: 120, 64>, offset = 0 : i64, strides = array<i64: 480>, swizzle = 128 : i32}}, %arg5: !llvm.ptr {nova_gpu.tma = {box = array<i64: 32, 64>, buffer = 2 : i32, dims = array<i64: 120, 100>, offset = 0 : i64, strides = array<i64: 480>, swizzle = 128 : i32}})
 // CHECK-SAME: nova_gpu.matmul_path = "wgmma"
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi32>
@@ -119,6 +119,16 @@
 // CHECK-NOT: llvm.load
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {{.*}}, p, 1, 1;
+// The f32 output leaves through shared memory (TF32 tiles up to 128
+// columns wide): once the previous TMA stores have read the consumer's
+// block, its 32 pairs of accumulators (ragged: each behind a guard), a
+// proxy fence, the consumer's barrier, and 4 TMA stores of 32-column
+// boxes, which drain while the next tile runs.
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-COUNT-32: llvm.store {{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy
+// CHECK: bar.sync $0, 128;
+// CHECK-COUNT-4: nvvm.cp.async.bulk.tensor.global.shared.cta %arg5
 
 // An odd N read N-major, an M-major batch of 2 x 100 rows 64 x 100 apart
 // (not one after the other along M): mma.sync.
