@@ -3,9 +3,11 @@
 // A single GEMM in bf16 or f32 (TF32), without a prologue: the Hopper path.
 // Operands are K-major in memory (A = [M, K] rows, B stored [N, K]: the
 // X W^T form) or M/N-major (W stored [K, N], dW's x^T and dy): bf16 ones
-// through wgmma's transposed layouts, TF32 ones (wgmma reads 32-bit
-// operands K-major only) transposed by the consumers in shared memory as
-// they round each stage to TF32. A block computes BM x BN tiles:
+// through wgmma's transposed layouts. TF32: A goes to the wgmmas from
+// registers, loaded as it landed and rounded by the consumers; B (wgmma
+// reads 32-bit operands from shared memory K-major only) is rounded and,
+// when N-major, transposed by them in shared memory. A block computes
+// BM x BN tiles:
 //
 //  - warpgroup 0 is the producer: it lowers its register budget
 //    (setmaxnreg) and one thread issues TMA loads of BM x BK and BN x BK
@@ -14,9 +16,10 @@
 //    "full" mbarrier (transaction bytes) and an "empty" one (consumers
 //    done);
 //  - warpgroups 1..C are consumers with a raised register budget: each owns
-//    64 rows of the tile and runs nvvm.wgmma.mma_async (m64 x BN x 32 bytes
-//    of K per instruction) on shared-memory descriptors it builds, with f32
-//    accumulators in registers, one wgmma group in flight;
+//    64 rows of the tile (TF32: 64 x groups) and runs wgmma.mma_async
+//    (m64 x BN x 32 bytes of K per instruction) on shared-memory
+//    descriptors it builds (TF32: A from registers), with f32 accumulators
+//    in registers, one wgmma group in flight;
 //  - the epilogue evaluates each output at each accumulator element through
 //    BodyEmitter (bias, GELU, residual, casts), guarded for ragged M and N,
 //    and stores neighbouring columns in pairs where N is even.
@@ -60,7 +63,8 @@ struct WgmmaTiling {
   int64_t bBytes() const { return bn * 128; }
   int64_t stageBytes() const { return aBytes() + bBytes(); }
   /// The output tile staged for TMA stores (0 when stored directly): each
-  /// consumer's 64 rows in 64-column (128-byte) blocks, 128-byte swizzled.
+  /// consumer's 64 rows in boxes of 128 bytes of columns, 128-byte
+  /// swizzled (its m64 groups take turns).
   int64_t stagingBytes = 0;
   int64_t stagingOffset() const { return stages * stageBytes(); }
   /// The barriers follow: full[stages], then empty[stages].
@@ -228,10 +232,11 @@ private:
   /// persistent grid; a unit is one split of one tile's K tiles.
   template <typename Fn> LogicalResult forEachUnit(Fn fn);
   void producer();
-  /// TF32: the consumers round the landed stage `stage` to TF32 in place
-  /// (wgmma would drop the f32 operands' low mantissa bits), transposing
-  /// MN-major operands into the K-major layout wgmma reads, then make it
-  /// visible to the wgmmas of both consumers. With t.registerA, B only.
+  /// TF32: the consumers round B's tile of the landed stage `stage` to TF32
+  /// in place (wgmma would drop the f32 operands' low mantissa bits),
+  /// transposing an N-major one into the K-major layout wgmma reads, then
+  /// make it visible to the wgmmas of both consumers. (A is rounded in
+  /// registers.)
   void roundStage(Value consumerIndex, Value stage);
   /// roundStage's share of consumer thread `thread` (i64) in one operand's
   /// tile of `bytes` at shared byte `base` (i64): its 16-byte chunks
@@ -243,7 +248,8 @@ private:
   /// rounds it to nearest.
   Value roundWord(Value word);
   /// Whether the wgmmas read `op`'s tile MN-major: bf16 ones as they land;
-  /// TF32 ones are K-major once roundStage has transposed them.
+  /// TF32's B is K-major once roundStage has transposed it (A comes from
+  /// registers).
   bool readsMnMajor(const TmaOperand &op) const { return op.mnMajor && !tf32; }
   /// `bar.sync id, threads`: a named barrier of `threads` threads (0 is the
   /// block's, 1 and 2 each consumer's own in the epilogue, 3 both
@@ -287,10 +293,10 @@ private:
     /// runs per warp).
     Tma,
     /// The same for bf16 rows TMA cannot address (a pitch that is not a
-    /// multiple of 16 bytes, such as a 50257 vocabulary): the consumer's threads copy
-    /// the staged block out row by row, consecutive threads on consecutive
-    /// columns (coalesced, instead of the accumulator layout's 8 rows per
-    /// warp store).
+    /// multiple of 16 bytes, such as a 50257 vocabulary): the consumer's
+    /// threads copy the staged block out row by row, consecutive threads
+    /// on consecutive columns (coalesced, instead of the accumulator
+    /// layout's 8 rows per warp store).
     CopyOut,
   };
   Staging chooseStaging();
@@ -545,22 +551,16 @@ void WgmmaEmitter::roundTransposed(Value thread, Value base, int64_t bytes) {
 }
 
 void WgmmaEmitter::roundStage(Value consumerIndex, Value stage) {
-  // Both consumers share the stage's A and B tiles, one thread each per
-  // chunk (or 4 x 4 block); the previous step's wgmmas still run
-  // meanwhile (one group in flight).
+  // Both consumers share B's tile, one thread each per chunk (or 4 x 4
+  // block); the previous step's wgmmas still run meanwhile.
   int64_t consumerThreads = 128 * t.consumers;
   Value thread = add(mul(toI64(consumerIndex), i64(128)),
                      toI64(arith::RemUIOp::create(b, tid, idx(128))));
-  Value stageBase = mul(stage, i64(t.stageBytes()));
-  auto tile = [&](const TmaOperand &op, Value base, int64_t bytes) {
-    if (op.mnMajor)
-      roundTransposed(thread, base, bytes);
-    else
-      roundInPlace(thread, base, bytes);
-  };
-  if (!t.registerA)
-    tile(a, stageBase, t.aBytes());
-  tile(bo, add(stageBase, i64(t.aBytes())), t.bBytes());
+  Value base = add(mul(stage, i64(t.stageBytes())), i64(t.aBytes()));
+  if (bo.mnMajor)
+    roundTransposed(thread, base, t.bBytes());
+  else
+    roundInPlace(thread, base, t.bBytes());
   // The generic-proxy stores made visible to the wgmmas (the async proxy),
   // then both consumers' shares done: B is read by both.
   NVVM::FenceProxyOp::create(
@@ -594,7 +594,7 @@ WgmmaEmitter::fragmentOffsets(Value consumerIndex) {
   Value thread = toI64(arith::RemUIOp::create(b, tid, idx(128)));
   Value warp = arith::DivUIOp::create(b, thread, i64(32));
   Value lane = arith::RemUIOp::create(b, thread, i64(32));
-  Value quad = arith::DivUIOp::create(b, lane, i64(4)); // l / 4
+  Value quad = arith::DivUIOp::create(b, lane, i64(4));   // l / 4
   Value within = arith::RemUIOp::create(b, lane, i64(4)); // l % 4
   Value firstBlock = mul(toI64(consumerIndex), i64(t.groups));
   auto xorTimes16 = [&](Value x, Value y) {
@@ -603,10 +603,10 @@ WgmmaEmitter::fragmentOffsets(Value consumerIndex) {
   if (!a.mnMajor) {
     // K-major, 128-byte swizzled: (m, k) at m * 128 + 16 ((k / 4) ^ (m % 8))
     // + 4 (k % 4), and m % 8 = l / 4. k / 4 = 2 s + r / 2.
-    Value base = add(mul(add(add(mul(firstBlock, i64(64)), mul(warp, i64(16))),
-                             quad),
-                         i64(128)),
-                     mul(within, i64(4)));
+    Value base =
+        add(mul(add(add(mul(firstBlock, i64(64)), mul(warp, i64(16))), quad),
+                i64(128)),
+            mul(within, i64(4)));
     SmallVector<Value> swizzled;
     for (int64_t c = 0; c < 8; ++c)
       swizzled.push_back(xorTimes16(i64(c), quad));
@@ -619,11 +619,11 @@ WgmmaEmitter::fragmentOffsets(Value consumerIndex) {
   // 128 bytes, (m, k) at 4096 (m / 32) + 128 k + 16 (((m % 32) / 4) ^ (k %
   // 8)) + 4 (m % 4): m / 32 = 2 (first group + g) + w / 2, (m % 32) / 4 =
   // 4 (w % 2) + (l / 4) / 4 + 2 (r % 2), k % 8 = l % 4 + 4 (r / 2).
-  Value base = add(
-      add(mul(add(mul(firstBlock, i64(2)), arith::DivUIOp::create(b, warp, i64(2))),
-              i64(4096)),
-          mul(within, i64(128))),
-      mul(arith::RemUIOp::create(b, quad, i64(4)), i64(4)));
+  Value base = add(add(mul(add(mul(firstBlock, i64(2)),
+                               arith::DivUIOp::create(b, warp, i64(2))),
+                           i64(4096)),
+                       mul(within, i64(128))),
+                   mul(arith::RemUIOp::create(b, quad, i64(4)), i64(4)));
   Value chunk = add(mul(arith::RemUIOp::create(b, warp, i64(2)), i64(4)),
                     arith::DivUIOp::create(b, quad, i64(4)));
   SmallVector<Value> swizzled;
@@ -651,14 +651,16 @@ SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   Value smemAddress = LLVM::PtrToIntOp::create(b, b.getI64Type(), smem);
   Value start = arith::ShRUIOp::create(b, smemAddress, i64(4));
   bool aMn = readsMnMajor(a), bMn = readsMnMajor(bo);
-  Value aBase =
-      arith::OrIOp::create(b, start, i64(descriptorBits(aMn, t.bk())));
   Value bBase =
       arith::OrIOp::create(b, start, i64(descriptorBits(bMn, t.bk())));
-  // This consumer's 64 rows of A: 64 rows of 128 bytes (K-major), or one
-  // column block of 64 M indices by the K tile (MN-major).
-  int64_t consumerBytes = aMn ? 128 * t.bk() : 64 * 128;
-  Value aRows = mul(toI64(consumerIndex), i64(consumerBytes >> 4));
+  // Shared A: this consumer's 64 rows of A, 64 rows of 128 bytes (K-major)
+  // or one column block of 64 M indices by the K tile (MN-major).
+  Value aBase, aRows;
+  if (!t.registerA) {
+    aBase = arith::OrIOp::create(b, start, i64(descriptorBits(aMn, t.bk())));
+    int64_t consumerBytes = aMn ? 128 * t.bk() : 64 * 128;
+    aRows = mul(toI64(consumerIndex), i64(consumerBytes >> 4));
+  }
   // The descriptors' start addresses advance by a wgmma's K (32 bytes)
   // along the swizzled 128-byte rows when K-major, by as many rows of 128
   // bytes when MN-major.
@@ -726,8 +728,8 @@ SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
       for (int64_t g = 0; g < t.groups; ++g) {
         SmallVector<Value> acc;
         for (int64_t i = 0; i < t.bn / 2; ++i)
-          acc.push_back(LLVM::ExtractValueOp::create(b, accs[g],
-                                                     ArrayRef<int64_t>{i}));
+          acc.push_back(
+              LLVM::ExtractValueOp::create(b, accs[g], ArrayRef<int64_t>{i}));
         for (int64_t s = 0; s < kSteps; ++s)
           acc = hopper::wgmmaRegisterA(
               b, acc, ArrayRef(words).slice((g * kSteps + s) * 4, 4),
@@ -907,9 +909,8 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
 
   Value stagingBlock, laneQuad, rowInConsumer;
   if (staged) {
-    stagingBlock =
-        add(i64(t.stagingOffset()),
-            mul(toI64(consumerIndex), i64(64 * t.bn * stagedBytes)));
+    stagingBlock = add(i64(t.stagingOffset()),
+                       mul(toI64(consumerIndex), i64(64 * t.bn * stagedBytes)));
     laneQuad = toI64(arith::DivUIOp::create(b, lane, idx(4)));
     rowInConsumer = add(mul(toI64(warp), i64(16)), laneQuad);
   }
@@ -918,10 +919,9 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
     // The byte of column c in its box row: the constant part from i, the
     // lane's 2 (lane % 4) columns added.
     int64_t firstColumn = 8 * (i / 4);
-    Value byte =
-        add(i64(firstColumn % boxColumns() * stagedBytes),
-            mul(toI64(arith::RemUIOp::create(b, lane, idx(4))),
-                i64(2 * stagedBytes)));
+    Value byte = add(i64(firstColumn % boxColumns() * stagedBytes),
+                     mul(toI64(arith::RemUIOp::create(b, lane, idx(4))),
+                         i64(2 * stagedBytes)));
     Value chunk = arith::XOrIOp::create(
         b, arith::DivUIOp::create(b, byte, i64(16)), laneQuad);
     Value within = arith::RemUIOp::create(b, byte, i64(16));
@@ -1025,8 +1025,8 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
       continue;
     }
     // The generic-proxy writes made visible to TMA (the async proxy), then
-    // one thread stores the block's 64-column boxes (TMA clips the rows and
-    // columns past the edges, which the guards left unwritten).
+    // one thread stores the block's 128-byte-wide boxes (TMA clips the rows
+    // and columns past the edges, which the guards left unwritten).
     NVVM::FenceProxyOp::create(
         b, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(),
@@ -1098,10 +1098,10 @@ WgmmaEmitter::Staging WgmmaEmitter::chooseStaging() {
     return Staging::None;
   // All outputs of the product's shape and one element type: bf16, or f32
   // from TF32 tiles of up to 128 columns (two consumers' 64 x 128 f32
-  // blocks, 64 KB, leave room for 3 stages; measured on the TF32 GEMMs,
-  // eleventh session: the K = 768 shapes 3-4 % faster, the vocabulary's
-  // 9 %). bf16 products' f32 outputs stay in registers: their 128 x 256
-  // tiles would stage 128 KB and keep 2 stages.
+  // blocks, 64 KB, leave a 256 x 128 tile 3 stages; measured on the TF32
+  // GEMMs, eleventh session: the K = 768 shapes 3-4 % faster, the
+  // vocabulary's 9 %). bf16 products' f32 outputs stay in registers: their
+  // 128 x 256 tiles would stage 128 KB and keep 2 stages.
   Type element = elementOf(k.outputs().front());
   if (!element.isBF16() && !(element.isF32() && tf32 && t.bn <= 128))
     return Staging::None;
@@ -1113,10 +1113,9 @@ WgmmaEmitter::Staging WgmmaEmitter::chooseStaging() {
     return Staging::None;
   stagedBytes = element.getIntOrFloatBitWidth() / 8;
   // Rows of the 2-D view (batch folded) 16-byte multiples for TMA.
-  if (llvm::all_of(llvm::seq<unsigned>(0, k.outputs().size()),
-                   [&](unsigned o) {
-                     return (outputPitch(o) * stagedBytes) % 16 == 0;
-                   }))
+  if (llvm::all_of(llvm::seq<unsigned>(0, k.outputs().size()), [&](unsigned o) {
+        return (outputPitch(o) * stagedBytes) % 16 == 0;
+      }))
     return Staging::Tma;
   // Copying out reads bf16; f32 rows TMA cannot address stay in registers.
   return element.isBF16() ? Staging::CopyOut : Staging::None;
@@ -1214,11 +1213,11 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
               for (auto [g, acc] : llvm::enumerate(accs)) {
                 Value rowBlock =
                     add(mul(consumerIndex, idx(t.groups)), idx(int64_t(g)));
-                if (failed(splits > 1 ? combineSplits(acc, consumerIndex,
-                                                      rowBlock, tile, split,
-                                                      tm, tn)
-                                      : epilogue(acc, consumerIndex, rowBlock,
-                                                 tm, tn)))
+                if (failed(
+                        splits > 1
+                            ? combineSplits(acc, consumerIndex, rowBlock, tile,
+                                            split, tm, tn)
+                            : epilogue(acc, consumerIndex, rowBlock, tm, tn)))
                   return failure();
               }
               return success();

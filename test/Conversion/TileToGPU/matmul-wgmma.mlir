@@ -193,7 +193,11 @@
 // CHECK-NOT: llvm.load
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: llvm.load
-// CHECK: nvvm.mbarrier.arrive
+// CHECK-COUNT-31: arith.ori %{{.*}} : i32
+// CHECK-NEXT: %[[MASKED:.*]] = arith.andi %{{.*}} : i32
+// CHECK-NEXT: %[[PIN:.*]] = arith.extui %[[MASKED]] : i32 to i64
+// CHECK-NEXT: %[[BAR:.*]] = llvm.getelementptr %{{.*}}[%[[PIN]]]
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[BAR]]
 // CHECK-COUNT-32: llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
 // CHECK-NOT: llvm.load
 // CHECK: nvvm.wgmma.fence.aligned
