@@ -379,9 +379,13 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     best.waveEfficiency = wave;
     best.bound = tc >= tmem ? "compute" : "memory";
     best.explanation.push_back(
-        fmt("predicted for the wgmma kernel: 128x%g tiles, %g split(s), %g "
-            "units on one block per SM",
-            double(tn), double(split), double(tiles * split)) +
+        // TF32's 128 x 256 tiles run as 256 x 128 (A from registers).
+        (!wide && tn == 256
+             ? std::string("predicted for the wgmma kernel: 256x128 tiles")
+             : fmt("predicted for the wgmma kernel: 128x%g tiles",
+                   double(tn))) +
+        fmt(", %g split(s), %g units on one block per SM", double(split),
+            double(tiles * split)) +
         fmt(", %.2f of the tensor peak", efficiency));
   }
   for (auto &r : rejected)

@@ -374,7 +374,7 @@ TEST(Configurator, Tf32GemmPaysForItsRounding) {
   EXPECT_GT(tf32.predictedSeconds, 2.2 * bf16.predictedSeconds);
   bool wgmma = false;
   for (const std::string &line : tf32.explanation)
-    wgmma |= line.find("the wgmma kernel") != std::string::npos;
+    wgmma |= line.find("the wgmma kernel: 256x128 tiles") != std::string::npos;
   EXPECT_TRUE(wgmma);
 }
 
