@@ -685,11 +685,8 @@ FailureOr<Geometry> BackwardEmitter::emit() {
   batch = product(bwd.lead);
 
   smem = hopper::dynamicSharedMemory(k, layout.sharedBytes());
-  // One block per SM: with .minnctapersm beside .maxntid ptxas knows the
-  // register count at entry and honours setmaxnreg (else C7508: ignored,
-  // and the consumers spill at 168 registers).
-  k.func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                  b.getI32IntegerAttr(1));
+  // One block per SM: without it the consumers spilled at 168 registers.
+  hopper::declareOneBlockPerSM(k);
   auto descriptor = [&](const AttentionOperand &op, int64_t rows) {
     return attention_wgmma::descriptor(k, op, bwd.lead, bwd.d, rows, kRows);
   };

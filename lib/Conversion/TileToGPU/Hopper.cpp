@@ -114,6 +114,11 @@ SmallVector<Value> wgmmaRegisterA(ImplicitLocOpBuilder &b, ArrayRef<Value> acc,
   return out;
 }
 
+void declareOneBlockPerSM(KernelContext &k) {
+  k.func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  k.b.getI32IntegerAttr(1));
+}
+
 void remarkPath(KernelContext &k, const std::optional<std::string> &whyNot,
                 StringRef how) {
   auto opts = remark::RemarkOpts::name("wgmma")

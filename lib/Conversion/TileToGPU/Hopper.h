@@ -74,6 +74,12 @@ SmallVector<Value> wgmmaRegisterA(ImplicitLocOpBuilder &b, ArrayRef<Value> acc,
                                   ArrayRef<Value> a, Value desc, Value scaleD,
                                   RegisterA kind);
 
+/// Declares that `k` runs one block per SM (.minnctapersm 1): with it beside
+/// .maxntid, ptxas knows the register count at entry and gives warp
+/// specialization's consumers the registers setmaxnreg raises them to
+/// (else C7508: setmaxnreg ignored, consumers capped at 65536 / threads).
+void declareOneBlockPerSM(KernelContext &k);
+
 /// Says which path kernel `k` takes as an optimization remark (category
 /// nova-wgmma; `nova-opt --remarks-filter=nova-wgmma
 /// --remark-format=emitRemark`): [Missed] "stays on mma.sync: <whyNot>", or

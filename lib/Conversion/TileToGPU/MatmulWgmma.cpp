@@ -56,7 +56,7 @@ struct WgmmaTiling {
   int64_t bm() const { return 64 * consumers * groups; }
   /// TF32: A's fragments go to the wgmmas from registers, loaded and
   /// rounded by the consumers (only B is rounded in shared memory).
-  bool registerA = false;
+  bool registerA() const { return elementBytes == 4; }
   int64_t bn = 128; // the wgmma N
   int64_t stages = 4;
   int64_t aBytes() const { return bm() * 128; }
@@ -71,7 +71,7 @@ struct WgmmaTiling {
   int64_t barrierOffset() const { return stagingOffset() + stagingBytes; }
   /// Then a word kept zero (registerA: see WgmmaEmitter::pin).
   int64_t zeroOffset() const { return barrierOffset() + 16 * stages; }
-  int64_t sharedBytes() const { return zeroOffset() + (registerA ? 16 : 0); }
+  int64_t sharedBytes() const { return zeroOffset() + (registerA() ? 16 : 0); }
   int64_t threads() const { return 128 * (1 + consumers); }
   /// K per wgmma instruction: 32 bytes.
   int64_t kStep() const { return 32 / elementBytes; }
@@ -656,7 +656,7 @@ SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   // Shared A: this consumer's 64 rows of A, 64 rows of 128 bytes (K-major)
   // or one column block of 64 M indices by the K tile (MN-major).
   Value aBase, aRows;
-  if (!t.registerA) {
+  if (!t.registerA()) {
     aBase = arith::OrIOp::create(b, start, i64(descriptorBits(aMn, t.bk())));
     int64_t consumerBytes = aMn ? 128 * t.bk() : 64 * 128;
     aRows = mul(toI64(consumerIndex), i64(consumerBytes >> 4));
@@ -670,7 +670,7 @@ SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   int64_t kSteps = t.bk() / t.kStep();
   std::function<Value(int64_t, int64_t, int64_t)> fragment;
   Value zero;
-  if (t.registerA) {
+  if (t.registerA()) {
     fragment = fragmentOffsets(consumerIndex);
     zero = LLVM::LoadOp::create(b, b.getI32Type(), shared(t.zeroOffset()),
                                 /*alignment=*/4);
@@ -696,7 +696,8 @@ SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   // wgmma (C7513) when A words are loaded while a group runs and its
   // registers stay live. The other consumer's group keeps the tensor
   // cores busy meanwhile.
-  SmallVector<Value> aWords;
+  // Returns the accumulators, then (register A) the step's A words: what
+  // the pipeline loop carries.
   auto kTile = [&](Value step, SmallVector<Value> accs, bool firstStep,
                    ArrayRef<Value> previousWords) {
     Value stage = toI64(arith::RemUIOp::create(b, step, idx(t.stages)));
@@ -709,7 +710,7 @@ SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
     Value stageOffset = mul(stage, i64(t.stageBytes() >> 4));
     Value bDesc = add(add(bBase, stageOffset), i64(t.aBytes() >> 4));
     SmallVector<Value> words;
-    if (t.registerA) {
+    if (t.registerA()) {
       if (!firstStep) {
         NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
         release(arith::SubIOp::create(b, step, idx(1)), previousWords);
@@ -724,7 +725,7 @@ SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
                 /*alignment=*/4)));
     }
     NVVM::WgmmaFenceAlignedOp::create(b);
-    if (t.registerA) {
+    if (t.registerA()) {
       for (int64_t g = 0; g < t.groups; ++g) {
         SmallVector<Value> acc;
         for (int64_t i = 0; i < t.bn / 2; ++i)
@@ -759,15 +760,13 @@ SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);
-    aWords = std::move(words);
+    accs.append(words);
     return accs;
   };
   int64_t groups = t.groups;
   SmallVector<Value> carried = kTile(
       first, SmallVector<Value>(groups, LLVM::UndefOp::create(b, accType)),
       true, {});
-  // Loop-carried: the accumulators, then (register A) the step's A words.
-  carried.append(aWords);
   auto forOp = scf::ForOp::create(b, idx(1), idx(kPerUnit), idx(1), carried);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -777,12 +776,11 @@ SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
     SmallVector<Value> c =
         kTile(step, SmallVector<Value>(ArrayRef(args).take_front(groups)),
               false, ArrayRef(args).drop_front(groups));
-    if (!t.registerA) {
+    if (!t.registerA()) {
       // The previous step's group is done: release its stage.
       NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
       release(arith::SubIOp::create(b, step, idx(1)), {});
     }
-    c.append(aWords);
     scf::YieldOp::create(b, c);
   }
   // The last stage goes back too: the producer fills it for the next tile
@@ -1139,14 +1137,13 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   ::nova::wgmma::Tiling tiling = ::nova::wgmma::tiling(
       tilesM, n, kTiles, kSMs, /*heavyEpilogue=*/transcendentals >= 2);
   t.bn = tiling.tileN;
-  if (tf32) {
+  if (t.registerA()) {
     // TF32: A to the wgmmas from registers, rounded where the consumers
     // load it, so only B takes the shared-memory rounding pass; a 128 x 256
     // tile runs as 256 x 128 (two m64 groups a consumer), whose B is half
     // as large. Per 32-K stage: A's loads 32 KB, B's pass 32 KB, the
     // wgmmas' reads of B 64 KB, against 176 KB with both operands rounded
     // in shared memory.
-    t.registerA = true;
     if (t.bn == 256) {
       t.groups = 2;
       t.bn = 128;
@@ -1165,12 +1162,9 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
                                       t.stageBytes());
 
   smem = hopper::dynamicSharedMemory(k, t.sharedBytes());
-  // One block per SM (its shared memory): with .minnctapersm beside
-  // .maxntid ptxas gives the consumers the registers setmaxnreg raises
-  // them to, instead of 168 (65536 / 384), where register A's 256 x 128
-  // tiles (128 accumulators and two stages' fragments) spilled.
-  k.func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                  b.getI32IntegerAttr(1));
+  // One block per SM (its shared memory): without it register A's 256 x
+  // 128 tiles (128 accumulators and two stages' fragments) spilled at 168.
+  hopper::declareOneBlockPerSM(k);
   descA = addDescriptor(a, t.bm());
   descB = addDescriptor(bo, t.bn);
 
@@ -1197,7 +1191,7 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
                                    i32(128 * t.consumers), Value());
     }
     NVVM::FenceMbarrierInitOp::create(b);
-    if (t.registerA)
+    if (t.registerA())
       LLVM::StoreOp::create(b, i32(0), shared(t.zeroOffset()),
                             /*alignment=*/4);
     return success();
