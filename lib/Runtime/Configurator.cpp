@@ -352,11 +352,13 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     int64_t tn = tiling.tileN, split = tiling.splits;
     int64_t tiles = rowTiles * ceilDiv(p.n, tn);
     double efficiency = kWgmmaEfficiency;
+    // TF32's tiles as the kernel runs them (128 x 256 as 256 x 128).
+    int64_t groups = wide ? 1 : wgmma::registerAGroups(tn);
     if (!wide) {
       double stageFlops = 2.0 * wgmma::kTileM * tn * tileK;
       double tensorClocks =
           stageFlops / (peak / dev.sms / (dev.clockGHz * 1e9));
-      double bTileBytes = double(tn == 256 ? tn / 2 : tn) * tileK * elem;
+      double bTileBytes = double(tn / groups) * tileK * elem;
       double roundingClocks = 2.0 * bTileBytes / kSharedBytesPerClock;
       efficiency =
           tensorClocks / (tensorClocks / kWgmmaEfficiency + roundingClocks);
@@ -379,11 +381,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     best.waveEfficiency = wave;
     best.bound = tc >= tmem ? "compute" : "memory";
     best.explanation.push_back(
-        // TF32's 128 x 256 tiles run as 256 x 128 (A from registers).
-        (!wide && tn == 256
-             ? std::string("predicted for the wgmma kernel: 256x128 tiles")
-             : fmt("predicted for the wgmma kernel: 128x%g tiles",
-                   double(tn))) +
+        fmt("predicted for the wgmma kernel: %gx%g tiles",
+            double(wgmma::kTileM * groups), double(tn / groups)) +
         fmt(", %g split(s), %g units on one block per SM", double(split),
             double(tiles * split)) +
         fmt(", %.2f of the tensor peak", efficiency));

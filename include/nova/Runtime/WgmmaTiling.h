@@ -87,6 +87,13 @@ inline Tiling tiling(int64_t rowTiles, int64_t n, int64_t kTiles, int64_t sms,
   return chosen;
 }
 
+/// TF32 (A from registers, only B rounded in shared memory): the m64 row
+/// groups of each consumer warpgroup for a tiling's `tileN` columns. A
+/// 128 x 256 tile runs as 256 x 128, two groups a consumer, so that B's
+/// tile is half as large; narrower tiles keep one group. The block tile is
+/// kTileM * groups by tileN / groups.
+inline int64_t registerAGroups(int64_t tileN) { return tileN == 256 ? 2 : 1; }
+
 } // namespace nova::wgmma
 
 #endif // NOVA_RUNTIME_WGMMATILING_H

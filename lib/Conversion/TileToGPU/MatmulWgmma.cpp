@@ -1144,11 +1144,9 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
     // as large. Per 32-K stage: A's loads 32 KB, B's pass 32 KB, the
     // wgmmas' reads of B 64 KB, against 176 KB with both operands rounded
     // in shared memory.
-    if (t.bn == 256) {
-      t.groups = 2;
-      t.bn = 128;
-      tilesM = llvm::divideCeil(a.rows, t.bm());
-    }
+    t.groups = ::nova::wgmma::registerAGroups(t.bn);
+    t.bn /= t.groups;
+    tilesM = llvm::divideCeil(a.rows, t.bm());
   }
   tilesN = llvm::divideCeil(n, t.bn);
   splits = tiling.splits;
