@@ -308,6 +308,12 @@ LogicalResult Evaluator::eval(Operation *op) {
       .Case<ErfOp>([&](auto o) {
         return unaryFloat(o, [](double x) { return std::erf(x); });
       })
+      .Case<RoundTF32Op>([&](auto o) {
+        // The rounding of a TF32 product, which the f64 mode leaves out.
+        return unaryFloat(o, [&](double x) {
+          return options.f64 ? x : double(::nova::roundToTF32(float(x)));
+        });
+      })
       .Case<GeluOp>([&](GeluOp o) {
         return o.getApproximation() == GeluApproximation::tanh
                    ? unaryFloat(o, ::nova::scalar::geluTanh)
@@ -672,6 +678,20 @@ LogicalResult Evaluator::matmul(MatmulOp op) {
   FailureOr<bool> tf32 = requestsTF32(op);
   if (failed(tf32))
     return failure();
+  // The operands marked `nova.rounded` go to the GPU's tensor cores as they
+  // are: a value that is not TF32 there would be truncated, not rounded.
+  if (auto rounded = op->getAttrOfType<DenseI64ArrayAttr>(
+          NovaDialect::getRoundedAttrName());
+      rounded && !options.f64)
+    for (int64_t i : rounded.asArrayRef()) {
+      const std::vector<double> &values = in(op->getOperand(i)).f;
+      for (size_t e = 0; e < values.size(); ++e)
+        if (double x = values[e];
+            double(::nova::roundToTF32(float(x))) != x && !std::isnan(x))
+          return op->emitError("operand ")
+                 << i << " is marked nova.rounded but its element " << e
+                 << " is " << x << ", not a TF32 value";
+    }
   std::optional<HostTensor> lhsCopy, rhsCopy;
   const HostTensor &a = productOperand(op.getLhs(), *tf32, lhsCopy),
                    &b = productOperand(op.getRhs(), *tf32, rhsCopy);

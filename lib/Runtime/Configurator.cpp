@@ -343,7 +343,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     // and a write of B's tile at 128 bytes a clock that the wgmmas' own
     // shared reads do not hide (a 128 x 256 tile runs as 256 x 128, so B's
     // tile is 128 x 32; measured in the eleventh session: 0.63-0.67 of the
-    // TF32 peak at 4096^3, 8192^3 and 16384 x 3072 x 768, this 0.65).
+    // TF32 peak at 4096^3, 8192^3 and 16384 x 3072 x 768, this 0.65). A B
+    // rounded ahead (nova.rounded) and stored K-major takes no pass.
     constexpr double kWgmmaEfficiency = 0.78;
     constexpr double kSharedBytesPerClock = 128;
     int64_t rowTiles = ceilDiv(p.batch * p.m, wgmma::kTileM);
@@ -354,7 +355,7 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     double efficiency = kWgmmaEfficiency;
     // TF32's tiles as the kernel runs them (128 x 256 as 256 x 128).
     int64_t groups = wide ? 1 : wgmma::registerAGroups(tn);
-    if (!wide) {
+    if (!wide && !p.roundedKMajorB) {
       double stageFlops = 2.0 * wgmma::kTileM * tn * tileK;
       double tensorClocks =
           stageFlops / (peak / dev.sms / (dev.clockGHz * 1e9));
@@ -385,7 +386,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
             double(wgmma::kTileM * groups), double(tn / groups)) +
         fmt(", %g split(s), %g units on one block per SM", double(split),
             double(tiles * split)) +
-        fmt(", %.2f of the tensor peak", efficiency));
+        fmt(", %.2f of the tensor peak", efficiency) +
+        (p.roundedKMajorB && !wide ? ", B rounded ahead" : ""));
   }
   for (auto &r : rejected)
     best.explanation.push_back("rejected " + r);
@@ -801,7 +803,8 @@ std::string Configurator::explain(const Problem &p, const Schedule &s) {
   std::ostringstream o;
   o << familyName(p.family) << " " << dtypeName(p.dtype) << " batch " << p.batch
     << " m " << p.m << " n " << p.n << " k " << p.k
-    << (p.causal ? " causal" : "") << "\n";
+    << (p.causal ? " causal" : "")
+    << (p.roundedKMajorB ? " rounded-b" : "") << "\n";
   o << "  tile " << s.tileM << "x" << s.tileN << "x" << s.tileK << ", "
     << s.threads << " threads, " << s.stages << " stages, vector "
     << s.vectorWidth << ", split " << s.splitK << ", grid [" << s.grid[0]

@@ -51,7 +51,7 @@ Policy policyOf(Operation *op) {
           ScatterAddOp, AdamWOp, ExpOp, LogOp, PowOp, ReciprocalOp, RsqrtOp>(
           op))
     return Policy::FullPrecision;
-  if (isa<CastOp, ConstantOp, IotaOp>(op) ||
+  if (isa<CastOp, ConstantOp, IotaOp, RoundTF32Op>(op) ||
       !isa<NovaDialect>(op->getDialect()))
     return Policy::Opaque;
   return Policy::Follow;

@@ -29,6 +29,7 @@
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
+#include "nova/Runtime/WgmmaTiling.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"
@@ -132,8 +133,9 @@ private:
   /// from the operand back to what they read.
   SmallVector<Operation *> prologueOf(Value operand, bool casts = true) const;
 
-  /// Single GEMMs: padded copies of operands whose rows TMA cannot load.
-  void copyUnalignedOperands();
+  /// Single GEMMs: padded copies of operands whose rows TMA cannot load,
+  /// and TF32's rounded copies of weights (nova.rounded).
+  void copyOperands();
   void formMatmulGroups();
   void mergeEpilogues();
   void groupHorizontally();
@@ -320,11 +322,12 @@ MatmulFuser::materializeWithChains(nt::Family family,
 }
 
 /// Rates of the Hopper target that decide whether a GEMM operand gets a
-/// padded copy: wgmma against mma.sync (bf16 TFLOP/s measured on the
-/// H200; TF32 runs at half of each) and the copy bandwidth (bytes/s, read
-/// + write).
+/// padded or rounded copy: wgmma against mma.sync (bf16 TFLOP/s measured
+/// on the H200; TF32 runs at half of each), the copy bandwidth (bytes/s,
+/// read + write), and the H200's SMs and clock.
 static constexpr double kWgmmaFlops = 700e12, kMmaSyncFlops = 300e12,
-                        kCopyBytesPerSecond = 4.1e12;
+                        kCopyBytesPerSecond = 4.1e12, kClockHz = 1.98e9;
+static constexpr int64_t kSMs = 132;
 
 /// The bytes per element of `mm`'s operands when wgmma could take them
 /// (bf16, or f32 marked TF32: unmarked f32 keeps f32 accuracy on mma.sync),
@@ -380,7 +383,7 @@ static bool plannerPadsRows(Value v) {
   return true;
 }
 
-void MatmulFuser::copyUnalignedOperands() {
+void MatmulFuser::copyOperands() {
   // The copy of each value, shared by every GEMM that reads it.
   DenseMap<Value, Value> copies;
   SmallVector<nv::MatmulOp> matmuls(block.getOps<nv::MatmulOp>());
@@ -395,47 +398,80 @@ void MatmulFuser::copyUnalignedOperands() {
         result.getNumElements() / result.getShape().back() < 64 ||
         result.getShape().back() < 64)
       continue;
+    bool tf32 = elementBytes == 4;
+    int64_t n = result.getShape().back(),
+            rows = result.getNumElements() / n,
+            k = lhs.getShape()[mm.getTransposeLhs() ? rank - 2 : rank - 1];
     // Each operand's value before the views (reshapes that keep its rows
-    // whole, transposes) the kernel reads it through.
-    SmallVector<std::pair<OpOperand *, Value>> unaligned;
-    double copySeconds = 0;
-    for (OpOperand &operand : mm->getOpOperands()) {
-      OpOperand *use = &operand;
-      Value v = operand.get();
-      auto keepsRows = [](Operation *view) {
-        auto reshape = dyn_cast<nv::ReshapeOp>(view);
-        return isa<nv::TransposeOp>(view) ||
-               (reshape &&
-                cast<RankedTensorType>(reshape.getType()).getShape().back() ==
-                    cast<RankedTensorType>(reshape.getInput().getType())
-                        .getShape()
-                        .back());
-      };
-      while (Operation *def = v.getDefiningOp()) {
-        if (def->getBlock() != &block || !keepsRows(def))
+    // whole, transposes of the last two dims) the kernel reads it through,
+    // and whether the rhs is then stored K-major (N x K).
+    struct Root {
+      OpOperand *use;
+      Value value;
+      bool kMajor;
+    };
+    auto rootOf = [&](OpOperand &operand, bool transposed) -> Root {
+      Root r{&operand, operand.get(), transposed};
+      while (Operation *def = r.value.getDefiningOp()) {
+        if (def->getBlock() != &block)
           break;
-        use = &def->getOpOperand(0);
-        v = def->getOperand(0);
+        auto reshape = dyn_cast<nv::ReshapeOp>(def);
+        auto transpose = dyn_cast<nv::TransposeOp>(def);
+        if (reshape &&
+            cast<RankedTensorType>(reshape.getType()).getShape().back() !=
+                cast<RankedTensorType>(reshape.getInput().getType())
+                    .getShape()
+                    .back())
+          break;
+        if (!reshape && !transpose)
+          break;
+        if (transpose) {
+          ArrayRef<int64_t> perm = transpose.getPermutation();
+          int64_t last = int64_t(perm.size()) - 1;
+          bool swapsLastTwo = last >= 1 && perm[last] == last - 1 &&
+                              perm[last - 1] == last;
+          // Other permutations make the orientation unknown here.
+          r.kMajor = swapsLastTwo && !r.kMajor;
+        }
+        r.use = &def->getOpOperand(0);
+        r.value = def->getOperand(0);
       }
-      auto type = cast<RankedTensorType>(v.getType());
+      return r;
+    };
+    SmallVector<Root> roots = {rootOf(mm->getOpOperand(0), false),
+                               rootOf(mm->getOpOperand(1),
+                                      mm.getTransposeRhs())};
+    // Operands whose rows TMA cannot load get a padded copy when wgmma on
+    // the copies beats mma.sync on the originals.
+    SmallVector<unsigned> copied;
+    double copySeconds = 0;
+    for (auto [i, root] : llvm::enumerate(roots)) {
+      auto type = cast<RankedTensorType>(root.value.getType());
       int64_t rowBytes =
           type.getRank() ? type.getShape().back() * elementBytes : 0;
       if (type.getRank() < 2 || rowBytes < 16 || rowBytes % 16 == 0 ||
-          plannerPadsRows(v))
+          plannerPadsRows(root.value))
         continue;
-      unaligned.push_back({use, v});
-      if (!copies.contains(v))
+      copied.push_back(i);
+      if (!copies.contains(root.value))
         copySeconds += 2.0 * double(type.getNumElements()) * elementBytes /
                        kCopyBytesPerSecond;
     }
-    if (unaligned.empty())
-      continue;
-    int64_t k = lhs.getShape()[mm.getTransposeLhs() ? rank - 2 : rank - 1];
-    double flops =
-        2.0 * double(result.getNumElements()) * double(k) * (elementBytes / 2);
+    double flops = 2.0 * double(rows) * double(n) * double(k) *
+                   (elementBytes / 2);
     if (copySeconds >= flops / kMmaSyncFlops - flops / kWgmmaFlops)
-      continue;
-    for (auto [use, v] : unaligned) {
+      copied.clear();
+    // TF32: a copy rounds, so the kernel need not. A K-major B without one
+    // gets one where it costs less than the kernel's rounding pass (a
+    // weight that many row tiles read). Both are read unbatched.
+    if (tf32 && !llvm::is_contained(copied, 1u) && roots[1].kMajor &&
+        cast<RankedTensorType>(mm.getRhs().getType()).getRank() == 2 &&
+        ::nova::wgmma::roundedCopyPays(rows, n, k, kSMs, kClockHz,
+                                       kCopyBytesPerSecond))
+      copied.push_back(1);
+    SmallVector<int64_t> rounded;
+    for (unsigned i : copied) {
+      auto [use, v, kMajor] = roots[i];
       Value &copy = copies[v];
       if (!copy) {
         OpBuilder builder(mm);
@@ -443,20 +479,31 @@ void MatmulFuser::copyUnalignedOperands() {
           builder.setInsertionPointAfter(def);
         else
           builder.setInsertionPointToStart(&block);
-        // A cast to its own type: a pointwise kernel that only copies (a
-        // cast group, which single GEMMs never take as a prologue).
-        auto cast = nv::CastOp::create(builder, v.getLoc(), v.getType(), v);
-        use->set(cast);
-        nt::FusionOp group = materialize(nt::Family::pointwise, {cast}, {});
+        // A rounding to TF32, or a cast to its own type: a pointwise
+        // kernel that only copies (not a cast group, which single GEMMs
+        // would take as a prologue).
+        Operation *op =
+            tf32 ? nv::RoundTF32Op::create(builder, v.getLoc(), v)
+                       .getOperation()
+                 : nv::CastOp::create(builder, v.getLoc(), v.getType(), v)
+                       .getOperation();
+        use->set(op->getResult(0));
+        nt::FusionOp group = materialize(nt::Family::pointwise, {op}, {});
         if (!group) {
           use->set(v);
-          cast.erase();
+          op->erase();
           continue;
         }
         copy = group.getResult(0);
-        continue;
+      } else {
+        use->set(copy);
       }
-      use->set(copy);
+      rounded.push_back(i);
+    }
+    if (tf32 && !rounded.empty()) {
+      llvm::sort(rounded);
+      mm->setAttr(nv::NovaDialect::getRoundedAttrName(),
+                  DenseI64ArrayAttr::get(mm.getContext(), rounded));
     }
   }
 }
@@ -695,7 +742,7 @@ void MatmulFuser::readThroughWrittenView(Value result,
 
 LogicalResult MatmulFuser::run() {
   if (singleGemms)
-    copyUnalignedOperands();
+    copyOperands();
   formMatmulGroups();
   // Grouping first: an epilogue can make a kernel depend on its partner
   // (the tied embedding's gradient adds the scatter of the other GEMM's

@@ -135,6 +135,7 @@ attn_wgmma_bwd_long_f64 attn_wgmma_bwd.mlir full_d64_long 1e-2 norm no pack
 wgmma_tf32_round_gelu matmul_wgmma_tf32.mlir tf32_round_gelu 1e-4 norm no pack
 wgmma_tf32_round  matmul_wgmma_tf32.mlir tf32_round_plain 1e-4  norm  no   pack
 pad_copy_tf32     matmul_padded_tf32.mlir copy_odd_tf32 1e-4  norm  no   planned-single
+rounded_tf32      matmul_rounded_tf32.mlir weight_tf32  1e-4  norm  no   planned-single
 cls_1001_padded   classifier_padded.mlir classifier_1001  2e-2  norm  no  planned-single
 cls_50257_padded  classifier_padded.mlir classifier_50257 2e-2  norm  no  planned-single
 cls_1001_packed   classifier_padded.mlir classifier_packed 8e-3 1e-3  no  planned-single

@@ -77,6 +77,10 @@ struct Problem {
   // k = table rows.
   int64_t batch = 1, m = 1, n = 1, k = 1;
   bool causal = false;
+  /// TF32 matmul: B is stored K-major and holds TF32 values already
+  /// (`nova.rounded`), so the wgmma kernel does not round it in shared
+  /// memory.
+  bool roundedKMajorB = false;
   /// Bytes each element of a pointwise kernel moves (reads + writes).
   int64_t bytesPerElement = 0;
   /// Bytes a reduction kernel moves, each input read once and each output

@@ -94,6 +94,26 @@ inline Tiling tiling(int64_t rowTiles, int64_t n, int64_t kTiles, int64_t sms,
 /// kTileM * groups by tileN / groups.
 inline int64_t registerAGroups(int64_t tileN) { return tileN == 256 ? 2 : 1; }
 
+/// TF32: whether a K-major B of a `rows` x `n` x `kExtent` product is
+/// better rounded once, by a copy that reads and writes it at
+/// `copyBytesPerSecond`, than by the kernel, which rounds each B tile in
+/// shared memory for every row tile (a read and a write at 128 bytes a
+/// clock an SM): when the row tiles outnumber the SMs' shared-memory rate
+/// over the copy's (132 x 128 B x 1.98 GHz / 4.1 TB/s: 8.2 on the H200).
+/// B's bytes cancel: weights (N x K, read by every row tile) qualify at
+/// GPT-2's 16384 rows and at 4096^3, the activations of a weight gradient
+/// (768 rows) do not.
+inline bool roundedCopyPays(int64_t rows, int64_t n, int64_t kExtent,
+                            int64_t sms, double clockHz,
+                            double copyBytesPerSecond) {
+  constexpr int64_t kTf32TileK = 32; // one 128-byte row of f32
+  Tiling t = tiling((rows + kTileM - 1) / kTileM, n,
+                    (kExtent + kTf32TileK - 1) / kTf32TileK, sms);
+  int64_t rowsPerTile = kTileM * registerAGroups(t.tileN);
+  double rowTiles = double((rows + rowsPerTile - 1) / rowsPerTile);
+  return rowTiles * copyBytesPerSecond > double(sms) * 128.0 * clockHz;
+}
+
 } // namespace nova::wgmma
 
 #endif // NOVA_RUNTIME_WGMMATILING_H

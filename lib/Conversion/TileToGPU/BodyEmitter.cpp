@@ -385,6 +385,7 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
               return divide(c(1.0), math::SqrtOp::create(b, w[0]));
             })
             .Case([&](nv::ErfOp) { return math::ErfOp::create(b, w[0]); })
+            .Case([&](nv::RoundTF32Op) { return roundToTF32(b, w[0]); })
             .Case([&](nv::ReciprocalOp) { return divide(c(1.0), w[0]); })
             .Case([&](nv::SigmoidOp) {
               Value e = exp(arith::NegFOp::create(b, w[0]));

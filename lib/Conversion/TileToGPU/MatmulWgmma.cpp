@@ -87,6 +87,8 @@ struct TmaOperand {
   BlockArgument input;
   int64_t offset, rows, k, rowStride;
   bool mnMajor = false;
+  /// TF32: its values are TF32 already (nova.rounded): nothing to round.
+  bool rounded = false;
 };
 
 /// Why the wgmma path does not take `k`'s kernel, or nothing when it does;
@@ -176,7 +178,11 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
       return std::string("an operand that does not start 16-byte aligned");
     if (rows >= (int64_t(1) << 31) || kExtent >= (int64_t(1) << 31))
       return std::string("an operand too large for 32-bit TMA coordinates");
-    out = {arg, offset, rows, kExtent, rowStride, mnMajor};
+    auto rounded = mm->getAttrOfType<DenseI64ArrayAttr>(
+        nv::NovaDialect::getRoundedAttrName());
+    out = {arg,       offset,  rows,
+           kExtent,   rowStride, mnMajor,
+           rounded && llvm::is_contained(rounded.asArrayRef(), rhs ? 1 : 0)};
     return std::nullopt;
   };
   for (auto [i, operand] : llvm::enumerate(p.operands))
@@ -251,6 +257,9 @@ private:
   /// TF32's B is K-major once roundStage has transposed it (A comes from
   /// registers).
   bool readsMnMajor(const TmaOperand &op) const { return op.mnMajor && !tf32; }
+  /// TF32: the consumers pass over each stage's B tile (to round it, or to
+  /// transpose an N-major one), unless B is K-major and rounded already.
+  bool passesOverB() const { return tf32 && (bo.mnMajor || !bo.rounded); }
   /// `bar.sync id, threads`: a named barrier of `threads` threads (0 is the
   /// block's, 1 and 2 each consumer's own in the epilogue, 3 both
   /// consumers'). As PTX: nvvm.barrier with a thread count does not
@@ -690,7 +699,8 @@ SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
   // accumulators (scale-d 0): no zeroing instructions inside the pipeline.
   // With shared-memory operands the previous step's group still runs when
   // this one's is issued; then the previous one is waited for and its stage
-  // released. With register A, B is rounded while the previous group runs,
+  // released. With register A, B is rounded (unless nova-fuse rounded it
+  // ahead) while the previous group runs,
   // then that group is waited for, its A registers pinned past the wait
   // (see pin), and this step's A words loaded: ptxas serializes every
   // wgmma (C7513) when A words are loaded while a group runs and its
@@ -705,7 +715,7 @@ SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
         b, arith::DivUIOp::create(b, step, idx(t.stages)), idx(1)));
     waitParity(fullBarrier(stage), phase);
     Value stageBase = mul(stage, i64(t.stageBytes()));
-    if (tf32)
+    if (passesOverB())
       roundStage(consumerIndex, stage);
     Value stageOffset = mul(stage, i64(t.stageBytes() >> 4));
     Value bDesc = add(add(bBase, stageOffset), i64(t.aBytes() >> 4));
@@ -719,10 +729,12 @@ SmallVector<Value> WgmmaEmitter::consumer(Value consumerIndex, Value first) {
       // are loaded.
       for (int64_t g = 0; g < t.groups; ++g)
         for (int64_t s = 0; s < kSteps; ++s)
-          for (int64_t r = 0; r < 4; ++r)
-            words.push_back(roundWord(LLVM::LoadOp::create(
+          for (int64_t r = 0; r < 4; ++r) {
+            Value word = LLVM::LoadOp::create(
                 b, b.getI32Type(), shared(add(stageBase, fragment(g, s, r))),
-                /*alignment=*/4)));
+                /*alignment=*/4);
+            words.push_back(a.rounded ? word : roundWord(word));
+          }
     }
     NVVM::WgmmaFenceAlignedOp::create(b);
     if (t.registerA()) {
@@ -1246,10 +1258,15 @@ std::optional<FailureOr<Geometry>> emitMatmulWgmma(KernelContext &k,
   bool tf32 = k.contract.computeType.isF32();
   auto major = [&](const TmaOperand &op, StringRef mn) {
     std::string how = op.mnMajor ? (mn + "-major").str() : "K-major";
+    SmallVector<StringRef> notes;
     if (tf32 && &op == &a)
-      return how + " (from registers)";
-    if (tf32 && op.mnMajor)
-      return how + " (transposed in shared memory)";
+      notes.push_back("from registers");
+    else if (tf32 && op.mnMajor)
+      notes.push_back("transposed in shared memory");
+    if (tf32 && op.rounded)
+      notes.push_back("rounded ahead");
+    if (!notes.empty())
+      how += " (" + llvm::join(notes, ", ") + ")";
     return how;
   };
   hopper::remarkPath(k, std::nullopt,

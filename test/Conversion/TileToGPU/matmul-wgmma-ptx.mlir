@@ -37,6 +37,10 @@
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Compiling entry function 'matmul_{{[0-9a-f]+}}' for 'sm_90a'
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 // The packed kernels (all in one .nvx; PTX as text): two TMA descriptor
 // parameters (three with a staged output) and one dynamic shared buffer
@@ -63,23 +67,27 @@
 // tf32_dw) store their f32 output through shared memory: one more TMA
 // descriptor and proxy fence each, 4 TMA stores of 32-column boxes. No
 // C7513 (wgmmas serialized because A's registers are written while a group
-// runs): the implicit checks above.
-// CHECK-DAG: {{ +}}7 .extern .shared .align 1024
-// CHECK-DAG: {{ +}}6 .param .align 64 .b8 P_3[128]
-// CHECK-DAG: {{ +}}7 .param .align 64 .b8 P_4[128]
-// CHECK-DAG: {{ +}}3 .param .align 64 .b8 P_5[128]
+// runs): the implicit checks above. With B rounded ahead (nova.rounded,
+// tf32_rounded_b: 2048 x 768 x 2304 as 256 x 128 tiles) the consumers
+// make no pass over B (no adds of its words, no barrier of both
+// consumers, no proxy fence but the staged store's); with A rounded too
+// (tf32_rounded_ab, 256^3) no word gets an add at all.
+// CHECK-DAG: {{ +}}9 .extern .shared .align 1024
+// CHECK-DAG: {{ +}}8 .param .align 64 .b8 P_3[128]
+// CHECK-DAG: {{ +}}9 .param .align 64 .b8 P_4[128]
+// CHECK-DAG: {{ +}}5 .param .align 64 .b8 P_5[128]
 // CHECK-DAG: {{ +}}1 .param .align 64 .b8 P_6[128]
-// CHECK-DAG: {{ +}}7 setmaxnreg.dec.sync.aligned.u32 40
-// CHECK-DAG: {{ +}}7 setmaxnreg.inc.sync.aligned.u32 232
+// CHECK-DAG: {{ +}}9 setmaxnreg.dec.sync.aligned.u32 40
+// CHECK-DAG: {{ +}}9 setmaxnreg.inc.sync.aligned.u32 232
 // CHECK-DAG: {{ +}}24 wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16
-// CHECK-DAG: {{ +}}40 wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
+// CHECK-DAG: {{ +}}72 wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
 // CHECK-DAG: {{ +}}8 wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32
-// CHECK-DAG: {{ +}}352 add.s32 R, R, 4096;
+// CHECK-DAG: {{ +}}416 add.s32 R, R, 4096;
 // CHECK-DAG: {{ +}}8 bar.warp.sync -1;
 // CHECK-DAG: {{ +}}8 bar.sync 3, 256;
-// CHECK-DAG: {{ +}}12 fence.proxy.async.shared::cta
-// CHECK-DAG: {{ +}}43 cp.async.bulk.tensor.2d.shared::cluster
-// CHECK-DAG: {{ +}}16 cp.async.bulk.tensor.2d.global
+// CHECK-DAG: {{ +}}16 fence.proxy.async.shared::cta
+// CHECK-DAG: {{ +}}47 cp.async.bulk.tensor.2d.shared::cluster
+// CHECK-DAG: {{ +}}32 cp.async.bulk.tensor.2d.global
 // CHECK-DAG: {{ +}}16 p, 1, 1, 0, 0;
 // CHECK-DAG: {{ +}}8 p, 1, 1, 1, 1;
 func.func @bf16(%a: tensor<512x1024xbf16>, %b: tensor<1000x1024xbf16>) -> tensor<512x1000xbf16> {
@@ -145,4 +153,22 @@ func.func @tf32_dw_narrow(%x: tensor<2048x768xf32>, %dy: tensor<2048x3072xf32>) 
     nova_tile.yield %p : tensor<768x3072xf32>
   }
   return %r : tensor<768x3072xf32>
+}
+
+func.func @tf32_rounded_b(%x: tensor<2048x768xf32>, %w: tensor<2304x768xf32>) -> tensor<2048x2304xf32> {
+  %r = nova_tile.fusion matmul (%x, %w) : (tensor<2048x768xf32>, tensor<2304x768xf32>) -> tensor<2048x2304xf32> {
+  ^bb0(%a: tensor<2048x768xf32>, %b: tensor<2304x768xf32>):
+    %p = nova.matmul %a, %b transpose_rhs {nova.precision = "tf32", nova.rounded = array<i64: 1>} : tensor<2048x768xf32>, tensor<2304x768xf32> -> tensor<2048x2304xf32>
+    nova_tile.yield %p : tensor<2048x2304xf32>
+  }
+  return %r : tensor<2048x2304xf32>
+}
+
+func.func @tf32_rounded_ab(%x: tensor<256x256xf32>, %w: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %r = nova_tile.fusion matmul (%x, %w) : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32> {
+  ^bb0(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>):
+    %p = nova.matmul %a, %b transpose_rhs {nova.precision = "tf32", nova.rounded = array<i64: 0, 1>} : tensor<256x256xf32>, tensor<256x256xf32> -> tensor<256x256xf32>
+    nova_tile.yield %p : tensor<256x256xf32>
+  }
+  return %r : tensor<256x256xf32>
 }

@@ -284,3 +284,20 @@ func.func @slice_and_concat(%x: tensor<4x6xf32>) -> (tensor<4x6xf32>, tensor<4x6
   %2 = nova.slice %c starts [0, 0] limits [4, 6] strides [2, 2] : tensor<4x6xf32> -> tensor<2x3xf32>
   return %0, %1, %2 : tensor<4x6xf32>, tensor<4x6xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// Rounding to TF32 is idempotent, and folds constants (1 + 3 * 2^-12 to
+// 1 + 2^-10).
+// CHECK-LABEL: func.func @round_tf32
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT: %[[C:.*]] = nova.constant dense<1.00097656> : tensor<2xf32>
+// CHECK-NEXT: %[[R:.*]] = nova.round_tf32 %[[X]] : tensor<4xf32>
+// CHECK-NEXT: return %[[R]], %[[C]]
+func.func @round_tf32(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
+  %0 = nova.round_tf32 %x : tensor<4xf32>
+  %1 = nova.round_tf32 %0 : tensor<4xf32>
+  %c = nova.constant dense<1.000732421875> : tensor<2xf32>
+  %2 = nova.round_tf32 %c : tensor<2xf32>
+  return %1, %2 : tensor<4xf32>, tensor<2xf32>
+}

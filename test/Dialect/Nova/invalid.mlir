@@ -923,6 +923,46 @@ func.func @precision_bf16(%a: tensor<4x8xbf16>, %b: tensor<8x2xbf16>) -> tensor<
 
 // -----
 
+func.func @rounded_without_tf32(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'nova.rounded' belongs on a matmul with 'nova.precision' = "tf32"}}
+  %c = nova.matmul %a, %b {nova.rounded = array<i64: 1>} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+  return %c : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @rounded_operand_out_of_range(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'nova.rounded' lists operand numbers below 2 in increasing order, got array<i64: 1, 2>}}
+  %c = nova.matmul %a, %b {nova.precision = "tf32", nova.rounded = array<i64: 1, 2>} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+  return %c : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @rounded_not_increasing(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'nova.rounded' lists operand numbers below 2 in increasing order, got array<i64: 1, 0>}}
+  %c = nova.matmul %a, %b {nova.precision = "tf32", nova.rounded = array<i64: 1, 0>} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+  return %c : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @rounded_not_an_array(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{'nova.rounded' must be an array<i64> of operand numbers, got 1 : i64}}
+  %c = nova.matmul %a, %b {nova.precision = "tf32", nova.rounded = 1} : tensor<4x8xf32>, tensor<8x2xf32> -> tensor<4x2xf32>
+  return %c : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @round_tf32_of_bf16(%x: tensor<4xbf16>) -> tensor<4xbf16> {
+  // expected-error @+1 {{operand #0 must be statically shaped tensor of 32-bit float values}}
+  %0 = "nova.round_tf32"(%x) : (tensor<4xbf16>) -> tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+
+// -----
+
 func.func @unknown_op_attr(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{unknown nova attribute 'nova.fast'}}
   %c = nova.neg %a {nova.fast} : tensor<4xf32>

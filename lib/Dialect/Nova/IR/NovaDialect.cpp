@@ -79,8 +79,34 @@ static LogicalResult verifyTensorName(Operation *op, NamedAttribute attr,
   return success();
 }
 
+/// `nova.rounded`: operand numbers, increasing, of a TF32 matmul whose
+/// values are TF32 already.
+static LogicalResult verifyRounded(Operation *op, Attribute value) {
+  auto operands = dyn_cast<DenseI64ArrayAttr>(value);
+  if (!operands)
+    return op->emitError("'nova.rounded' must be an array<i64> of operand "
+                         "numbers, got ")
+           << value;
+  auto precision = op->getAttrOfType<StringAttr>(
+      NovaDialect::getPrecisionAttrName());
+  if (!isa<MatmulOp>(op) || !precision || precision.getValue() != "tf32")
+    return op->emitError("'nova.rounded' belongs on a matmul with "
+                         "'nova.precision' = \"tf32\"");
+  int64_t previous = -1;
+  for (int64_t i : operands.asArrayRef()) {
+    if (i <= previous || i >= int64_t(op->getNumOperands()))
+      return op->emitError("'nova.rounded' lists operand numbers below ")
+             << op->getNumOperands() << " in increasing order, got "
+             << value;
+    previous = i;
+  }
+  return success();
+}
+
 LogicalResult NovaDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  if (attr.getName() == getRoundedAttrName())
+    return verifyRounded(op, attr.getValue());
   if (attr.getName() != getPrecisionAttrName())
     return op->emitError("unknown nova attribute '")
            << attr.getName().getValue() << "'";

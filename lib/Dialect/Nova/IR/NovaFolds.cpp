@@ -309,6 +309,14 @@ OpFoldResult ErfOp::fold(FoldAdaptor adaptor) {
   return foldFloatUnary(adaptor.getInput(), getType(),
                         [](double x) { return std::erf(x); });
 }
+OpFoldResult RoundTF32Op::fold(FoldAdaptor adaptor) {
+  // Rounding is idempotent.
+  if (getInput().getDefiningOp<RoundTF32Op>())
+    return getInput();
+  return foldFloatUnary(adaptor.getInput(), getType(), [](double x) {
+    return double(::nova::roundToTF32(float(x)));
+  });
+}
 OpFoldResult ReciprocalOp::fold(FoldAdaptor adaptor) {
   return foldFloatUnary(adaptor.getInput(), getType(),
                         [](double x) { return 1.0 / x; });

@@ -105,6 +105,14 @@ NOVA_GRADIENT(ReciprocalOp) {
   return success();
 }
 
+// Straight through: TF32 products are differentiated as if exact, and this
+// is their operands' rounding done ahead of them.
+NOVA_GRADIENT(RoundTF32Op) {
+  NOVA_GRADIENT_PROLOGUE
+  operandGrads[0] = g;
+  return success();
+}
+
 NOVA_GRADIENT(ErfOp) {
   NOVA_GRADIENT_PROLOGUE
   Value x = getInput();

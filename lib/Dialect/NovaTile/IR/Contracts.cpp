@@ -954,6 +954,9 @@ LogicalResult Checker::matmul() {
                                     : mm.getTransposeRhs();
       problem.operands.push_back({lhs->first.getArgNumber(), l});
       problem.operands.push_back({rhs->first.getArgNumber(), r});
+      if (auto rounded = mm->getAttrOfType<DenseI64ArrayAttr>(
+              nv::NovaDialect::getRoundedAttrName()))
+        problem.rhsRounded = llvm::is_contained(rounded.asArrayRef(), 1);
       epilogueShape.emplace_back(out);
     } else {
       auto reduce = cast<nv::ReduceOp>(main);
@@ -1470,6 +1473,9 @@ mlir::nova_tile::computeContract(FusionGroupOpInterface group,
     p.n = at(2);
     p.k = at(3);
     p.causal = c.causal;
+    // Stored N x K: K-major, as the wgmma kernel's TF32 B must be.
+    p.roundedKMajorB = c.problems.size() == 1 && c.problems[0].rhsRounded &&
+                       c.problems[0].operands[1].second.transposed;
     if (c.problems.size() > 1) {
       // A grouped GEMM as one GEMM of the same work: the largest problem's
       // N and K, batch 1, and enough rows of M for every problem's

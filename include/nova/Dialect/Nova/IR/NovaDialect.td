@@ -47,13 +47,23 @@ def Nova_Dialect : Dialect {
     - `nova.alias = N` on a result: it is the new value of argument `N`, of
       the same type, and may be written in place (written by
       `nova-train-step`; the runtime keeps such state resident).
+
+    Op attributes:
+    - `nova.precision = "tf32"` on a matmul or attention op with f32
+      operands: its multiplications round the operands to TF32 (written by
+      `nova-autocast compute=tf32`).
+    - `nova.rounded = array<i64: 1>` on such a matmul: the operands listed
+      already hold TF32 values (`nova.round_tf32`, inserted by `nova-fuse`
+      where a copy costs less than rounding inside the GEMM), so the product
+      takes them as they are. The interpreter checks the promise.
   }];
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 0;
   // `nova.param` on a function argument marks a trainable parameter.
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
-  // `nova.precision` on a product (written by nova-autocast).
+  // `nova.precision` on a product (written by nova-autocast) and
+  // `nova.rounded` on a TF32 matmul (written by nova-fuse).
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     static constexpr ::llvm::StringLiteral getParamAttrName() {
@@ -70,6 +80,9 @@ def Nova_Dialect : Dialect {
     }
     static constexpr ::llvm::StringLiteral getPrecisionAttrName() {
       return ::llvm::StringLiteral("nova.precision");
+    }
+    static constexpr ::llvm::StringLiteral getRoundedAttrName() {
+      return ::llvm::StringLiteral("nova.rounded");
     }
   }];
 }

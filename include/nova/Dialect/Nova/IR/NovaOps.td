@@ -97,6 +97,22 @@ def Nova_SigmoidOp : Nova_UnaryOp<"sigmoid", Nova_FloatTensor,
                                   "1 / (1 + e^-x)">;
 def Nova_ReciprocalOp : Nova_UnaryOp<"reciprocal", Nova_FloatTensor, "1 / x">;
 def Nova_ErfOp : Nova_UnaryOp<"erf", Nova_FloatTensor, "erf(x)">;
+def Nova_RoundTF32Op : Nova_UnaryOp<"round_tf32", StaticShapeTensorOf<[F32]>,
+                                    "x rounded to TF32"> {
+  let description = [{
+    Rounds every f32 element to the nearest TF32 value (10 mantissa bits,
+    ties to even; infinities and NaN kept), still stored as f32: the
+    rounding a `nova.precision = "tf32"` product applies to its operands,
+    done once ahead of it. `nova-fuse` inserts it for a GEMM operand whose
+    copy costs less than rounding each tile inside the kernel (a weight
+    read by many row tiles), and marks the product `nova.rounded`. Its
+    gradient passes through unchanged, as a TF32 product's does.
+
+    ```mlir
+    %w32 = nova.round_tf32 %w : tensor<2304x768xf32>
+    ```
+  }];
+}
 
 def Nova_GeluOp : Nova_Op<"gelu", [SameOperandsAndResultType, DeclareOpInterfaceMethods<Nova_DifferentiableOpInterface>]> {
   let summary = "Gaussian error linear unit";

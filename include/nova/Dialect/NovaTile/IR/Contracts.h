@@ -73,6 +73,8 @@ struct MainProblem {
   /// product's batch dims, 0 strides where broadcast); a column sum's only
   /// operand is the rhs; attention's in operand order.
   SmallVector<std::pair<unsigned, Access>> operands;
+  /// TF32 matmul: the rhs holds TF32 values already (`nova.rounded`).
+  bool rhsRounded = false;
   /// Attention: (output number, where) for every result the kernel writes:
   /// `where` has the result's kind and gives the output's elements the
   /// result's elements land on (an output concatenated from several
