@@ -344,7 +344,10 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     // shared reads do not hide (a 128 x 256 tile runs as 256 x 128, so B's
     // tile is 128 x 32; measured in the eleventh session: 0.63-0.67 of the
     // TF32 peak at 4096^3, 8192^3 and 16384 x 3072 x 768, this 0.65). A B
-    // rounded ahead (nova.rounded) and stored K-major takes no pass.
+    // rounded ahead (nova.rounded) and stored K-major takes no pass and
+    // keeps 128 x 256 tiles (measured in the twelfth session: 0.71-0.76 of
+    // the TF32 peak at 4096^3, 8192^3 and 16384 x 3072 x 768; 0.65 at K =
+    // 768, whose f32 output the model leaves out).
     constexpr double kWgmmaEfficiency = 0.78;
     constexpr double kSharedBytesPerClock = 128;
     int64_t rowTiles = ceilDiv(p.batch * p.m, wgmma::kTileM);
@@ -354,7 +357,7 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     int64_t tiles = rowTiles * ceilDiv(p.n, tn);
     double efficiency = kWgmmaEfficiency;
     // TF32's tiles as the kernel runs them (128 x 256 as 256 x 128).
-    int64_t groups = wide ? 1 : wgmma::registerAGroups(tn);
+    int64_t groups = wide ? 1 : wgmma::registerAGroups(tn, p.roundedKMajorB);
     if (!wide && !p.roundedKMajorB) {
       double stageFlops = 2.0 * wgmma::kTileM * tn * tileK;
       double tensorClocks =
@@ -847,10 +850,22 @@ std::vector<Problem> gpt2TrainingProblems(int64_t layers, int64_t embd,
     out.push_back(p);
   };
   using F = KernelFamily;
+  // TF32: the products that read a weight K-major (the input gradient
+  // dy W^T of a weight stored [in, out], the tied head's logits x wte^T)
+  // take it rounded ahead by a copy kernel of its own (nova-fuse), one
+  // read and one write of the weight.
+  const bool tf32 = dtype == DType::F32;
+  auto roundedAhead = [&](int64_t elements) {
+    if (!tf32)
+      return;
+    out.back().roundedKMajorB = true;
+    add(F::Pointwise, 1, elements, 1, 1, false, 2 * 4);
+  };
   // A linear layer: forward, input gradient, weight gradient, bias gradient.
   auto linear = [&](int64_t in, int64_t outF) {
     add(F::Matmul, 1, bt, outF, in);
     add(F::Matmul, 1, bt, in, outF);
+    roundedAhead(in * outF);
     add(F::Matmul, 1, in, outF, bt);
     add(F::ColumnReduction, 1, bt, outF, 1);
   };
@@ -875,6 +890,7 @@ std::vector<Problem> gpt2TrainingProblems(int64_t layers, int64_t embd,
   }
   add(F::RowReduction, 1, bt, c, 1);
   add(F::Matmul, 1, bt, vocab, c);       // logits (tied head)
+  roundedAhead(vocab * c);
   add(F::RowReduction, 1, bt, vocab, 1); // cross-entropy and its gradient
   add(F::Matmul, 1, bt, c, vocab);
   add(F::Matmul, 1, vocab, c, bt);

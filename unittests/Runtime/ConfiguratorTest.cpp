@@ -378,6 +378,40 @@ TEST(Configurator, Tf32GemmPaysForItsRounding) {
   EXPECT_TRUE(wgmma);
 }
 
+// A weight rounded ahead (nova.rounded, K-major) takes no pass in the
+// kernel: 128 x 256 tiles at the wgmma kernel's rate, as bf16 gets at half
+// the peak, and a GPT-2 TF32 step prices the copies that round its weights.
+TEST(Configurator, Tf32GemmWithBRoundedAheadTakesNoPass) {
+  Configurator h200(*DeviceDescriptor::lookup("h200"));
+  Problem p;
+  p.family = KernelFamily::Matmul, p.m = 16384, p.n = 3072, p.k = 768;
+  p.dtype = DType::F32;
+  Schedule inKernel = h200.choose(p, true);
+  p.roundedKMajorB = true;
+  Schedule ahead = h200.choose(p, true);
+  double peakShare = ahead.flops / (ahead.predictedSeconds * 495e12);
+  EXPECT_GT(peakShare, 0.72);
+  EXPECT_LT(peakShare, 0.8);
+  EXPECT_LT(ahead.predictedSeconds, 0.9 * inKernel.predictedSeconds);
+  bool tiles = false;
+  for (const std::string &line : ahead.explanation)
+    tiles |= line.find("the wgmma kernel: 128x256 tiles") != std::string::npos &&
+             line.find("B rounded ahead") != std::string::npos;
+  EXPECT_TRUE(tiles);
+  auto rounded = [](DType dtype) {
+    int copies = 0, products = 0;
+    for (const Problem &q :
+         gpt2TrainingProblems(12, 768, 12, 50304, 1024, 16, dtype)) {
+      products += q.roundedKMajorB;
+      copies += q.family == KernelFamily::Pointwise && q.bytesPerElement == 8;
+    }
+    return std::make_pair(products, copies);
+  };
+  // Four weights a layer and the tied head.
+  EXPECT_EQ(rounded(DType::F32), std::make_pair(49, 49));
+  EXPECT_EQ(rounded(DType::BF16), std::make_pair(0, 0));
+}
+
 // The bar: every kernel of a GPT-2 124M training step configured in well
 // under a millisecond; the figure comes from nova-configure-explain --gpt2,
 // this only guards against gross regressions.

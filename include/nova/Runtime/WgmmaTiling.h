@@ -87,12 +87,18 @@ inline Tiling tiling(int64_t rowTiles, int64_t n, int64_t kTiles, int64_t sms,
   return chosen;
 }
 
-/// TF32 (A from registers, only B rounded in shared memory): the m64 row
-/// groups of each consumer warpgroup for a tiling's `tileN` columns. A
-/// 128 x 256 tile runs as 256 x 128, two groups a consumer, so that B's
-/// tile is half as large; narrower tiles keep one group. The block tile is
-/// kTileM * groups by tileN / groups.
-inline int64_t registerAGroups(int64_t tileN) { return tileN == 256 ? 2 : 1; }
+/// TF32 (A from registers): the m64 row groups of each consumer warpgroup
+/// for a tiling's `tileN` columns. Where the kernel rounds B in shared
+/// memory, a 128 x 256 tile runs as 256 x 128, two groups a consumer, so
+/// that B's tile is half as large. A B rounded ahead (`bRoundedAhead`:
+/// K-major, nova.rounded) takes no pass, and 128 x 256 keeps one group:
+/// half the A loads a stage (measured on the H200, twelfth session: 4096^3
+/// 0.41 -> 0.39 ms, 8192^3 3.1 -> 2.95 ms, 16384 x 3072 x 768 0.224 ->
+/// 0.207 ms). Narrower tiles keep one group. The block tile is kTileM *
+/// groups by tileN / groups.
+inline int64_t registerAGroups(int64_t tileN, bool bRoundedAhead) {
+  return tileN == 256 && !bRoundedAhead ? 2 : 1;
+}
 
 /// TF32: whether a K-major B of a `rows` x `n` x `kExtent` product is
 /// better rounded once, by a copy that reads and writes it at
@@ -109,7 +115,7 @@ inline bool roundedCopyPays(int64_t rows, int64_t n, int64_t kExtent,
   constexpr int64_t kTf32TileK = 32; // one 128-byte row of f32
   Tiling t = tiling((rows + kTileM - 1) / kTileM, n,
                     (kExtent + kTf32TileK - 1) / kTf32TileK, sms);
-  int64_t rowsPerTile = kTileM * registerAGroups(t.tileN);
+  int64_t rowsPerTile = kTileM * registerAGroups(t.tileN, false);
   double rowTiles = double((rows + rowsPerTile - 1) / rowsPerTile);
   return rowTiles * copyBytesPerSecond > double(sms) * 128.0 * clockHz;
 }

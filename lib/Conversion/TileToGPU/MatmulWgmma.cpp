@@ -1151,12 +1151,13 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   t.bn = tiling.tileN;
   if (t.registerA()) {
     // TF32: A to the wgmmas from registers, rounded where the consumers
-    // load it, so only B takes the shared-memory rounding pass; a 128 x 256
-    // tile runs as 256 x 128 (two m64 groups a consumer), whose B is half
-    // as large. Per 32-K stage: A's loads 32 KB, B's pass 32 KB, the
+    // load it, so only B takes the shared-memory rounding pass; then a 128
+    // x 256 tile runs as 256 x 128 (two m64 groups a consumer), whose B is
+    // half as large. Per 32-K stage: A's loads 32 KB, B's pass 32 KB, the
     // wgmmas' reads of B 64 KB, against 176 KB with both operands rounded
-    // in shared memory.
-    t.groups = ::nova::wgmma::registerAGroups(t.bn);
+    // in shared memory. A B rounded ahead keeps 128 x 256: A's loads 16
+    // KB, B's reads 64 KB.
+    t.groups = ::nova::wgmma::registerAGroups(t.bn, !passesOverB());
     t.bn /= t.groups;
     tilesM = llvm::divideCeil(a.rows, t.bm());
   }
