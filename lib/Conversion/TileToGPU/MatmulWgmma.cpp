@@ -301,7 +301,7 @@ private:
     /// while the next tile's wgmmas run (not with split K: its epilogue
     /// runs per warp).
     Tma,
-    /// The same for bf16 rows TMA cannot address (a pitch that is not a
+    /// The same for rows TMA cannot address (a pitch that is not a
     /// multiple of 16 bytes, such as a 50257 vocabulary): the consumer's
     /// threads copy the staged block out row by row, consecutive threads
     /// on consecutive columns (coalesced, instead of the accumulator
@@ -325,9 +325,10 @@ private:
     at.push_back(n == 1 ? idx(0) : col);
     return at;
   }
-  /// Staging::CopyOut: output `o`'s staged block of this consumer to global
-  /// memory, a row at a time, thread t on columns t, t + 128, ...
-  LogicalResult copyOut(unsigned o, Value rowBlock, Value tm, Value tn,
+  /// Staging::CopyOut: output `o`'s staged block of this consumer, whose
+  /// first column is `firstColumn` of the output, to global memory, a row
+  /// at a time, thread t on columns t, t + 128, ...
+  LogicalResult copyOut(unsigned o, Value rowBlock, Value tm, Value firstColumn,
                         Value stagingBlock);
   /// Elements from one row of output `o` to the next.
   int64_t outputPitch(unsigned o) {
@@ -346,6 +347,10 @@ private:
   int64_t stagedBytes = 2;
   /// Columns of a staged 128-byte box.
   int64_t boxColumns() const { return 128 / stagedBytes; }
+  /// Columns of the tile staged at once: the whole tile, or for f32 128 x
+  /// 256 tiles each 128-column half in turn (a whole one, 128 KB, would
+  /// leave 2 pipeline stages).
+  int64_t stagedColumns = 0;
   int64_t tilesM = 0, tilesN = 0, kTiles = 0, grid = 0;
   /// K tiles split over `splits` blocks of kPerUnit each.
   int64_t splits = 1, kPerUnit = 0;
@@ -905,11 +910,12 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
                llvm::all_of(k.outputs(), [&](Value v) {
                  return shapeOf(v) == out && vectorizable(elementOf(v));
                });
-  // Staged outputs: this consumer's 64 x bn block of the staging area
-  // (its m64 groups and outputs take turns in it), in boxes of 64 rows of
-  // 128 bytes (64 bf16 or 32 f32 columns): the pair of accumulator i, at
-  // column c = 8 (i / 4) + 2 (lane % 4), in box c / boxColumns, row r,
-  // 16-byte chunk swizzled by r % 8 (= lane / 4).
+  // Staged outputs: this consumer's 64 x stagedColumns block of the
+  // staging area (its m64 groups, outputs and column parts take turns in
+  // it), in boxes of 64 rows of 128 bytes (64 bf16 or 32 f32 columns): the
+  // pair of accumulator i, at column c = 8 (i / 4) + 2 (lane % 4) less the
+  // part's first, in box c / boxColumns, row r, 16-byte chunk swizzled by
+  // r % 8 (= lane / 4).
   bool staged = staging != Staging::None;
   Value consumerThread0 = eq(thread, idx(0));
   // This consumer's own named barrier (128 threads).
@@ -919,8 +925,9 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
 
   Value stagingBlock, laneQuad, rowInConsumer;
   if (staged) {
-    stagingBlock = add(i64(t.stagingOffset()),
-                       mul(toI64(consumerIndex), i64(64 * t.bn * stagedBytes)));
+    stagingBlock =
+        add(i64(t.stagingOffset()),
+            mul(toI64(consumerIndex), i64(64 * stagedColumns * stagedBytes)));
     laneQuad = toI64(arith::DivUIOp::create(b, lane, idx(4)));
     rowInConsumer = add(mul(toI64(warp), i64(16)), laneQuad);
   }
@@ -928,7 +935,7 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
     Value row = add(rowInConsumer, i64((i & 2) ? 8 : 0));
     // The byte of column c in its box row: the constant part from i, the
     // lane's 2 (lane % 4) columns added.
-    int64_t firstColumn = 8 * (i / 4);
+    int64_t firstColumn = 8 * (i / 4) % stagedColumns;
     Value byte = add(i64(firstColumn % boxColumns() * stagedBytes),
                      mul(toI64(arith::RemUIOp::create(b, lane, idx(4))),
                          i64(2 * stagedBytes)));
@@ -942,11 +949,13 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
   // When the tiles cover the output exactly no element needs a guard, and
   // the elements' code stays in one block that ptxas can interleave.
   bool exact = rows % t.bm() == 0 && n % t.bn == 0;
-  // Stores outputs `which` at every accumulator element of the thread.
-  auto storeElements = [&](ArrayRef<unsigned> which) -> LogicalResult {
+  // Stores outputs `which` at the thread's accumulator elements in
+  // columns [first, last) of the tile.
+  auto storeElements = [&](ArrayRef<unsigned> which, int64_t first,
+                           int64_t last) -> LogicalResult {
     if (exact)
       body.pushScope();
-    for (int64_t i = 0; i < t.bn / 2; i += pairs ? 2 : 1) {
+    for (int64_t i = first / 2; i < last / 2; i += pairs ? 2 : 1) {
       Value row = add(rowBase, idx((i & 2) ? 8 : 0));
       Value col = add(colBase, idx((i / 4) * 8 + (i % 2)));
       auto element = [&] {
@@ -1016,81 +1025,89 @@ LogicalResult WgmmaEmitter::epilogue(Value acc, Value consumerIndex,
   if (!staged) {
     SmallVector<unsigned> all =
         llvm::to_vector(llvm::seq<unsigned>(0, k.outputs().size()));
-    return storeElements(all);
+    return storeElements(all, 0, t.bn);
   }
-  for (unsigned o = 0; o < k.outputs().size(); ++o) {
-    // The previous TMA stores (of this tile's previous output or of the
-    // previous tile) have read the staging block.
-    (void)k.ifThen(consumerThread0, [&] {
-      NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, b.getUnitAttr());
-      return success();
-    });
-    consumerBarrier();
-    if (failed(storeElements({o})))
-      return failure();
-    if (staging == Staging::CopyOut) {
+  for (unsigned o = 0; o < k.outputs().size(); ++o)
+    for (int64_t part = 0; part < t.bn; part += stagedColumns) {
+      // The previous TMA stores (of this tile's previous output or part, or
+      // of the previous tile) have read the staging block.
+      (void)k.ifThen(consumerThread0, [&] {
+        NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, b.getUnitAttr());
+        return success();
+      });
       consumerBarrier();
-      if (failed(copyOut(o, rowBlock, tm, tn, stagingBlock)))
+      if (failed(storeElements({o}, part, part + stagedColumns)))
         return failure();
-      continue;
+      Value firstColumn = add(mul(tn, idx(t.bn)), idx(part));
+      if (staging == Staging::CopyOut) {
+        consumerBarrier();
+        if (failed(copyOut(o, rowBlock, tm, firstColumn, stagingBlock)))
+          return failure();
+        continue;
+      }
+      // The generic-proxy writes made visible to TMA (the async proxy), then
+      // one thread stores the block's 128-byte-wide boxes (TMA clips the rows
+      // and columns past the edges, which the guards left unwritten).
+      NVVM::FenceProxyOp::create(
+          b, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
+      consumerBarrier();
+      if (failed(k.ifThen(consumerThread0, [&] {
+            Value firstRow =
+                toI32(add(mul(tm, idx(t.bm())), mul(rowBlock, idx(64))));
+            for (int64_t j = 0; j < stagedColumns / boxColumns(); ++j)
+              NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                  b, descOuts[o], shared(add(stagingBlock, i64(j * 64 * 128))),
+                  ValueRange{toI32(add(firstColumn, idx(boxColumns() * j))),
+                             firstRow},
+                  Value(), NVVM::TMAStoreMode::TILE, Value());
+            NVVM::CpAsyncBulkCommitGroupOp::create(b);
+            return success();
+          })))
+        return failure();
     }
-    // The generic-proxy writes made visible to TMA (the async proxy), then
-    // one thread stores the block's 128-byte-wide boxes (TMA clips the rows
-    // and columns past the edges, which the guards left unwritten).
-    NVVM::FenceProxyOp::create(
-        b, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-    consumerBarrier();
-    if (failed(k.ifThen(consumerThread0, [&] {
-          Value firstRow =
-              toI32(add(mul(tm, idx(t.bm())), mul(rowBlock, idx(64))));
-          for (int64_t j = 0; j < t.bn / boxColumns(); ++j)
-            NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-                b, descOuts[o], shared(add(stagingBlock, i64(j * 64 * 128))),
-                ValueRange{
-                    toI32(add(mul(tn, idx(t.bn)), idx(boxColumns() * j))),
-                    firstRow},
-                Value(), NVVM::TMAStoreMode::TILE, Value());
-          NVVM::CpAsyncBulkCommitGroupOp::create(b);
-          return success();
-        })))
-      return failure();
-  }
   return success();
 }
 
 LogicalResult WgmmaEmitter::copyOut(unsigned o, Value rowBlock, Value tm,
-                                    Value tn, Value stagingBlock) {
+                                    Value firstColumn, Value stagingBlock) {
   int64_t n = shapeOf(mm.getResult()).back();
   Value thread = arith::RemUIOp::create(b, tid, idx(128));
   Value firstRow = add(mul(tm, idx(t.bm())), mul(rowBlock, idx(64)));
+  Type element = elementOf(k.outputs()[o]);
+  int64_t chunkColumns = 16 / stagedBytes;
   return k.loop(idx(0), idx(64), idx(1), [&](Value r) -> LogicalResult {
     Value row = add(firstRow, r);
-    for (int64_t j = 0, rounds = llvm::divideCeil(t.bn, 128); j < rounds; ++j) {
+    for (int64_t j = 0, rounds = llvm::divideCeil(stagedColumns, 128);
+         j < rounds; ++j) {
       Value col = add(thread, idx(128 * j));
-      Value outCol = add(mul(tn, idx(t.bn)), col);
+      Value outCol = add(firstColumn, col);
       Value inside =
           arith::AndIOp::create(b, lt(row, idx(a.rows)), lt(outCol, idx(n)));
       // A 192-column tile's second round: its first 64 threads only.
-      if (128 * (j + 1) > t.bn)
-        inside = arith::AndIOp::create(b, inside, lt(col, idx(t.bn)));
+      if (128 * (j + 1) > stagedColumns)
+        inside = arith::AndIOp::create(b, inside, lt(col, idx(stagedColumns)));
       if (failed(k.ifThen(inside, [&] {
-            // The staged layout (see epilogue): 64-column block, row,
-            // 16-byte chunk swizzled by the row, 2 bytes per column.
+            // The staged layout (see epilogue): 128-byte box, row, 16-byte
+            // chunk swizzled by the row, stagedBytes per column.
             Value r64 = toI64(r), c64 = toI64(col);
             Value chunk = arith::XOrIOp::create(
-                b, arith::DivUIOp::create(
-                       b, arith::RemUIOp::create(b, c64, i64(64)), i64(8)),
+                b,
+                arith::DivUIOp::create(
+                    b, arith::RemUIOp::create(b, c64, i64(boxColumns())),
+                    i64(chunkColumns)),
                 arith::RemUIOp::create(b, r64, i64(8)));
-            Value byte = add(
-                add(mul(arith::DivUIOp::create(b, c64, i64(64)), i64(64 * 128)),
-                    mul(r64, i64(128))),
-                add(mul(chunk, i64(16)),
-                    mul(arith::RemUIOp::create(b, c64, i64(8)), i64(2))));
-            Value v = LLVM::LoadOp::create(b, b.getBF16Type(),
+            Value byte =
+                add(add(mul(arith::DivUIOp::create(b, c64, i64(boxColumns())),
+                            i64(64 * 128)),
+                        mul(r64, i64(128))),
+                    add(mul(chunk, i64(16)),
+                        mul(arith::RemUIOp::create(b, c64, i64(chunkColumns)),
+                            i64(stagedBytes))));
+            Value v = LLVM::LoadOp::create(b, element,
                                            shared(add(stagingBlock, byte)),
-                                           /*alignment=*/2);
+                                           /*alignment=*/stagedBytes);
             memref::StoreOp::create(b, v, k.outputBuffers[o],
                                     outputIndex(row, outCol));
             return success();
@@ -1107,13 +1124,13 @@ WgmmaEmitter::Staging WgmmaEmitter::chooseStaging() {
   if (splits != 1 || !k.finiteChecks.empty() || n < 2)
     return Staging::None;
   // All outputs of the product's shape and one element type: bf16, or f32
-  // from TF32 tiles of up to 128 columns (two consumers' 64 x 128 f32
-  // blocks, 64 KB, leave a 256 x 128 tile 3 stages; measured on the TF32
-  // GEMMs, eleventh session: the K = 768 shapes 3-4 % faster, the
-  // vocabulary's 9 %). bf16 products' f32 outputs stay in registers: their
-  // 128 x 256 tiles would stage 128 KB and keep 2 stages.
+  // from TF32 tiles of 128 or 256 columns, staged 128 at a time (two
+  // consumers' 64 x 128 f32 blocks, 64 KB, leave 3 stages; measured on the
+  // TF32 GEMMs, eleventh session: the K = 768 shapes 3-4 % faster, the
+  // vocabulary's 9 %). TF32's 192-column tiles (96 KB staged: 2 stages,
+  // measured slower) and bf16 products' f32 outputs stay in registers.
   Type element = elementOf(k.outputs().front());
-  if (!element.isBF16() && !(element.isF32() && tf32 && t.bn <= 128))
+  if (!element.isBF16() && !(element.isF32() && tf32 && t.bn % 128 == 0))
     return Staging::None;
   if (!llvm::all_of(llvm::zip(k.outputs(), k.outputBuffers), [&](auto o) {
         auto [value, buffer] = o;
@@ -1122,13 +1139,13 @@ WgmmaEmitter::Staging WgmmaEmitter::chooseStaging() {
       }))
     return Staging::None;
   stagedBytes = element.getIntOrFloatBitWidth() / 8;
+  stagedColumns = element.isF32() ? 128 : t.bn;
   // Rows of the 2-D view (batch folded) 16-byte multiples for TMA.
   if (llvm::all_of(llvm::seq<unsigned>(0, k.outputs().size()), [&](unsigned o) {
         return (outputPitch(o) * stagedBytes) % 16 == 0;
       }))
     return Staging::Tma;
-  // Copying out reads bf16; f32 rows TMA cannot address stay in registers.
-  return element.isBF16() ? Staging::CopyOut : Staging::None;
+  return Staging::CopyOut;
 }
 
 FailureOr<Geometry> WgmmaEmitter::emit() {
@@ -1166,7 +1183,7 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   kPerUnit = kTiles / splits;
   staging = chooseStaging();
   if (staging != Staging::None)
-    t.stagingBytes = t.consumers * 64 * t.bn * stagedBytes;
+    t.stagingBytes = t.consumers * 64 * stagedColumns * stagedBytes;
   // As many stages as fit next to the staging area and the barriers in
   // 227 KB.
   t.stages = std::min<int64_t>(8, (227 * 1024 - 256 - t.stagingBytes) /

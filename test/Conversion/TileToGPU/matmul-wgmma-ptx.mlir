@@ -71,12 +71,13 @@
 // tf32_rounded_b: 2048 x 768 x 2304) the consumers make no pass over B (no
 // adds of its words, no barrier of both consumers, no proxy fence) and the
 // tiles stay 128 x 256: one m64 group a consumer, 4 m64n256k8 wgmmas a K
-// tile and 16 words of A a thread, the f32 output stored from registers;
+// tile and 16 words of A a thread, the f32 output staged a 128-column
+// half at a time (4 TMA stores of 32-column boxes each);
 // with A rounded too (tf32_rounded_ab, 256^3) no word gets an add at all.
 // CHECK-DAG: {{ +}}9 .extern .shared .align 1024
 // CHECK-DAG: {{ +}}8 .param .align 64 .b8 P_3[128]
 // CHECK-DAG: {{ +}}9 .param .align 64 .b8 P_4[128]
-// CHECK-DAG: {{ +}}3 .param .align 64 .b8 P_5[128]
+// CHECK-DAG: {{ +}}5 .param .align 64 .b8 P_5[128]
 // CHECK-DAG: {{ +}}1 .param .align 64 .b8 P_6[128]
 // CHECK-DAG: {{ +}}9 setmaxnreg.dec.sync.aligned.u32 40
 // CHECK-DAG: {{ +}}9 setmaxnreg.inc.sync.aligned.u32 232
@@ -87,9 +88,9 @@
 // CHECK-DAG: {{ +}}384 add.s32 R, R, 4096;
 // CHECK-DAG: {{ +}}8 bar.warp.sync -1;
 // CHECK-DAG: {{ +}}8 bar.sync 3, 256;
-// CHECK-DAG: {{ +}}12 fence.proxy.async.shared::cta
+// CHECK-DAG: {{ +}}16 fence.proxy.async.shared::cta
 // CHECK-DAG: {{ +}}47 cp.async.bulk.tensor.2d.shared::cluster
-// CHECK-DAG: {{ +}}16 cp.async.bulk.tensor.2d.global
+// CHECK-DAG: {{ +}}32 cp.async.bulk.tensor.2d.global
 // CHECK-DAG: {{ +}}16 p, 1, 1, 0, 0;
 // CHECK-DAG: {{ +}}8 p, 1, 1, 1, 1;
 func.func @bf16(%a: tensor<512x1024xbf16>, %b: tensor<1000x1024xbf16>) -> tensor<512x1000xbf16> {
