@@ -1,6 +1,10 @@
 //===- FuseMatmul.cpp - matmul and attention kernels in nova-fuse ---------===//
 //
 // The second phase of nova-fuse, on IR whose pointwise groups are formed:
+//  0. with single GEMMs, operands whose rows TMA cannot load get padded
+//     copies, and TF32 products' copies round (nova.round_tf32, the
+//     product marked nova.rounded), a K-major weight getting one where
+//     that is cheaper than the kernel rounding it;
 //  1. every matmul becomes a matmul group that reads its operands through
 //     their views (reshape, transpose, broadcast, slice) and through cast
 //     groups that only matmuls and attention read (the prologue);
@@ -324,9 +328,11 @@ MatmulFuser::materializeWithChains(nt::Family family,
 /// Rates of the Hopper target that decide whether a GEMM operand gets a
 /// padded or rounded copy: wgmma against mma.sync (bf16 TFLOP/s measured
 /// on the H200; TF32 runs at half of each), the copy bandwidth (bytes/s,
-/// read + write), and the H200's SMs and clock.
+/// read + write), a kernel launch (the configurator's), and the H200's SMs
+/// and clock.
 static constexpr double kWgmmaFlops = 700e12, kMmaSyncFlops = 300e12,
-                        kCopyBytesPerSecond = 4.1e12, kClockHz = 1.98e9;
+                        kCopyBytesPerSecond = 4.1e12, kClockHz = 1.98e9,
+                        kLaunchSeconds = 3e-6;
 static constexpr int64_t kSMs = 132;
 
 /// The bytes per element of `mm`'s operands when wgmma could take them
@@ -384,7 +390,8 @@ static bool plannerPadsRows(Value v) {
 }
 
 void MatmulFuser::copyOperands() {
-  // The copy of each value, shared by every GEMM that reads it.
+  // The copy of each value, shared by every GEMM that reads it; for f32
+  // values it rounds to TF32 (only TF32 products take copies of f32).
   DenseMap<Value, Value> copies;
   SmallVector<nv::MatmulOp> matmuls(block.getOps<nv::MatmulOp>());
   for (nv::MatmulOp mm : matmuls) {
@@ -403,17 +410,21 @@ void MatmulFuser::copyOperands() {
             rows = result.getNumElements() / n,
             k = lhs.getShape()[mm.getTransposeLhs() ? rank - 2 : rank - 1];
     // Each operand's value before the views (reshapes that keep its rows
-    // whole, transposes of the last two dims) the kernel reads it through,
-    // and whether the rhs is then stored K-major (N x K).
+    // whole, transposes) the kernel reads it through, and whether the rhs
+    // is then stored K-major (N x K: K its last dim). A TF32 copy rounds,
+    // so it replaces only views that this product alone reads.
     struct Root {
       OpOperand *use;
       Value value;
       bool kMajor;
     };
-    auto rootOf = [&](OpOperand &operand, bool transposed) -> Root {
-      Root r{&operand, operand.get(), transposed};
+    auto rootOf = [&](OpOperand &operand, std::optional<int64_t> kDim) {
+      Root r{&operand, operand.get(), false};
+      auto rankOf = [](Value v) {
+        return cast<RankedTensorType>(v.getType()).getRank();
+      };
       while (Operation *def = r.value.getDefiningOp()) {
-        if (def->getBlock() != &block)
+        if (def->getBlock() != &block || (tf32 && !r.value.hasOneUse()))
           break;
         auto reshape = dyn_cast<nv::ReshapeOp>(def);
         auto transpose = dyn_cast<nv::TransposeOp>(def);
@@ -425,22 +436,25 @@ void MatmulFuser::copyOperands() {
           break;
         if (!reshape && !transpose)
           break;
-        if (transpose) {
-          ArrayRef<int64_t> perm = transpose.getPermutation();
-          int64_t last = int64_t(perm.size()) - 1;
-          bool swapsLastTwo = last >= 1 && perm[last] == last - 1 &&
-                              perm[last - 1] == last;
-          // Other permutations make the orientation unknown here.
-          r.kMajor = swapsLastTwo && !r.kMajor;
-        }
+        // K's dim in the view's input: moved by a transpose; kept last by
+        // a reshape that keeps the rows, lost by one that regroups them.
+        if (kDim && transpose)
+          kDim = transpose.getPermutation()[*kDim];
+        else if (kDim && reshape)
+          kDim = *kDim == rankOf(r.value) - 1
+                     ? std::optional<int64_t>(rankOf(def->getOperand(0)) - 1)
+                     : std::nullopt;
         r.use = &def->getOpOperand(0);
         r.value = def->getOperand(0);
       }
+      r.kMajor = kDim && *kDim == rankOf(r.value) - 1;
       return r;
     };
-    SmallVector<Root> roots = {rootOf(mm->getOpOperand(0), false),
-                               rootOf(mm->getOpOperand(1),
-                                      mm.getTransposeRhs())};
+    int64_t rhsRank = cast<RankedTensorType>(mm.getRhs().getType()).getRank();
+    SmallVector<Root> roots = {rootOf(mm->getOpOperand(0), std::nullopt),
+                               rootOf(mm->getOpOperand(1), mm.getTransposeRhs()
+                                                               ? rhsRank - 1
+                                                               : rhsRank - 2)};
     // Operands whose rows TMA cannot load get a padded copy when wgmma on
     // the copies beats mma.sync on the originals.
     SmallVector<unsigned> copied;
@@ -459,45 +473,55 @@ void MatmulFuser::copyOperands() {
     }
     double flops = 2.0 * double(rows) * double(n) * double(k) *
                    (elementBytes / 2);
-    if (copySeconds >= flops / kMmaSyncFlops - flops / kWgmmaFlops)
-      copied.clear();
-    // TF32: a copy rounds, so the kernel need not. A K-major B without one
-    // gets one where it costs less than the kernel's rounding pass (a
-    // weight that many row tiles read). Both are read unbatched.
-    if (tf32 && !llvm::is_contained(copied, 1u) && roots[1].kMajor &&
-        cast<RankedTensorType>(mm.getRhs().getType()).getRank() == 2 &&
-        ::nova::wgmma::roundedCopyPays(rows, n, k, kSMs, kClockHz,
-                                       kCopyBytesPerSecond))
-      copied.push_back(1);
+    // Without its padded copies the product stays on mma.sync, which
+    // rounds as it stages: no other copy then.
+    if (!copied.empty() &&
+        copySeconds >= flops / kMmaSyncFlops - flops / kWgmmaFlops)
+      continue;
+    if (tf32) {
+      // A TF32 copy that exists already costs nothing more; a K-major B
+      // without one gets one where it costs less than the kernel's
+      // rounding pass (a weight that many row tiles read).
+      for (auto [i, root] : llvm::enumerate(roots))
+        if (!llvm::is_contained(copied, i) && copies.lookup(root.value))
+          copied.push_back(i);
+      if (!llvm::is_contained(copied, 1u) && roots[1].kMajor && rhsRank == 2 &&
+          ::nova::wgmma::roundedCopyPays(rows, n, k, kSMs, kClockHz,
+                                         kCopyBytesPerSecond, kLaunchSeconds))
+        copied.push_back(1);
+    }
     SmallVector<int64_t> rounded;
     for (unsigned i : copied) {
       auto [use, v, kMajor] = roots[i];
-      Value &copy = copies[v];
-      if (!copy) {
-        OpBuilder builder(mm);
-        if (Operation *def = v.getDefiningOp())
-          builder.setInsertionPointAfter(def);
-        else
-          builder.setInsertionPointToStart(&block);
-        // A rounding to TF32, or a cast to its own type: a pointwise
-        // kernel that only copies (not a cast group, which single GEMMs
-        // would take as a prologue).
-        Operation *op =
-            tf32 ? nv::RoundTF32Op::create(builder, v.getLoc(), v)
-                       .getOperation()
-                 : nv::CastOp::create(builder, v.getLoc(), v.getType(), v)
-                       .getOperation();
-        use->set(op->getResult(0));
-        nt::FusionOp group = materialize(nt::Family::pointwise, {op}, {});
-        if (!group) {
-          use->set(v);
-          op->erase();
-          continue;
-        }
-        copy = group.getResult(0);
-      } else {
+      Operation *reader = use->getOwner();
+      if (Value copy = copies.lookup(v)) {
+        // Before its first reader in block order (v is defined earlier
+        // still: the reader reads a view of it).
+        Operation *group = copy.getDefiningOp();
+        if (reader->isBeforeInBlock(group))
+          group->moveBefore(reader);
         use->set(copy);
+        rounded.push_back(i);
+        continue;
       }
+      // Just before its reader, so that a weight's copy is not live from
+      // the step's start.
+      OpBuilder builder(reader);
+      // A rounding to TF32, or a cast to its own type: a pointwise kernel
+      // that only copies (not a cast group, which single GEMMs would take
+      // as a prologue).
+      Operation *op =
+          tf32 ? nv::RoundTF32Op::create(builder, v.getLoc(), v).getOperation()
+               : nv::CastOp::create(builder, v.getLoc(), v.getType(), v)
+                     .getOperation();
+      use->set(op->getResult(0));
+      nt::FusionOp group = materialize(nt::Family::pointwise, {op}, {});
+      if (!group) {
+        use->set(v);
+        op->erase();
+        continue;
+      }
+      copies[v] = group.getResult(0);
       rounded.push_back(i);
     }
     if (tf32 && !rounded.empty()) {

@@ -101,23 +101,26 @@ inline int64_t registerAGroups(int64_t tileN, bool bRoundedAhead) {
 }
 
 /// TF32: whether a K-major B of a `rows` x `n` x `kExtent` product is
-/// better rounded once, by a copy that reads and writes it at
-/// `copyBytesPerSecond`, than by the kernel, which rounds each B tile in
-/// shared memory for every row tile (a read and a write at 128 bytes a
-/// clock an SM): when the row tiles outnumber the SMs' shared-memory rate
-/// over the copy's (132 x 128 B x 1.98 GHz / 4.1 TB/s: 8.2 on the H200).
-/// B's bytes cancel: weights (N x K, read by every row tile) qualify at
-/// GPT-2's 16384 rows and at 4096^3, the activations of a weight gradient
-/// (768 rows) do not.
+/// better rounded once, by a copy kernel that reads and writes it at
+/// `copyBytesPerSecond` after a launch of `launchSeconds`, than by the GEMM
+/// kernel, which rounds each B tile in shared memory for every row tile (a
+/// read and a write at 128 bytes a clock an SM, on `sms` SMs). B's bytes
+/// cancel but for the launch: the row tiles must outnumber the SMs'
+/// shared-memory rate over the copy's (132 x 128 B x 1.98 GHz / 4.1 TB/s:
+/// 8.2 on the H200), by more for small weights. GPT-2's weights at 16384
+/// rows qualify, 4096^3 too; a weight gradient's 768 rows do not.
 inline bool roundedCopyPays(int64_t rows, int64_t n, int64_t kExtent,
                             int64_t sms, double clockHz,
-                            double copyBytesPerSecond) {
+                            double copyBytesPerSecond, double launchSeconds) {
   constexpr int64_t kTf32TileK = 32; // one 128-byte row of f32
   Tiling t = tiling((rows + kTileM - 1) / kTileM, n,
                     (kExtent + kTf32TileK - 1) / kTf32TileK, sms);
   int64_t rowsPerTile = kTileM * registerAGroups(t.tileN, false);
   double rowTiles = double((rows + rowsPerTile - 1) / rowsPerTile);
-  return rowTiles * copyBytesPerSecond > double(sms) * 128.0 * clockHz;
+  double bytes = 2.0 * 4.0 * double(n) * double(kExtent);
+  double pass = rowTiles * bytes / (double(sms) * 128.0 * clockHz);
+  double copy = bytes / copyBytesPerSecond + launchSeconds;
+  return pass > copy;
 }
 
 } // namespace nova::wgmma

@@ -63,8 +63,8 @@ struct WgmmaTiling {
   int64_t bBytes() const { return bn * 128; }
   int64_t stageBytes() const { return aBytes() + bBytes(); }
   /// The output tile staged for TMA stores (0 when stored directly): each
-  /// consumer's 64 rows in boxes of 128 bytes of columns, 128-byte
-  /// swizzled (its m64 groups take turns).
+  /// consumer's 64 rows of stagedColumns in boxes of 128 bytes of columns,
+  /// 128-byte swizzled (its m64 groups and column parts take turns).
   int64_t stagingBytes = 0;
   int64_t stagingOffset() const { return stages * stageBytes(); }
   /// The barriers follow: full[stages], then empty[stages].

@@ -102,8 +102,10 @@ def Nova_RoundTF32Op : Nova_UnaryOp<"round_tf32", StaticShapeTensorOf<[F32]>,
   let description = [{
     Rounds every f32 element to the nearest TF32 value (10 mantissa bits,
     ties to even; infinities and NaN kept), still stored as f32: the
-    rounding a `nova.precision = "tf32"` product applies to its operands,
-    done once ahead of it. `nova-fuse` inserts it for a GEMM operand whose
+    rounding the interpreter applies to a `nova.precision = "tf32"`
+    product's operands, done once ahead of it (the wgmma kernel rounds the
+    operands it rounds itself with ties away from zero, as cvt.rna does:
+    exact ties, one element in 8192, differ by one TF32 ulp). `nova-fuse` inserts it for a GEMM operand whose
     copy costs less than rounding each tile inside the kernel (a weight
     read by many row tiles), and marks the product `nova.rounded`. Its
     gradient passes through unchanged, as a TF32 product's does.
