@@ -680,10 +680,8 @@ LogicalResult Evaluator::matmul(MatmulOp op) {
     return failure();
   // The operands marked `nova.rounded` go to the GPU's tensor cores as they
   // are: a value that is not TF32 there would be truncated, not rounded.
-  if (auto rounded = op->getAttrOfType<DenseI64ArrayAttr>(
-          NovaDialect::getRoundedAttrName());
-      rounded && !options.f64)
-    for (int64_t i : rounded.asArrayRef()) {
+  if (!options.f64)
+    for (int64_t i : op.getRoundedOperands()) {
       const std::vector<double> &values = in(op->getOperand(i)).f;
       for (size_t e = 0; e < values.size(); ++e)
         if (double x = values[e];

@@ -33,6 +33,7 @@
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
+#include "nova/Runtime/Configurator.h"
 #include "nova/Runtime/WgmmaTiling.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
@@ -328,12 +329,10 @@ MatmulFuser::materializeWithChains(nt::Family family,
 /// Rates of the Hopper target that decide whether a GEMM operand gets a
 /// padded or rounded copy: wgmma against mma.sync (bf16 TFLOP/s measured
 /// on the H200; TF32 runs at half of each), the copy bandwidth (bytes/s,
-/// read + write), a kernel launch (the configurator's), and the H200's SMs
-/// and clock.
+/// read + write) and a kernel launch (the configurator's); the H200's SMs
+/// and clock come from its device descriptor.
 static constexpr double kWgmmaFlops = 700e12, kMmaSyncFlops = 300e12,
-                        kCopyBytesPerSecond = 4.1e12, kClockHz = 1.98e9,
-                        kLaunchSeconds = 3e-6;
-static constexpr int64_t kSMs = 132;
+                        kCopyBytesPerSecond = 4.1e12, kLaunchSeconds = 3e-6;
 
 /// The bytes per element of `mm`'s operands when wgmma could take them
 /// (bf16, or f32 marked TF32: unmarked f32 keeps f32 accuracy on mma.sync),
@@ -393,6 +392,8 @@ void MatmulFuser::copyOperands() {
   // The copy of each value, shared by every GEMM that reads it; for f32
   // values it rounds to TF32 (only TF32 products take copies of f32).
   DenseMap<Value, Value> copies;
+  static const ::nova::DeviceDescriptor h200 =
+      *::nova::DeviceDescriptor::lookup("h200");
   SmallVector<nv::MatmulOp> matmuls(block.getOps<nv::MatmulOp>());
   for (nv::MatmulOp mm : matmuls) {
     auto lhs = cast<RankedTensorType>(mm.getLhs().getType());
@@ -486,13 +487,15 @@ void MatmulFuser::copyOperands() {
         if (!llvm::is_contained(copied, i) && copies.lookup(root.value))
           copied.push_back(i);
       if (!llvm::is_contained(copied, 1u) && roots[1].kMajor && rhsRank == 2 &&
-          ::nova::wgmma::roundedCopyPays(rows, n, k, kSMs, kClockHz,
+          ::nova::wgmma::roundedCopyPays(rows, n, k, h200.sms,
+                                         h200.clockGHz * 1e9,
                                          kCopyBytesPerSecond, kLaunchSeconds))
         copied.push_back(1);
     }
     SmallVector<int64_t> rounded;
     for (unsigned i : copied) {
-      auto [use, v, kMajor] = roots[i];
+      OpOperand *use = roots[i].use;
+      Value v = roots[i].value;
       Operation *reader = use->getOwner();
       if (Value copy = copies.lookup(v)) {
         // Before its first reader in block order (v is defined earlier

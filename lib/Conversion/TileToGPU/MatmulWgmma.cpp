@@ -178,11 +178,13 @@ std::optional<std::string> analyze(KernelContext &k, nv::MatmulOp &mm,
       return std::string("an operand that does not start 16-byte aligned");
     if (rows >= (int64_t(1) << 31) || kExtent >= (int64_t(1) << 31))
       return std::string("an operand too large for 32-bit TMA coordinates");
-    auto rounded = mm->getAttrOfType<DenseI64ArrayAttr>(
-        nv::NovaDialect::getRoundedAttrName());
-    out = {arg,       offset,  rows,
-           kExtent,   rowStride, mnMajor,
-           rounded && llvm::is_contained(rounded.asArrayRef(), rhs ? 1 : 0)};
+    out = {arg,
+           offset,
+           rows,
+           kExtent,
+           rowStride,
+           mnMajor,
+           mm.isRoundedOperand(rhs ? 1 : 0)};
     return std::nullopt;
   };
   for (auto [i, operand] : llvm::enumerate(p.operands))

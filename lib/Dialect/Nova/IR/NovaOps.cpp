@@ -414,6 +414,12 @@ LogicalResult ScatterAddOp::verify() {
 // Contraction
 //===----------------------------------------------------------------------===//
 
+ArrayRef<int64_t> MatmulOp::getRoundedOperands() {
+  auto rounded = (*this)->getAttrOfType<DenseI64ArrayAttr>(
+      NovaDialect::getRoundedAttrName());
+  return rounded ? rounded.asArrayRef() : ArrayRef<int64_t>();
+}
+
 LogicalResult MatmulOp::inferReturnTypes(MLIRContext *,
                                          std::optional<Location> loc,
                                          Adaptor adaptor,

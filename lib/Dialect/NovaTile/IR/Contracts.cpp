@@ -954,9 +954,7 @@ LogicalResult Checker::matmul() {
                                     : mm.getTransposeRhs();
       problem.operands.push_back({lhs->first.getArgNumber(), l});
       problem.operands.push_back({rhs->first.getArgNumber(), r});
-      if (auto rounded = mm->getAttrOfType<DenseI64ArrayAttr>(
-              nv::NovaDialect::getRoundedAttrName()))
-        problem.rhsRounded = llvm::is_contained(rounded.asArrayRef(), 1);
+      problem.rhsRounded = mm.isRoundedOperand(1);
       epilogueShape.emplace_back(out);
     } else {
       auto reduce = cast<nv::ReduceOp>(main);

@@ -404,6 +404,14 @@ def Nova_MatmulOp : Nova_Op<"matmul", !listconcat([DeclareOpInterfaceMethods<Nov
   let assemblyFormat = "$lhs `,` $rhs (`transpose_lhs` $transpose_lhs^)? "
                        "(`transpose_rhs` $transpose_rhs^)? attr-dict `:` "
                        "type($lhs) `,` type($rhs) `->` type($result)";
+  let extraClassDeclaration = [{
+    /// The operand numbers `nova.rounded` lists (their values are TF32
+    /// already), increasing; empty without the attribute.
+    ::llvm::ArrayRef<int64_t> getRoundedOperands();
+    bool isRoundedOperand(unsigned operand) {
+      return ::llvm::is_contained(getRoundedOperands(), int64_t(operand));
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//
