@@ -112,7 +112,9 @@ void *CudaKernelLoader::load(const KernelDesc &kernel, const std::string &arch,
           drv.cuModuleGetFunction(&function, module, kernel.name.c_str()),
           "cuModuleGetFunction('" + kernel.name + "')", error))
     return nullptr;
-  if (kernel.sharedMemory > 48 * 1024 &&
+  // Static and dynamic shared memory together past 48 KB need the opt-in,
+  // so it is given whenever a kernel asks for dynamic bytes.
+  if (kernel.sharedMemory > 0 &&
       !device.check(
           drv.cuFuncSetAttribute(function,
                                  FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,

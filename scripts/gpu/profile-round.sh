@@ -7,6 +7,8 @@
 # helpers beside it, bin/nova-run (runtime-only build), old/ and new/
 # with {bf16,tf32}.nvx (scripts/gpu/gpt2-round.sh prepare with each
 # compiler, MODELS=124m), kernel-tests.sh and kernel-tests/ (its prepare).
+# VARIANTS names the step folders profiled in turn (default "old new"; each
+# other than old is compared with old's outputs).
 # COMPUTES picks the steps (default "bf16 tf32"); files gzipped to fit the
 # carry are unpacked first; without old/ the new step is profiled alone.
 # DETERMINISM="CASE ENTRY" also runs that kernel case twice on the same
@@ -20,7 +22,8 @@ W=$(mktemp -d)
 exec > >(tee "$OUT/round.log") 2>&1
 R=$C/bin/nova-run
 status=0
-for gz in "$C"/old/*.gz "$C"/new/*.gz "$C"/kernel-tests/*.gz; do
+variants=${VARIANTS:-old new}
+for gz in "$C"/*/*.gz; do
   [ -e "$gz" ] && gunzip -f "$gz"
 done
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv
@@ -39,7 +42,7 @@ if [ -n "${DETERMINISM:-}" ]; then
 fi
 for c in ${COMPUTES:-bf16 tf32}; do
   timeout 40 python3 "$C/step_inputs.py" "$R" "$C/new/$c.nvx" "$W/in.safetensors" || status=1
-  for v in old new; do
+  for v in $variants; do
     # Without an old step (no second compiler built), the new one alone.
     [ -e "$C/$v/$c.nvx" ] || { echo "== $v $c: none"; continue; }
     echo "== $v $c"
@@ -51,7 +54,11 @@ for c in ${COMPUTES:-bf16 tf32}; do
   done
   bound=$([ "$c" = bf16 ] && echo 1e-2 || echo 1e-3)
   if [ -e "$W/old.safetensors" ]; then
-    timeout 40 python3 "$C/compare_steps.py" "$W/old.safetensors" "$W/new.safetensors" "$bound" || status=1
+    for v in $variants; do
+      [ "$v" = old ] || [ ! -e "$W/$v.safetensors" ] && continue
+      echo "== $v against old ($c)"
+      timeout 40 python3 "$C/compare_steps.py" "$W/old.safetensors" "$W/$v.safetensors" "$bound" || status=1
+    done
   fi
   # NCU=REGEX: Nsight Compute's summary of the new step's kernels whose
   # names match (hardware counters; the clocks left as they are).

@@ -183,6 +183,24 @@ private:
                                           Value row, ArrayRef<Value> lead,
                                           ArrayRef<int64_t> full, Value lane,
                                           int64_t group, int64_t perLane);
+  /// Issues the cp.async copies of this lane's `perLane` fixed chunks of
+  /// every chunked input, of its row of batch `index`, into the row area
+  /// `area` (laid out as the staged rows'); chunks past the row's end are
+  /// not copied (their lanes only read them inactive).
+  void prefetchBatch(const Chunking &chunks, Value index, int64_t rowsPerBlock,
+                     Value rowInBlock, int64_t rows, int64_t cols, Value lane,
+                     int64_t group, int64_t perLane, ArrayRef<Value> globalBase,
+                     Value area);
+  /// The global address (!llvm.ptr<1>) of the first element of the flat,
+  /// offset-free buffer `flat`.
+  Value globalAddress(Value flat) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, flat);
+    Value generic = LLVM::IntToPtrOp::create(
+        b, LLVM::LLVMPointerType::get(b.getContext()),
+        arith::IndexCastOp::create(b, b.getI64Type(), base).getResult());
+    return LLVM::AddrSpaceCastOp::create(
+        b, LLVM::LLVMPointerType::get(b.getContext(), 1), generic);
+  }
   /// One chunk's vector loads at flat index `first`, each element bound to
   /// its column (from `firstCol` on); returns the chunk's columns.
   SmallVector<Value> loadChunk(const Chunking &chunks, ArrayRef<Value> lead,
@@ -212,22 +230,30 @@ private:
     unsigned output;         // the kernel output that yields it
     int64_t offset;          // of its per-block partials in the workspace
     int64_t groupOffset = 0; // of its per-group partials (two-level fold)
+    /// The element type of its partials in the workspace: the result's
+    /// float width for a float sum whose result is 32-bit or narrower (the
+    /// folds, which their loads' count paces, read half as many bytes),
+    /// else the combiner's.
+    Type partial;
   };
-  /// Rows [firstRow, firstRow + rowCount) of `part` ([rows, width]) folded
-  /// column by column in row order and zeroed; `emit` takes each column's
-  /// total.
+  /// Rows [firstRow, firstRow + rowCount) of `part` ([rows, width], of
+  /// the partials' type) folded column by column in row order in `comb`'s
+  /// type and zeroed; `emit` takes each column's total.
   LogicalResult foldRows(Value part, Value firstRow, int64_t rowCount,
                          int64_t width, const Combiner &comb, int64_t threads,
                          function_ref<void(Value col, Value total)> emit);
   /// Writes each block's partials of `across` (`acc`: per column sum its
   /// thread's slots, per total its thread's share) and lets the last block
-  /// to finish combine them in block order.
+  /// to finish combine them in block order. With fixed chunks the block's
+  /// rows combine their column sums in `scratch` (shared, `scratchBytes`;
+  /// null or too small: a buffer of their own).
   LogicalResult combineAcrossBlocks(gpu::GPUFuncOp func,
                                     ArrayRef<Across> across,
                                     ArrayRef<Value> acc, Value workspace,
                                     int64_t grid, int64_t threads, int64_t cols,
                                     int64_t slots, int64_t group,
-                                    int64_t perLane, int64_t chunkWidth);
+                                    int64_t perLane, int64_t chunkWidth,
+                                    Value scratch, int64_t scratchBytes);
   gpu::AddressSpaceAttr shared() {
     return gpu::AddressSpaceAttr::get(b.getContext(),
                                       gpu::AddressSpace::Workgroup);
@@ -256,6 +282,14 @@ private:
         return success();
       });
     }
+  }
+  /// The address of element `at` (index) of a `type` array at shared
+  /// `base`.
+  Value scratchAt(Value base, Type type, Value at) {
+    return LLVM::GEPOp::create(
+        b, base.getType(), type, base,
+        ArrayRef<LLVM::GEPArg>{
+            arith::IndexCastOp::create(b, b.getI32Type(), at).getResult()});
   }
   /// Orders this thread's global writes before its later ones for the
   /// whole device (membar.gl).
@@ -425,6 +459,60 @@ SmallVector<Value> ReductionEmitter::loadChunk(const Chunking &chunks,
   return colsOfChunk;
 }
 
+void ReductionEmitter::prefetchBatch(const Chunking &chunks, Value index,
+                                     int64_t rowsPerBlock, Value rowInBlock,
+                                     int64_t rows, int64_t cols, Value lane,
+                                     int64_t group, int64_t perLane,
+                                     ArrayRef<Value> globalBase, Value area) {
+  int64_t w = chunks.width, count = cols / w;
+  // Rows past the last copy the last one again, as batch() reads them.
+  Value row = arith::MinUIOp::create(
+      b,
+      arith::AddIOp::create(
+          b, arith::MulIOp::create(b, index, body.index(rowsPerBlock)),
+          rowInBlock),
+      body.index(rows - 1));
+  Value rowStart = arith::MulIOp::create(b, row, body.index(chunks.stride));
+  for (int64_t j = 0; j < perLane; ++j) {
+    Value chunk = arith::AddIOp::create(b, lane, body.index(j * group));
+    auto copy = [&] {
+      Value firstCol = arith::MulIOp::create(b, chunk, body.index(w));
+      Value first = arith::AddIOp::create(b, rowStart, firstCol);
+      for (auto [i, input] : llvm::enumerate(chunks.inputs)) {
+        int64_t element = elementOf(input.first).getIntOrFloatBitWidth() / 8;
+        auto toI32 = [&](Value x) {
+          return arith::IndexCastOp::create(b, b.getI32Type(), x);
+        };
+        Value dst = hopper::sharedAt(
+            b, area,
+            toI32(arith::AddIOp::create(
+                b, arith::MulIOp::create(b, firstCol, body.index(element)),
+                body.index(staging.offsets[i]))));
+        Value src = LLVM::GEPOp::create(
+            b, globalBase[i].getType(), b.getI8Type(), globalBase[i],
+            ArrayRef<LLVM::GEPArg>{
+                arith::IndexCastOp::create(
+                    b, b.getI64Type(),
+                    arith::MulIOp::create(b, first, body.index(element)))
+                    .getResult()});
+        int64_t bytes = w * element;
+        // .cg (L2 only) takes 16-byte copies; smaller ones go through L1.
+        NVVM::CpAsyncOp::create(b, dst, src, bytes,
+                                bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                            : NVVM::LoadCacheModifierKind::CA,
+                                Value());
+      }
+      return success();
+    };
+    if ((j + 1) * group > count)
+      (void)k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
+                                           body.index(count)),
+                     copy);
+    else
+      (void)copy();
+  }
+}
+
 SmallVector<ReductionEmitter::FixedChunk> ReductionEmitter::loadFixedChunks(
     const Chunking &chunks, int64_t cols, Value row, ArrayRef<Value> lead,
     ArrayRef<int64_t> full, Value lane, int64_t group, int64_t perLane) {
@@ -586,6 +674,7 @@ constexpr int64_t kFoldLoads = 16;
 /// combine their sums through this many bytes of shared memory.
 constexpr int64_t kMaxChunksPerLane = 8, kSumRegisters = 96,
                   kCombineBytes = 32 * 1024;
+
 /// Rows without column sums: at most this many 32-bit registers of a
 /// lane's fixed chunks (the row kept in registers across the passes).
 constexpr int64_t kRowRegisters = 64;
@@ -661,9 +750,18 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       reduces.push_back(reduce);
       continue;
     }
-    Across a{reduce, Combiner::of(reduce),
+    Across a{reduce,
+             Combiner::of(reduce),
              int64_t(dims.size()) != int64_t(shapeOf(reduce.getInput()).size()),
-             0, 0};
+             0,
+             0,
+             0,
+             Type()};
+    Type result = elementOf(reduce.getResult());
+    a.partial = a.comb.accType;
+    if (a.comb.kind == nv::ReduceKind::sum && a.comb.accType.isF64() &&
+        isa<FloatType>(result) && result.getIntOrFloatBitWidth() <= 32)
+      a.partial = b.getF32Type();
     for (auto [i, v] : llvm::enumerate(k.outputs()))
       if (v == reduce.getResult())
         a.output = i;
@@ -819,19 +917,44 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   // A wide row read more than once (a pass per reduction level, one for
   // the outputs) is staged in shared memory by its first read, each chunked
   // input's row at a 16-byte-aligned offset of the row's area.
-  int64_t stagedBytes = 0;
-  if (k.options.stageRows && !columnSums && !perLane && w > 1 &&
-      chunks.stride % w == 0 && passes.size() + (rowOutputs ? 1 : 0) >= 2) {
+  // A row's area: each chunked input's row at a 16-byte-aligned offset.
+  auto rowArea = [&](SmallVector<int64_t> &offsets) {
     int64_t area = 0;
-    SmallVector<int64_t> offsets;
     for (auto [arg, flat] : chunks.inputs) {
       offsets.push_back(area);
       area += llvm::alignTo(llvm::alignTo(cols, w) *
                                 (elementOf(arg).getIntOrFloatBitWidth() / 8),
                             16);
     }
+    return area;
+  };
+  int64_t stagedBytes = 0;
+  if (k.options.stageRows && !columnSums && !perLane && w > 1 &&
+      chunks.stride % w == 0 && passes.size() + (rowOutputs ? 1 : 0) >= 2) {
+    SmallVector<int64_t> offsets;
+    int64_t area = rowArea(offsets);
     if (area * rowsPerBlock <= kStagedBlockBytes) {
       stagedBytes = area * rowsPerBlock;
+      staging.offsets = offsets;
+    }
+  }
+  // Rows with column sums in fixed chunks keep their sums in registers and
+  // read the row once per pass: their next batch is prefetched by cp.async
+  // into shared memory (two stages of the block's rows), so a block always
+  // has a batch in flight while it works on the one before, and every pass
+  // reads the landed copy. A lane copies and reads only its own chunks,
+  // so its own cp.async.wait_group orders them: no barrier.
+  int64_t prefetchArea = 0;
+  if (k.options.stageRows && perLane && columnSums) {
+    SmallVector<int64_t> offsets;
+    int64_t area = rowArea(offsets);
+    bool copyable = llvm::all_of(chunks.inputs, [&](const auto &input) {
+      int64_t bytes = w * elementOf(input.first).getIntOrFloatBitWidth() / 8;
+      return bytes == 4 || bytes == 8 || bytes == 16;
+    });
+    if (copyable && !chunks.inputs.empty() &&
+        2 * area * rowsPerBlock <= kStagedBlockBytes) {
+      prefetchArea = area;
       staging.offsets = offsets;
     }
   }
@@ -850,6 +973,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   int64_t grid = across.empty()
                      ? batches
                      : foldableGrid(std::min<int64_t>(batches, acrossBlocks));
+  if (batches <= grid)
+    prefetchArea = 0; // one batch a block: nothing to overlap
   size_t widestPass = 1;
   for (const Pass &pass : passes)
     widestPass = std::max(widestPass, pass.reduces.size());
@@ -866,7 +991,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   for (Across &a : across) {
     int64_t rowBytes =
         (a.perColumn ? cols : 1) *
-        std::max<int64_t>(1, a.comb.accType.getIntOrFloatBitWidth() / 8);
+        std::max<int64_t>(1, a.partial.getIntOrFloatBitWidth() / 8);
     a.offset = workspaceBytes;
     workspaceBytes += llvm::alignTo(grid * rowBytes, kPartialsAlign);
     if (levels.groups > 1) {
@@ -887,6 +1012,21 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
             b, b.getI32Type(),
             arith::MulIOp::create(b, rowInBlock,
                                   body.index(stagedBytes / rowsPerBlock))));
+  // Prefetched rows: this thread's row area in stage 0 (stage 1 follows the
+  // block's rows of stage 0), and each chunked input's global address.
+  Value prefetchBlock, prefetchRow;
+  SmallVector<Value> globalBase;
+  int64_t stageBytes = prefetchArea * rowsPerBlock;
+  if (prefetchArea) {
+    prefetchBlock = hopper::dynamicSharedMemory(k, 2 * stageBytes);
+    prefetchRow = hopper::sharedAt(
+        b, prefetchBlock,
+        arith::IndexCastOp::create(
+            b, b.getI32Type(),
+            arith::MulIOp::create(b, rowInBlock, body.index(prefetchArea))));
+    for (auto [arg, flat] : chunks.inputs)
+      globalBase.push_back(globalAddress(flat));
+  }
   // Slots of a thread's column sums: columns lane, lane + group, ...; with
   // fixed chunks the columns of its chunks (chunk-major).
   int64_t slots = perLane ? perLane * w : (cols + group - 1) / group;
@@ -934,7 +1074,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     // them. One read of the row folds the pass's reductions (each in its
     // own accumulator, columns in the same order as alone).
     DenseMap<unsigned, Value> rowShares; // of the totals across the rows
-    staging.fill = true; // the first pass reads the row from global memory
+    // The first pass reads the row from global memory, unless prefetched.
+    staging.fill = !prefetchArea;
     for (const Pass &passInfo : passes) {
       // The pass's reductions, then its totals across the rows.
       SmallVector<nv::ReduceOp> pass(passInfo.reduces);
@@ -1281,6 +1422,19 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       return failure();
     return Geometry{grid, threads};
   }
+  // The row area of prefetch stage `stage` (0 or 1, index).
+  auto stageRow = [&](Value stage) {
+    return hopper::sharedAt(
+        b, prefetchRow,
+        arith::IndexCastOp::create(
+            b, b.getI32Type(),
+            arith::MulIOp::create(b, stage, body.index(stageBytes))));
+  };
+  if (prefetchArea) {
+    prefetchBatch(chunks, k.blockId(), rowsPerBlock, rowInBlock, rows, cols,
+                  lane, group, perLane, globalBase, stageRow(body.index(0)));
+    NVVM::CpAsyncCommitGroupOp::create(b);
+  }
   // Batches blockId, blockId + grid, ...: a fixed set per block, so the
   // partials (and the result) do not depend on timing.
   auto forOp = scf::ForOp::create(b, k.blockId(), body.index(batches),
@@ -1289,16 +1443,50 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(forOp.getBody());
     body.pushScope();
+    Value index = forOp.getInductionVar();
+    if (prefetchArea) {
+      // This batch landed in stage t % 2 (t its ordinal in the block's
+      // batches); the next one goes to the other stage, its group committed
+      // even when empty so that waiting for all but one is this batch's.
+      Value stage = arith::RemUIOp::create(
+          b,
+          arith::DivUIOp::create(b,
+                                 arith::SubIOp::create(b, index, k.blockId()),
+                                 body.index(grid)),
+          body.index(2));
+      Value next = arith::AddIOp::create(b, index, body.index(grid));
+      Value other = arith::SubIOp::create(b, body.index(1), stage);
+      (void)k.ifThen(below(next, batches), [&] {
+        prefetchBatch(chunks, next, rowsPerBlock, rowInBlock, rows, cols, lane,
+                      group, perLane, globalBase, stageRow(other));
+        return success();
+      });
+      NVVM::CpAsyncCommitGroupOp::create(b);
+      NVVM::CpAsyncWaitGroupOp::create(b, 1);
+      staging.row = stageRow(stage);
+    }
     SmallVector<Value> carried(forOp.getRegionIterArgs());
-    LogicalResult ok = batch(forOp.getInductionVar(), carried);
+    LogicalResult ok = batch(index, carried);
     body.popScope();
     if (failed(ok))
       return failure();
     scf::YieldOp::create(b, carried);
   }
   acc.assign(forOp.getResults().begin(), forOp.getResults().end());
+  if (prefetchArea)
+    NVVM::CpAsyncWaitGroupOp::create(b, 0);
+  // The prefetch stages are free once every thread is past its last
+  // batch: the block's rows combine their column sums there.
+  Value scratch;
+  int64_t scratchBytes = 0;
+  if (prefetchArea) {
+    gpu::BarrierOp::create(b);
+    scratch = prefetchBlock;
+    scratchBytes = 2 * stageBytes;
+  }
   if (failed(combineAcrossBlocks(func, across, acc, workspace, grid, threads,
-                                 cols, slots, group, perLane, w)))
+                                 cols, slots, group, perLane, w, scratch,
+                                 scratchBytes)))
     return failure();
   return Geometry{grid, threads};
 }
@@ -1306,7 +1494,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
 LogicalResult ReductionEmitter::combineAcrossBlocks(
     gpu::GPUFuncOp func, ArrayRef<Across> across, ArrayRef<Value> acc,
     Value workspace, int64_t grid, int64_t threads, int64_t cols, int64_t slots,
-    int64_t group, int64_t perLane, int64_t chunkWidth) {
+    int64_t group, int64_t perLane, int64_t chunkWidth, Value scratch,
+    int64_t scratchBytes) {
   Value tid = k.threadId();
   Value block = k.blockId();
   Value lane = arith::RemUIOp::create(b, tid, body.index(group));
@@ -1329,14 +1518,34 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
   for (const Across &a : across) {
     Type accType = a.comb.accType;
     int64_t width = a.perColumn ? cols : 1;
-    Value part = k.workspaceView(workspace, a.offset, {grid, width}, accType);
+    Value part = k.workspaceView(workspace, a.offset, {grid, width}, a.partial);
+    auto storePart = [&](Value x, Value col) {
+      memref::StoreOp::create(b, body.convert(x, a.partial), part,
+                              ValueRange{block, col});
+    };
     if (a.perColumn && perLane) {
+      int64_t bytes = rowsPerBlock * cols * accType.getIntOrFloatBitWidth() / 8;
       Value &buffer = rowSums[accType];
-      if (!buffer)
+      bool inScratch = scratch && bytes <= scratchBytes;
+      if (!buffer && !inScratch)
         buffer = func.addWorkgroupAttribution(
             MemRefType::get({rowsPerBlock * cols}, accType, AffineMap(),
                             shared()),
             b.getLoc());
+      // The buffer's element `at` (index).
+      auto storeAt = [&](Value x, Value at) {
+        if (!inScratch) {
+          memref::StoreOp::create(b, x, buffer, ValueRange{at});
+          return;
+        }
+        LLVM::StoreOp::create(b, x, scratchAt(scratch, accType, at));
+      };
+      auto loadAt = [&](Value at) -> Value {
+        if (!inScratch)
+          return memref::LoadOp::create(b, buffer, ValueRange{at});
+        return LLVM::LoadOp::create(b, accType,
+                                    scratchAt(scratch, accType, at));
+      };
       Value rowBase = arith::MulIOp::create(
           b, arith::DivUIOp::create(b, tid, body.index(group)),
           body.index(cols));
@@ -1347,11 +1556,10 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
             arith::MulIOp::create(b, chunk, body.index(chunkWidth));
         auto storeChunk = [&] {
           for (int64_t l = 0; l < chunkWidth; ++l)
-            memref::StoreOp::create(
-                b, acc[next + j * chunkWidth + l], buffer,
-                ValueRange{arith::AddIOp::create(
-                    b, rowBase,
-                    arith::AddIOp::create(b, firstCol, body.index(l)))});
+            storeAt(acc[next + j * chunkWidth + l],
+                    arith::AddIOp::create(
+                        b, rowBase,
+                        arith::AddIOp::create(b, firstCol, body.index(l))));
           return success();
         };
         if ((j + 1) * group > count)
@@ -1368,10 +1576,8 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
         for (int64_t r = 0; r < rowsPerBlock; ++r)
           total = a.comb.combine(
               b, b.getLoc(), total,
-              memref::LoadOp::create(b, buffer,
-                                     ValueRange{arith::AddIOp::create(
-                                         b, col, body.index(r * cols))}));
-        memref::StoreOp::create(b, total, part, ValueRange{block, col});
+              loadAt(arith::AddIOp::create(b, col, body.index(r * cols))));
+        storePart(total, col);
         return success();
       });
       // The buffer is free again for the next sum.
@@ -1384,8 +1590,7 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
         (void)k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, col,
                                              body.index(cols)),
                        [&] {
-                         memref::StoreOp::create(b, acc[next], part,
-                                                 ValueRange{block, col});
+                         storePart(acc[next], col);
                          return success();
                        });
       }
@@ -1406,7 +1611,7 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
         total = a.comb.combine(
             b, b.getLoc(), total,
             memref::LoadOp::create(b, warps, ValueRange{body.index(w)}));
-      memref::StoreOp::create(b, total, part, ValueRange{block, zero});
+      storePart(total, zero);
       return success();
     });
   }
@@ -1441,17 +1646,17 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
       Value part = k.workspaceView(
           workspace, final && levels.groups > 1 ? a.groupOffset : a.offset,
           {final && levels.groups > 1 ? levels.groups : grid, width},
-          a.comb.accType);
+          a.partial);
       Value result = nv::ReduceOp(a.reduce).getResult();
-      Value groups =
-          final ? Value()
-                : k.workspaceView(workspace, a.groupOffset,
-                                  {levels.groups, width}, a.comb.accType);
+      Value groups = final ? Value()
+                           : k.workspaceView(workspace, a.groupOffset,
+                                             {levels.groups, width}, a.partial);
       if (failed(foldRows(part, firstRow, rowCount, width, a.comb, threads,
                           [&](Value col, Value total) {
                             if (!final) {
                               memref::StoreOp::create(
-                                  b, total, groups, ValueRange{foldGroup, col});
+                                  b, body.convert(total, a.partial), groups,
+                                  ValueRange{foldGroup, col});
                               return;
                             }
                             memref::StoreOp::create(
@@ -1499,14 +1704,14 @@ ReductionEmitter::foldRows(Value part, Value firstRow, int64_t rowCount,
   // A thread takes 16 bytes of adjacent columns where the width allows,
   // and loads them from up to kFoldLoads rows before combining any: the
   // loads are independent, the combination stays in row order.
-  int64_t bytes =
-      std::max<int64_t>(1, comb.accType.getIntOrFloatBitWidth() / 8);
+  Type stored = elementOf(part);
+  int64_t bytes = std::max<int64_t>(1, stored.getIntOrFloatBitWidth() / 8);
   int64_t v = std::max<int64_t>(1, 16 / bytes);
   while (v > 1 && width % v)
     v /= 2;
-  VectorType vec = VectorType::get({v}, comb.accType);
+  VectorType vec = VectorType::get({v}, stored);
   Value zeros = arith::ConstantOp::create(
-      b, vec, DenseElementsAttr::get(vec, b.getZeroAttr(comb.accType)));
+      b, vec, DenseElementsAttr::get(vec, b.getZeroAttr(stored)));
   Value start = arith::MulIOp::create(b, k.threadId(), body.index(v));
   return k.loop(
       start, body.index(width), body.index(threads * v),
@@ -1530,8 +1735,10 @@ ReductionEmitter::foldRows(Value part, Value firstRow, int64_t rowCount,
                                     llvm::MaybeAlign(v * bytes));
           for (Value x : loaded)
             for (int64_t l = 0; l < v; ++l)
-              totals[l] = comb.combine(b, b.getLoc(), totals[l],
-                                       vector::ExtractOp::create(b, x, l));
+              totals[l] =
+                  comb.combine(b, b.getLoc(), totals[l],
+                               body.convert(vector::ExtractOp::create(b, x, l),
+                                            comb.accType));
         }
         for (int64_t l = 0; l < v; ++l)
           emit(l ? arith::AddIOp::create(b, col, body.index(l)).getResult()
