@@ -95,7 +95,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
            "Row kernels that read a wide 16-byte-chunked row more than once "
            "keep the first read's copy in shared memory (up to 110 KB a "
            "block) and take the later passes from there, so the row leaves "
-           "HBM once; false: every pass reads global memory (the L2)">
+           "HBM once; rows with column sums in fixed chunks prefetch their "
+           "next batch by cp.async into two such stages; false: every pass "
+           "reads global memory (the L2)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -230,15 +230,10 @@ private:
     unsigned output;         // the kernel output that yields it
     int64_t offset;          // of its per-block partials in the workspace
     int64_t groupOffset = 0; // of its per-group partials (two-level fold)
-    /// The element type of its partials in the workspace: the result's
-    /// float width for a float sum whose result is 32-bit or narrower (the
-    /// folds, which their loads' count paces, read half as many bytes),
-    /// else the combiner's.
-    Type partial;
   };
-  /// Rows [firstRow, firstRow + rowCount) of `part` ([rows, width], of
-  /// the partials' type) folded column by column in row order in `comb`'s
-  /// type and zeroed; `emit` takes each column's total.
+  /// Rows [firstRow, firstRow + rowCount) of `part` ([rows, width]) folded
+  /// column by column in row order and zeroed; `emit` takes each column's
+  /// total.
   LogicalResult foldRows(Value part, Value firstRow, int64_t rowCount,
                          int64_t width, const Combiner &comb, int64_t threads,
                          function_ref<void(Value col, Value total)> emit);
@@ -750,18 +745,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       reduces.push_back(reduce);
       continue;
     }
-    Across a{reduce,
-             Combiner::of(reduce),
+    Across a{reduce, Combiner::of(reduce),
              int64_t(dims.size()) != int64_t(shapeOf(reduce.getInput()).size()),
-             0,
-             0,
-             0,
-             Type()};
-    Type result = elementOf(reduce.getResult());
-    a.partial = a.comb.accType;
-    if (a.comb.kind == nv::ReduceKind::sum && a.comb.accType.isF64() &&
-        isa<FloatType>(result) && result.getIntOrFloatBitWidth() <= 32)
-      a.partial = b.getF32Type();
+             0, 0};
     for (auto [i, v] : llvm::enumerate(k.outputs()))
       if (v == reduce.getResult())
         a.output = i;
@@ -991,7 +977,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   for (Across &a : across) {
     int64_t rowBytes =
         (a.perColumn ? cols : 1) *
-        std::max<int64_t>(1, a.partial.getIntOrFloatBitWidth() / 8);
+        std::max<int64_t>(1, a.comb.accType.getIntOrFloatBitWidth() / 8);
     a.offset = workspaceBytes;
     workspaceBytes += llvm::alignTo(grid * rowBytes, kPartialsAlign);
     if (levels.groups > 1) {
@@ -1518,10 +1504,9 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
   for (const Across &a : across) {
     Type accType = a.comb.accType;
     int64_t width = a.perColumn ? cols : 1;
-    Value part = k.workspaceView(workspace, a.offset, {grid, width}, a.partial);
+    Value part = k.workspaceView(workspace, a.offset, {grid, width}, accType);
     auto storePart = [&](Value x, Value col) {
-      memref::StoreOp::create(b, body.convert(x, a.partial), part,
-                              ValueRange{block, col});
+      memref::StoreOp::create(b, x, part, ValueRange{block, col});
     };
     if (a.perColumn && perLane) {
       int64_t bytes = rowsPerBlock * cols * accType.getIntOrFloatBitWidth() / 8;
@@ -1646,17 +1631,17 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
       Value part = k.workspaceView(
           workspace, final && levels.groups > 1 ? a.groupOffset : a.offset,
           {final && levels.groups > 1 ? levels.groups : grid, width},
-          a.partial);
+          a.comb.accType);
       Value result = nv::ReduceOp(a.reduce).getResult();
-      Value groups = final ? Value()
-                           : k.workspaceView(workspace, a.groupOffset,
-                                             {levels.groups, width}, a.partial);
+      Value groups =
+          final ? Value()
+                : k.workspaceView(workspace, a.groupOffset,
+                                  {levels.groups, width}, a.comb.accType);
       if (failed(foldRows(part, firstRow, rowCount, width, a.comb, threads,
                           [&](Value col, Value total) {
                             if (!final) {
                               memref::StoreOp::create(
-                                  b, body.convert(total, a.partial), groups,
-                                  ValueRange{foldGroup, col});
+                                  b, total, groups, ValueRange{foldGroup, col});
                               return;
                             }
                             memref::StoreOp::create(
@@ -1704,14 +1689,14 @@ ReductionEmitter::foldRows(Value part, Value firstRow, int64_t rowCount,
   // A thread takes 16 bytes of adjacent columns where the width allows,
   // and loads them from up to kFoldLoads rows before combining any: the
   // loads are independent, the combination stays in row order.
-  Type stored = elementOf(part);
-  int64_t bytes = std::max<int64_t>(1, stored.getIntOrFloatBitWidth() / 8);
+  int64_t bytes =
+      std::max<int64_t>(1, comb.accType.getIntOrFloatBitWidth() / 8);
   int64_t v = std::max<int64_t>(1, 16 / bytes);
   while (v > 1 && width % v)
     v /= 2;
-  VectorType vec = VectorType::get({v}, stored);
+  VectorType vec = VectorType::get({v}, comb.accType);
   Value zeros = arith::ConstantOp::create(
-      b, vec, DenseElementsAttr::get(vec, b.getZeroAttr(stored)));
+      b, vec, DenseElementsAttr::get(vec, b.getZeroAttr(comb.accType)));
   Value start = arith::MulIOp::create(b, k.threadId(), body.index(v));
   return k.loop(
       start, body.index(width), body.index(threads * v),
@@ -1735,10 +1720,8 @@ ReductionEmitter::foldRows(Value part, Value firstRow, int64_t rowCount,
                                     llvm::MaybeAlign(v * bytes));
           for (Value x : loaded)
             for (int64_t l = 0; l < v; ++l)
-              totals[l] =
-                  comb.combine(b, b.getLoc(), totals[l],
-                               body.convert(vector::ExtractOp::create(b, x, l),
-                                            comb.accType));
+              totals[l] = comb.combine(b, b.getLoc(), totals[l],
+                                       vector::ExtractOp::create(b, x, l));
         }
         for (int64_t l = 0; l < v; ++l)
           emit(l ? arith::AddIOp::create(b, col, body.index(l)).getResult()

@@ -11,14 +11,13 @@
 // RUN: nova-opt %s --convert-tile-to-gpu | FileCheck %s
 
 // 5000 rows of 203 columns: one row per block at a time (256 threads, one
-// column slot each), 256 blocks; partials (f32, the results' width; the
-// folds add in f64): 256 x 203 at byte 256, the 16 groups' 16 x 203 at
-// 208128, then 256 maxima at 221184 and the groups' 16 at 222208 (each
-// region 256-byte aligned).
+// column slot each), 256 blocks; partials: 256 x 203 f64 at byte 256, the
+// 16 groups' 16 x 203 f64 at 416000, then 256 f32 maxima at 442112 and the
+// groups' 16 at 443136 (each region 256-byte aligned).
 // CHECK-LABEL: gpu.func @row_and_column
-// CHECK-SAME: (%[[X:.*]]: memref<5000x203xf32>, %[[S:.*]]: memref<5000x1xf32>, %[[C:.*]]: memref<203xf32>, %[[T:.*]]: memref<f32>, %[[WS:.*]]: memref<222464xi8>)
+// CHECK-SAME: (%[[X:.*]]: memref<5000x203xf32>, %[[S:.*]]: memref<5000x1xf32>, %[[C:.*]]: memref<203xf32>, %[[T:.*]]: memref<f32>, %[[WS:.*]]: memref<443392xi8>)
 // CHECK-SAME: workgroup({{.*}}, %[[WARPS:.*]] : memref<8xf32, #gpu.address_space<workgroup>>, %[[FLAG:.*]] : memref<1xi32, #gpu.address_space<workgroup>>, %{{.*}} : memref<1xi32, #gpu.address_space<workgroup>>)
-// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 256, 1, 1>, nova_gpu.workspace_bytes = 222464 : i64
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 256, 1, 1>, nova_gpu.workspace_bytes = 443392 : i64
 // CHECK: %[[BLOCK:.*]] = gpu.block_id x
 // CHECK: %[[ACC:.*]]:2 = scf.for %{{.*}} = %[[BLOCK]] to %c5000 step %c256 iter_args({{.*}}) -> (f64, f32)
 // The shares of the sums across the rows are folded before the row's
@@ -26,11 +25,9 @@
 // CHECK: arith.select
 // CHECK: memref.store %{{.*}}, %[[S]]
 // CHECK: scf.yield
-// CHECK: %[[PART:.*]] = memref.view %[[WS]][%c256][] : memref<222464xi8> to memref<256x203xf32>
-// The column sums run in f64; their partials keep the f32 result's width.
-// CHECK: %[[NARROW:.*]] = arith.truncf %[[ACC]]#0 : f64 to f32
-// CHECK: memref.store %[[NARROW]], %[[PART]]
-// CHECK: %[[MAXES:.*]] = memref.view %[[WS]][%c221184][] : memref<222464xi8> to memref<256x1xf32>
+// CHECK: %[[PART:.*]] = memref.view %[[WS]][%c256][] : memref<443392xi8> to memref<256x203xf64>
+// CHECK: memref.store %[[ACC]]#0, %[[PART]]
+// CHECK: %[[MAXES:.*]] = memref.view %[[WS]][%c442112][] : memref<443392xi8> to memref<256x1xf32>
 // CHECK: gpu.shuffle xor %[[ACC]]#1
 // CHECK: memref.store %{{.*}}, %[[WARPS]]
 // CHECK: memref.store %{{.*}}, %[[MAXES]]
@@ -41,7 +38,7 @@
 // folders folds those in group order into the results.
 // CHECK: nvvm.memory.barrier <gpu>
 // CHECK-NEXT: gpu.barrier
-// CHECK: %[[COUNTERS:.*]] = memref.view %[[WS]][%c0][] : memref<222464xi8> to memref<64xi32>
+// CHECK: %[[COUNTERS:.*]] = memref.view %[[WS]][%c0][] : memref<443392xi8> to memref<64xi32>
 // CHECK: memref.atomic_rmw addi %{{.*}}, %[[COUNTERS]][%[[SLOT:.*]]]
 // CHECK: arith.cmpi eq, %{{.*}}, %c15_i32
 // CHECK: memref.store %{{.*}}, %[[FLAG]]
@@ -50,15 +47,14 @@
 // CHECK: scf.if
 // CHECK: memref.store %c0_i32{{.*}}, %[[COUNTERS]][%[[SLOT]]]
 // CHECK: nvvm.memory.barrier <gpu>
-// CHECK: %[[BLOCKS:.*]] = memref.view %[[WS]][%c256][] : memref<222464xi8> to memref<256x203xf32>
-// CHECK: %[[GROUPS:.*]] = memref.view %[[WS]][%c208128][] : memref<222464xi8> to memref<16x203xf32>
+// CHECK: %[[BLOCKS:.*]] = memref.view %[[WS]][%c256][] : memref<443392xi8> to memref<256x203xf64>
+// CHECK: %[[GROUPS:.*]] = memref.view %[[WS]][%c416000][] : memref<443392xi8> to memref<16x203xf64>
 // CHECK: scf.for
 // CHECK-COUNT-16: vector.load %[[BLOCKS]]
 // CHECK-COUNT-16: vector.store %{{.*}}, %[[BLOCKS]]
-// CHECK-COUNT-16: arith.addf %{{.*}} : f64
-// CHECK: %[[GROUP:.*]] = arith.truncf %{{.*}} : f64 to f32
-// CHECK: memref.store %[[GROUP]], %[[GROUPS]]
-// CHECK: memref.view %[[WS]][%c221184][] : memref<222464xi8> to memref<256x1xf32>
+// CHECK-COUNT-16: arith.addf
+// CHECK: memref.store %{{.*}}, %[[GROUPS]]
+// CHECK: memref.view %[[WS]][%c442112][] : memref<443392xi8> to memref<256x1xf32>
 // CHECK-COUNT-16: arith.maximumf
 // CHECK: nvvm.memory.barrier <gpu>
 // CHECK-NEXT: gpu.barrier
@@ -66,7 +62,7 @@
 // CHECK: arith.cmpi eq, %{{.*}}, %c15_i32
 // CHECK: scf.if
 // CHECK-NEXT: nvvm.memory.barrier <gpu>
-// CHECK: %[[GROUPS2:.*]] = memref.view %[[WS]][%c208128][] : memref<222464xi8> to memref<16x203xf32>
+// CHECK: %[[GROUPS2:.*]] = memref.view %[[WS]][%c416000][] : memref<443392xi8> to memref<16x203xf64>
 // CHECK: scf.for
 // CHECK-COUNT-16: vector.load %[[GROUPS2]]
 // CHECK: arith.truncf %{{.*}} : f64 to f32

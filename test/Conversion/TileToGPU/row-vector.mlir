@@ -90,10 +90,9 @@ func.func @ragged(%x: tensor<5x1003xbf16>) -> tensor<5x1003xbf16> {
 // element of the row is loaded alone (the implicit check above), and no
 // barrier separates the row's reads from its stores, since each lane
 // stores only the columns it read. The block's rows then combine in row
-// order through shared memory into the block's f32 partials (the
-// result's width).
+// order through shared memory.
 // CHECK-LABEL: gpu.func @row_reduction_
-// CHECK-SAME: (%[[CX:.*]]: memref<64x768xf32>, %{{.*}}: memref<64x768xf32>, %[[CY:.*]]: memref<64x768xf32>, %[[CS:.*]]: memref<768xf32>, %[[CWS:.*]]: memref<40192xi8>) workgroup(%[[SUMS:.*]] : memref<3840xf64, #gpu.address_space<workgroup>>
+// CHECK-SAME: (%[[CX:.*]]: memref<64x768xf32>, %{{.*}}: memref<64x768xf32>, %[[CY:.*]]: memref<64x768xf32>, %[[CS:.*]]: memref<768xf32>, %[[CWS:.*]]: memref<80128xi8>) workgroup(%[[SUMS:.*]] : memref<3840xf64, #gpu.address_space<workgroup>>
 // CHECK-SAME: known_block_size = array<i32: 160, 1, 1>, known_grid_size = array<i32: 13, 1, 1>
 // CHECK: %[[ACC:.*]]:24 = scf.for
 // CHECK-COUNT-12: vector.load %{{.*}} : memref<49152xf32>, vector<4xf32>
@@ -107,7 +106,7 @@ func.func @ragged(%x: tensor<5x1003xbf16>) -> tensor<5x1003xbf16> {
 // CHECK-NEXT: vector.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : memref<49152xf32>, vector<4xf32>
 // CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
-// CHECK: memref.view %[[CWS]][%c256][] : memref<40192xi8> to memref<13x768xf32>
+// CHECK: memref.view %[[CWS]][%c256][] : memref<80128xi8> to memref<13x768xf64>
 // CHECK: memref.store %[[ACC]]#0, %[[SUMS]]
 // CHECK: memref.store %[[ACC]]#23, %[[SUMS]]
 // CHECK-NEXT: gpu.barrier
