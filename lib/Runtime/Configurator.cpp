@@ -71,6 +71,15 @@ constexpr double kStreamingEfficiency = 0.7;
 // then shared-memory work and barriers): ~0.45 us, from the tiled
 // scatter_add's 346 us (5026 blocks of 128 threads, 7 a SM, 128 steps).
 constexpr double kIndexStepSeconds = 0.45e-6;
+// A row kernel's column sums fold after its rows: the blocks' f64 partials
+// (at most 256 blocks) in two levels when there are more than 16 (groups
+// of about the square root, then the groups), each by one block whose
+// threads take 2 columns a round of up to 16 rows' loads. A round is
+// latency-bound: ~1.75 us, from the 124M LayerNorm backward (3 sums of 768
+// columns, 256 blocks of 256 threads: 12 rounds), 83 us with its folds and
+// 62 us without them (bench/RESULTS.md, thirteenth session).
+constexpr double kFoldRoundSeconds = 1.75e-6;
+constexpr int64_t kFoldMaxBlocks = 256, kFoldRowsPerRound = 16;
 
 std::string fmt(const char *f, double a, double b = 0, double c = 0) {
   char buf[256];
@@ -629,6 +638,21 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     }
     finish(p.streamedBytes ? double(p.streamedBytes) : 2.0 * p.m * p.n * elem,
            s.grid[0]);
+    if (p.columnSums > 0) {
+      int64_t blocks = std::min(s.grid[0], kFoldMaxBlocks);
+      int levels = blocks > kFoldRowsPerRound ? 2 : 1;
+      int64_t levelRows =
+          levels == 2 ? int64_t(std::ceil(std::sqrt(double(blocks)))) : blocks;
+      int64_t rounds = levels * p.columnSums *
+                       ceilDiv(p.n, 2 * int64_t(s.threads)) *
+                       ceilDiv(levelRows, kFoldRowsPerRound);
+      s.predictedSeconds += double(rounds) * kFoldRoundSeconds;
+      if (why)
+        s.explanation.push_back(
+            fmt("%g column sums folded across %g blocks in %g latency-bound "
+                "rounds of loads",
+                double(p.columnSums), double(blocks), double(rounds)));
+    }
     break;
   }
   case KernelFamily::ColumnReduction: {
@@ -806,8 +830,10 @@ std::string Configurator::explain(const Problem &p, const Schedule &s) {
   std::ostringstream o;
   o << familyName(p.family) << " " << dtypeName(p.dtype) << " batch " << p.batch
     << " m " << p.m << " n " << p.n << " k " << p.k
-    << (p.causal ? " causal" : "")
-    << (p.roundedKMajorB ? " rounded-b" : "") << "\n";
+    << (p.causal ? " causal" : "") << (p.roundedKMajorB ? " rounded-b" : "");
+  if (p.columnSums > 0)
+    o << " column-sums " << p.columnSums;
+  o << "\n";
   o << "  tile " << s.tileM << "x" << s.tileN << "x" << s.tileK << ", "
     << s.threads << " threads, " << s.stages << " stages, vector "
     << s.vectorWidth << ", split " << s.splitK << ", grid [" << s.grid[0]

@@ -2,8 +2,9 @@
 //
 //   nova-configure-explain [--device h200] [--override key=v,...] [--dtype
 //   bf16]
-//       matmul BATCH M N K [rounded-b] | attention-forward|attention-backward BH T D
-//       [causal] | pointwise N | row-reduction|column-reduction ROWS COLS |
+//       matmul BATCH M N K [rounded-b] | attention-forward|attention-backward
+//       BH T D [causal] | pointwise N | row-reduction ROWS COLS [SUMS] |
+//       column-reduction ROWS COLS |
 //       gather|scatter-add ROWS WIDTH TABLE_ROWS
 //   nova-configure-explain [--device ...] --gpt2 [--summary] [LAYERS EMBD HEADS
 //   VOCAB SEQ BATCH]
@@ -42,7 +43,8 @@ FAMILY SIZES (positive integers up to 2147483647):
   matmul BATCH M N K [rounded-b]   (tf32: B K-major, rounded ahead)
   attention-forward BH T D [causal], attention-backward BH T D [causal]
   pointwise N
-  row-reduction ROWS COLS, column-reduction ROWS COLS
+  row-reduction ROWS COLS [SUMS]   (SUMS: column sums across the rows)
+  column-reduction ROWS COLS
   gather ROWS WIDTH TABLE_ROWS, scatter-add ROWS WIDTH TABLE_ROWS
 
 options:
@@ -236,10 +238,12 @@ int main(int argc, char **argv) {
   } else if (f == "pointwise" && need(1)) {
     p.family = KernelFamily::Pointwise;
     p.m = n[0];
-  } else if ((f == "row-reduction" || f == "column-reduction") && need(2)) {
+  } else if ((f == "row-reduction" && (need(2) || need(3))) ||
+             (f == "column-reduction" && need(2))) {
     p.family = f == "row-reduction" ? KernelFamily::RowReduction
                                     : KernelFamily::ColumnReduction;
     p.m = n[0], p.n = n[1];
+    p.columnSums = need(3) ? n[2] : 0;
   } else if ((f == "gather" || f == "scatter-add") && need(3)) {
     p.family = f == "gather" ? KernelFamily::Gather : KernelFamily::ScatterAdd;
     p.m = n[0], p.n = n[1], p.k = n[2];

@@ -86,6 +86,9 @@ struct Problem {
   /// Bytes a reduction kernel moves, each input read once and each output
   /// written once (0: one read and one write of m x n elements).
   int64_t streamedBytes = 0;
+  /// Row reductions: column sums across the rows (LayerNorm's scale and
+  /// shift gradients), whose per-block partials fold after the rows.
+  int64_t columnSums = 0;
 };
 
 struct Schedule {

@@ -744,6 +744,8 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
       continue;
     }
   }
+  if (rows)
+    contract.columnSums = int64_t(columnSums.size());
   // A column reduction made only of totals iterates over the largest
   // summed tensor.
   if (!rows && full.empty() && !totals.empty()) {
@@ -1458,6 +1460,7 @@ mlir::nova_tile::computeContract(FusionGroupOpInterface group,
     p.m = at(0);
     p.n = at(1);
     p.streamedBytes = c.streamedBytes;
+    p.columnSums = c.columnSums;
     break;
   case Family::matmul:
   case Family::attention_forward:

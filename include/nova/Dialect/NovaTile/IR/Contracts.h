@@ -110,6 +110,9 @@ struct Contract {
   /// Bytes read from streamed inputs (not broadcast, not scalar) plus bytes
   /// written, each at its own element type.
   int64_t streamedBytes = 0;
+  /// Row reductions: the sums across the rows that keep the last dim
+  /// (column sums), folded across the kernel's blocks after its rows.
+  int64_t columnSums = 0;
 };
 
 /// Whether `op` computes each output element from the same element of its

@@ -1,0 +1,33 @@
+// A row kernel's column sums (LayerNorm's scale and shift gradients) fold
+// across its blocks after the rows: nova-configure reads their count from
+// the kernel's contract and prices the fold's latency-bound rounds (16384
+// rows: 256 blocks, two levels; 768 columns on 256 threads: two rounds a
+// sum and a level), beside one read and one write of the rows. A row
+// kernel without them (the second) has no fold.
+// RUN: nova-opt %s --nova-configure="target=h200 explain=true" -o /dev/null 2>&1 | FileCheck %s
+
+// CHECK-LABEL: fusion #0 row_reduction
+// CHECK: predicted 54.45 us, memory-bound
+// CHECK: - 2 column sums folded across 256 blocks in 8 latency-bound rounds of loads
+// CHECK-LABEL: fusion #1 row_reduction
+// CHECK: predicted 32.96 us, memory-bound
+// CHECK-NOT: folded
+func.func @ln_backward(%dy: tensor<16384x768xbf16>, %x: tensor<16384x768xf32>) -> (tensor<16384x768xf32>, tensor<768xf32>, tensor<768xf32>) {
+  %r:3 = nova_tile.fusion row_reduction (%dy, %x) : (tensor<16384x768xbf16>, tensor<16384x768xf32>) -> (tensor<16384x768xf32>, tensor<768xf32>, tensor<768xf32>) {
+  ^bb0(%a: tensor<16384x768xbf16>, %b: tensor<16384x768xf32>):
+    %d = nova.cast %a : tensor<16384x768xbf16> to tensor<16384x768xf32>
+    %p = nova.mul %d, %b : tensor<16384x768xf32>, tensor<16384x768xf32>
+    %m = nova.reduce sum %p dims [1] keep_dims : tensor<16384x768xf32> -> tensor<16384x1xf32>
+    %o = nova.sub %b, %m : tensor<16384x768xf32>, tensor<16384x1xf32>
+    %s1 = nova.reduce sum %d dims [0] : tensor<16384x768xf32> -> tensor<768xf32>
+    %s2 = nova.reduce sum %p dims [0] : tensor<16384x768xf32> -> tensor<768xf32>
+    nova_tile.yield %o, %s1, %s2 : tensor<16384x768xf32>, tensor<768xf32>, tensor<768xf32>
+  }
+  %n = nova_tile.fusion row_reduction (%x) : (tensor<16384x768xf32>) -> tensor<16384x768xf32> {
+  ^bb0(%c: tensor<16384x768xf32>):
+    %m = nova.reduce max %c dims [1] keep_dims : tensor<16384x768xf32> -> tensor<16384x1xf32>
+    %o = nova.sub %c, %m : tensor<16384x768xf32>, tensor<16384x1xf32>
+    nova_tile.yield %o : tensor<16384x768xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<16384x768xf32>, tensor<768xf32>, tensor<768xf32>
+}
