@@ -201,6 +201,34 @@ private:
     return LLVM::AddrSpaceCastOp::create(
         b, LLVM::LLVMPointerType::get(b.getContext(), 1), generic);
   }
+  /// Lane `lane`'s `j`-th fixed chunk of a row of `count` chunks (lane +
+  /// j group), and whether it lies in the row: null where every lane's
+  /// does, else an i1 (the lanes past the row's last chunk).
+  std::pair<Value, Value> fixedChunk(Value lane, int64_t j, int64_t group,
+                                     int64_t count) {
+    Value chunk = arith::AddIOp::create(b, lane, body.index(j * group));
+    if ((j + 1) * group <= count)
+      return {chunk, Value()};
+    return {chunk, arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
+                                         body.index(count))};
+  }
+  /// Runs `fn` where `active` (null: always).
+  void whereActive(Value active, function_ref<LogicalResult()> fn) {
+    if (active)
+      (void)k.ifThen(active, fn);
+    else
+      (void)fn();
+  }
+  /// The shared address of chunked input `input`'s chunk from column
+  /// `firstCol` in the staged row area `area` (the inputs' rows at
+  /// staging.offsets).
+  Value stagedAt(Value area, unsigned input, Value firstCol, int64_t element) {
+    Value offset = arith::AddIOp::create(
+        b, arith::MulIOp::create(b, firstCol, body.index(element)),
+        body.index(staging.offsets[input]));
+    return hopper::sharedAt(
+        b, area, arith::IndexCastOp::create(b, b.getI32Type(), offset));
+  }
   /// One chunk's vector loads at flat index `first`, each element bound to
   /// its column (from `firstCol` on); returns the chunk's columns.
   SmallVector<Value> loadChunk(const Chunking &chunks, ArrayRef<Value> lead,
@@ -429,14 +457,8 @@ SmallVector<Value> ReductionEmitter::loadChunk(const Chunking &chunks,
     auto type = VectorType::get({w}, element);
     int64_t bytes = w * element.getIntOrFloatBitWidth() / 8;
     Value at;
-    if (staging.row) {
-      Value offset = arith::AddIOp::create(
-          b, arith::MulIOp::create(b, firstCol, body.index(bytes / w)),
-          body.index(staging.offsets[i]));
-      at = hopper::sharedAt(
-          b, staging.row,
-          arith::IndexCastOp::create(b, b.getI32Type(), offset));
-    }
+    if (staging.row)
+      at = stagedAt(staging.row, i, firstCol, bytes / w);
     Value vec;
     if (staging.row && !staging.fill) {
       vec = LLVM::LoadOp::create(b, type, at, /*alignment=*/bytes);
@@ -469,20 +491,13 @@ void ReductionEmitter::prefetchBatch(const Chunking &chunks, Value index,
       body.index(rows - 1));
   Value rowStart = arith::MulIOp::create(b, row, body.index(chunks.stride));
   for (int64_t j = 0; j < perLane; ++j) {
-    Value chunk = arith::AddIOp::create(b, lane, body.index(j * group));
-    auto copy = [&] {
+    auto [chunk, active] = fixedChunk(lane, j, group, count);
+    whereActive(active, [&, chunk = chunk] {
       Value firstCol = arith::MulIOp::create(b, chunk, body.index(w));
       Value first = arith::AddIOp::create(b, rowStart, firstCol);
       for (auto [i, input] : llvm::enumerate(chunks.inputs)) {
         int64_t element = elementOf(input.first).getIntOrFloatBitWidth() / 8;
-        auto toI32 = [&](Value x) {
-          return arith::IndexCastOp::create(b, b.getI32Type(), x);
-        };
-        Value dst = hopper::sharedAt(
-            b, area,
-            toI32(arith::AddIOp::create(
-                b, arith::MulIOp::create(b, firstCol, body.index(element)),
-                body.index(staging.offsets[i]))));
+        Value dst = stagedAt(area, i, firstCol, element);
         Value src = LLVM::GEPOp::create(
             b, globalBase[i].getType(), b.getI8Type(), globalBase[i],
             ArrayRef<LLVM::GEPArg>{
@@ -498,13 +513,7 @@ void ReductionEmitter::prefetchBatch(const Chunking &chunks, Value index,
                                 Value());
       }
       return success();
-    };
-    if ((j + 1) * group > count)
-      (void)k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
-                                           body.index(count)),
-                     copy);
-    else
-      (void)copy();
+    });
   }
 }
 
@@ -518,13 +527,9 @@ SmallVector<ReductionEmitter::FixedChunk> ReductionEmitter::loadFixedChunks(
   Value rowStart = arith::MulIOp::create(b, row, body.index(chunks.stride));
   SmallVector<FixedChunk> taken;
   for (int64_t j = 0; j < perLane; ++j) {
-    Value chunk = arith::AddIOp::create(b, lane, body.index(j * group));
-    Value active;
-    if ((j + 1) * group > count) {
-      active = arith::CmpIOp::create(b, arith::CmpIPredicate::ult, chunk,
-                                     body.index(count));
+    auto [chunk, active] = fixedChunk(lane, j, group, count);
+    if (active)
       chunk = arith::MinUIOp::create(b, chunk, body.index(count - 1));
-    }
     Value firstCol = arith::MulIOp::create(b, chunk, body.index(w));
     Value first = arith::AddIOp::create(b, rowStart, firstCol);
     taken.push_back(
@@ -669,7 +674,6 @@ constexpr int64_t kFoldLoads = 16;
 /// combine their sums through this many bytes of shared memory.
 constexpr int64_t kMaxChunksPerLane = 8, kSumRegisters = 96,
                   kCombineBytes = 32 * 1024;
-
 /// Rows without column sums: at most this many 32-bit registers of a
 /// lane's fixed chunks (the row kept in registers across the passes).
 constexpr int64_t kRowRegisters = 64;
@@ -900,10 +904,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         allNarrow &= narrow(elementOf(v));
     body.approxF32 = anyFull && allNarrow;
   }
-  // A wide row read more than once (a pass per reduction level, one for
-  // the outputs) is staged in shared memory by its first read, each chunked
-  // input's row at a 16-byte-aligned offset of the row's area.
-  // A row's area: each chunked input's row at a 16-byte-aligned offset.
+  // A row's area in shared memory: each chunked input's row at a
+  // 16-byte-aligned offset.
   auto rowArea = [&](SmallVector<int64_t> &offsets) {
     int64_t area = 0;
     for (auto [arg, flat] : chunks.inputs) {
@@ -914,6 +916,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     }
     return area;
   };
+  // A wide row read more than once (a pass per reduction level, one for
+  // the outputs) is staged in shared memory by its first read.
   int64_t stagedBytes = 0;
   if (k.options.stageRows && !columnSums && !perLane && w > 1 &&
       chunks.stride % w == 0 && passes.size() + (rowOutputs ? 1 : 0) >= 2) {
@@ -1459,13 +1463,12 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     scf::YieldOp::create(b, carried);
   }
   acc.assign(forOp.getResults().begin(), forOp.getResults().end());
-  if (prefetchArea)
-    NVVM::CpAsyncWaitGroupOp::create(b, 0);
   // The prefetch stages are free once every thread is past its last
   // batch: the block's rows combine their column sums there.
   Value scratch;
   int64_t scratchBytes = 0;
   if (prefetchArea) {
+    NVVM::CpAsyncWaitGroupOp::create(b, 0);
     gpu::BarrierOp::create(b);
     scratch = prefetchBlock;
     scratchBytes = 2 * stageBytes;
@@ -1536,7 +1539,7 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
           body.index(cols));
       int64_t count = cols / chunkWidth;
       for (int64_t j = 0; j < perLane; ++j) {
-        Value chunk = arith::AddIOp::create(b, lane, body.index(j * group));
+        auto [chunk, active] = fixedChunk(lane, j, group, count);
         Value firstCol =
             arith::MulIOp::create(b, chunk, body.index(chunkWidth));
         auto storeChunk = [&] {
@@ -1547,12 +1550,7 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
                         arith::AddIOp::create(b, firstCol, body.index(l))));
           return success();
         };
-        if ((j + 1) * group > count)
-          (void)k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::ult,
-                                               chunk, body.index(count)),
-                         storeChunk);
-        else
-          (void)storeChunk();
+        whereActive(active, storeChunk);
       }
       next += slots;
       gpu::BarrierOp::create(b);
