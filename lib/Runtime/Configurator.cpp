@@ -1,6 +1,7 @@
 //===- Configurator.cpp - analytic kernel schedules -----------------------===//
 
 #include "nova/Runtime/Configurator.h"
+#include "nova/Runtime/RowFold.h"
 #include "nova/Runtime/ScatterLayout.h"
 #include "nova/Runtime/WgmmaTiling.h"
 
@@ -71,15 +72,12 @@ constexpr double kStreamingEfficiency = 0.7;
 // then shared-memory work and barriers): ~0.45 us, from the tiled
 // scatter_add's 346 us (5026 blocks of 128 threads, 7 a SM, 128 steps).
 constexpr double kIndexStepSeconds = 0.45e-6;
-// A row kernel's column sums fold after its rows: the blocks' f64 partials
-// (at most 256 blocks) in two levels when there are more than 16 (groups
-// of about the square root, then the groups), each by one block whose
-// threads take 2 columns a round of up to 16 rows' loads. A round is
+// A row kernel's column sums fold after its rows (rowfold::foldRounds: the
+// blocks' f64 partials, in two levels past 16 blocks). A round of loads is
 // latency-bound: ~1.75 us, from the 124M LayerNorm backward (3 sums of 768
 // columns, 256 blocks of 256 threads: 12 rounds), 83 us with its folds and
 // 62 us without them (bench/RESULTS.md, thirteenth session).
 constexpr double kFoldRoundSeconds = 1.75e-6;
-constexpr int64_t kFoldMaxBlocks = 256, kFoldRowsPerRound = 16;
 
 std::string fmt(const char *f, double a, double b = 0, double c = 0) {
   char buf[256];
@@ -639,13 +637,9 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     finish(p.streamedBytes ? double(p.streamedBytes) : 2.0 * p.m * p.n * elem,
            s.grid[0]);
     if (p.columnSums > 0) {
-      int64_t blocks = std::min(s.grid[0], kFoldMaxBlocks);
-      int levels = blocks > kFoldRowsPerRound ? 2 : 1;
-      int64_t levelRows =
-          levels == 2 ? int64_t(std::ceil(std::sqrt(double(blocks)))) : blocks;
-      int64_t rounds = levels * p.columnSums *
-                       ceilDiv(p.n, 2 * int64_t(s.threads)) *
-                       ceilDiv(levelRows, kFoldRowsPerRound);
+      int64_t blocks = std::min(s.grid[0], rowfold::kMaxAcrossBlocks);
+      int64_t rounds =
+          rowfold::foldRounds(blocks, p.columnSums, p.n, s.threads);
       s.predictedSeconds += double(rounds) * kFoldRoundSeconds;
       if (why)
         s.explanation.push_back(

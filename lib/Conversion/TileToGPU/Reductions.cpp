@@ -3,6 +3,7 @@
 
 #include "Emitter.h"
 #include "Hopper.h"
+#include "nova/Runtime/RowFold.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -65,11 +66,10 @@ constexpr int64_t kChunksInFlight = 4;
 Value zeroOf(ImplicitLocOpBuilder &b, Type type) {
   return arith::ConstantOp::create(b, cast<TypedAttr>(b.getZeroAttr(type)));
 }
-/// How a row kernel's per-block partials fold: `groups` groups of `size`
-/// blocks.
-struct FoldLevels {
-  int64_t size, groups;
-};
+using ::nova::rowfold::FoldLevels;
+using ::nova::rowfold::foldLevels;
+using ::nova::rowfold::kFoldLoads;
+using ::nova::rowfold::kMaxAcrossBlocks;
 
 /// Row and column reductions: the same body, split differently.
 class ReductionEmitter {
@@ -662,13 +662,10 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
 /// blocks of 256 keep 396 rows in flight, 40 MB of GPT-2's 100 KB logits
 /// rows, so a row's second read still finds it in the 50 MB L2.
 constexpr int64_t kRowThreadsPerSM = 768;
-/// The grid of a row kernel with sums across its rows, and its workspace:
-/// the ticket counters at 0 (the final one, then one per group of blocks),
-/// each sum's partials from kPartialsOffset on.
-constexpr int64_t kMaxAcrossBlocks = 256;
+/// The workspace of a row kernel with sums across its rows (at most
+/// kMaxAcrossBlocks blocks): the ticket counters at 0 (the final one, then
+/// one per group of blocks), each sum's partials from kPartialsOffset on.
 constexpr int64_t kPartialsOffset = 256, kPartialsAlign = 256;
-/// Rows of partials a thread loads before combining them.
-constexpr int64_t kFoldLoads = 16;
 /// Narrow rows with column sums: at most this many chunks per lane, and
 /// this many 32-bit registers of column sums per thread; the block's rows
 /// combine their sums through this many bytes of shared memory.
@@ -683,18 +680,6 @@ constexpr int64_t kRowRegisters = 64;
 constexpr int64_t kStagedBlockBytes = 110 * 1024, kSharedPerSM = 228 * 1024,
                   kSharedPerBlockExtra = 3 * 1024;
 
-/// Up to kFoldLoads blocks fold in one group; more in groups of the largest
-/// divisor of `grid` up to its square root (its groups then fold in a
-/// second level).
-FoldLevels foldLevels(int64_t grid) {
-  if (grid <= kFoldLoads)
-    return {grid, 1};
-  int64_t size = 1;
-  for (int64_t d = 2; d * d <= grid; ++d)
-    if (grid % d == 0)
-      size = d;
-  return {size, grid / size};
-}
 /// The largest grid up to `grid` whose groups are not much smaller than its
 /// square root (both levels short) and whose counters fit.
 int64_t foldableGrid(int64_t grid) {
