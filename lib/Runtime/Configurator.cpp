@@ -72,12 +72,13 @@ constexpr double kStreamingEfficiency = 0.7;
 // then shared-memory work and barriers): ~0.45 us, from the tiled
 // scatter_add's 346 us (5026 blocks of 128 threads, 7 a SM, 128 steps).
 constexpr double kIndexStepSeconds = 0.45e-6;
-// A row kernel's column sums fold after its rows (rowfold::foldRounds: the
-// blocks' f64 partials, in two levels past 16 blocks). A round of loads is
-// latency-bound: ~1.75 us, from the 124M LayerNorm backward (3 sums of 768
-// columns, 256 blocks of 256 threads: 12 rounds), 83 us with its folds and
-// 62 us without them (bench/RESULTS.md, thirteenth session).
-constexpr double kFoldRoundSeconds = 1.75e-6;
+// A row kernel's column sums fold after its rows (rowfold::foldPlan: the
+// last blocks to finish each fold a share of the blocks' f64 partials). A
+// round of loads is latency-bound: ~1.5 us, from the 124M LayerNorm
+// backward (3 sums of 768 columns, 256 blocks of 256 threads, folded by the
+// last 72 in one round of loads and one of their slices): 65.3 us with its
+// fold (fourteenth session), 62.4 us without (thirteenth, bench/RESULTS.md).
+constexpr double kFoldRoundSeconds = 1.5e-6;
 
 std::string fmt(const char *f, double a, double b = 0, double c = 0) {
   char buf[256];
@@ -638,14 +639,17 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
            s.grid[0]);
     if (p.columnSums > 0) {
       int64_t blocks = std::min(s.grid[0], rowfold::kMaxAcrossBlocks);
+      rowfold::FoldPlan plan = rowfold::foldPlan(
+          blocks, rowfold::columnSumItems(p.columnSums, p.n), s.threads);
+      // The folders' rounds of loads, then their slices' totals combined.
       int64_t rounds =
-          rowfold::foldRounds(blocks, p.columnSums, p.n, s.threads);
+          rowfold::foldRounds(plan, s.threads) + (plan.slices > 1 ? 1 : 0);
       s.predictedSeconds += double(rounds) * kFoldRoundSeconds;
       if (why)
         s.explanation.push_back(
-            fmt("%g column sums folded across %g blocks in %g latency-bound "
-                "rounds of loads",
-                double(p.columnSums), double(blocks), double(rounds)));
+            fmt("%g column sums folded across %g blocks by the last %g",
+                double(p.columnSums), double(blocks), double(plan.folders)) +
+            fmt(" to finish in %g latency-bound rounds", double(rounds)));
     }
     break;
   }

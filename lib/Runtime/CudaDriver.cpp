@@ -57,6 +57,8 @@ void load() {
   resolve(lib, "cuModuleLoadDataEx", d.cuModuleLoadDataEx, missing);
   resolve(lib, "cuModuleGetFunction", d.cuModuleGetFunction, missing);
   resolve(lib, "cuFuncSetAttribute", d.cuFuncSetAttribute, missing);
+  resolve(lib, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+          d.cuOccupancyMaxActiveBlocksPerMultiprocessor, missing);
   resolve(lib, "cuLaunchKernel", d.cuLaunchKernel, missing);
   resolve(lib, "cuStreamCreate", d.cuStreamCreate, missing);
   resolve(lib, "cuStreamSynchronize", d.cuStreamSynchronize, missing);

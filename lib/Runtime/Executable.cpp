@@ -285,10 +285,10 @@ bool writeExecutable(const ExecutableDesc &exe, std::string &bytes,
           fb::CreateParam(b, fb::ParamKind(p.kind), p.size, p.statusBits));
     std::vector<uint32_t> block(k.block.begin(), k.block.end());
     fb::Hash128 hash(k.hash.lo, k.hash.hi);
-    kernels.push_back(
-        fb::CreateKernelDirect(b, k.name.c_str(), &hash, &images,
-                               k.ptx.empty() ? nullptr : k.ptx.c_str(), &block,
-                               k.sharedMemory, &params, k.workspaceBytes));
+    kernels.push_back(fb::CreateKernelDirect(
+        b, k.name.c_str(), &hash, &images,
+        k.ptx.empty() ? nullptr : k.ptx.c_str(), &block, k.sharedMemory,
+        &params, k.workspaceBytes, k.coResident));
   }
   std::vector<flatbuffers::Offset<fb::Entry>> entries;
   for (const EntryDesc &e : exe.entries) {
@@ -420,6 +420,7 @@ bool readExecutable(const std::string &bytes, ExecutableDesc &exe,
               {ParamKind(p->kind()), p->size(), p->status_bits()});
         }
       kd.workspaceBytes = k->workspace_bytes();
+      kd.coResident = k->co_resident();
       exe.kernels.push_back(std::move(kd));
     }
   auto tensors =
@@ -526,6 +527,8 @@ std::string nova::describeExecutable(const ExecutableDesc &exe) {
     os << " shared " << k.sharedMemory << " params " << k.params.size();
     if (k.workspaceBytes)
       os << " workspace " << k.workspaceBytes;
+    if (k.coResident)
+      os << " co-resident " << k.coResident;
     os << " ptx " << k.ptx.size() << " bytes";
     for (const ParamDesc &p : k.params)
       if (p.kind == ParamKind::StatusWord) {

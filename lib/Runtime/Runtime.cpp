@@ -122,6 +122,26 @@ void *CudaKernelLoader::load(const KernelDesc &kernel, const std::string &arch,
           "cuFuncSetAttribute(dynamic shared memory) of '" + kernel.name + "'",
           error))
     return nullptr;
+  // Blocks that wait for each other must all be resident, or the kernel
+  // would hang: refuse it where the device holds fewer.
+  if (kernel.coResident > 0) {
+    int perSM = 0;
+    uint32_t threads = kernel.block[0] * kernel.block[1] * kernel.block[2];
+    if (!device.check(drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                          &perSM, function, int(threads), kernel.sharedMemory),
+                      "cuOccupancyMaxActiveBlocksPerMultiprocessor('" +
+                          kernel.name + "')",
+                      error))
+      return nullptr;
+    uint64_t resident = uint64_t(perSM) * uint64_t(device.multiprocessors());
+    if (resident < kernel.coResident) {
+      error = "kernel '" + kernel.name + "' needs " +
+              std::to_string(kernel.coResident) +
+              " blocks resident at once; device '" + device.name() +
+              "' holds " + std::to_string(resident);
+      return nullptr;
+    }
+  }
   return function;
 }
 

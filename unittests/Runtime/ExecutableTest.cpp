@@ -117,8 +117,10 @@ TEST(Executable, WorkspaceParameterRoundTripsAndIsChecked) {
   sums.hash = hashBytes("column_sums");
   sums.params = {{ParamKind::Buffer, 8}, {ParamKind::Workspace, 8}};
   sums.workspaceBytes = 4096;
+  sums.coResident = 72; // its last 72 blocks wait for the others
   exe.kernels.push_back(sums);
   KernelDesc small = sums;
+  small.coResident = 0;
   small.name = "totals";
   small.hash = hashBytes("totals");
   small.workspaceBytes = 512;
@@ -134,11 +136,14 @@ TEST(Executable, WorkspaceParameterRoundTripsAndIsChecked) {
   ASSERT_TRUE(readExecutable(bytes, out, error)) << error;
   ASSERT_EQ(out.kernels.size(), 4u);
   EXPECT_EQ(out.kernels[2].workspaceBytes, 4096u);
+  EXPECT_EQ(out.kernels[2].coResident, 72u);
+  EXPECT_EQ(out.kernels[3].coResident, 0u);
   EXPECT_EQ(out.kernels[2].params[1].kind, ParamKind::Workspace);
   EXPECT_EQ(out.entries[1].launches[2].args[1].kind, ParamKind::Workspace);
   EXPECT_EQ(workspaceBytes(out, out.entries[1]), 4096u);
   EXPECT_EQ(workspaceBytes(out, out.entries[0]), 0u);
-  EXPECT_NE(describeExecutable(out).find("workspace 4096"), std::string::npos);
+  EXPECT_NE(describeExecutable(out).find("workspace 4096 co-resident 72"),
+            std::string::npos);
 
   // The device memory plan: each allocation in whole 2 MiB pages, the
   // graph's page with graphs on.

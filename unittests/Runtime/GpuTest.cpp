@@ -318,6 +318,20 @@ TEST_F(Gpu, ErrorsNameTheCallAndTheKernel) {
       << error;
   EXPECT_NE(error.find("JIT log"), std::string::npos) << error;
 
+  // Blocks that wait for each other must fit on the device at once.
+  exe = executable(false, 1024, 1.0f);
+  exe.kernels[0].coResident = 1u << 20;
+  exe.kernels[0].hash = hashBytes("vadd, a million co-resident blocks");
+  inst = Instance::create(*device, exe, "add_scale", {}, error);
+  EXPECT_FALSE(inst);
+  EXPECT_NE(error.find("kernel 'vadd' needs 1048576 blocks resident at once"),
+            std::string::npos)
+      << error;
+  exe.kernels[0].coResident = uint32_t(device->multiprocessors());
+  exe.kernels[0].hash = hashBytes("vadd, a block an SM co-resident");
+  inst = Instance::create(*device, exe, "add_scale", {}, error);
+  EXPECT_TRUE(inst) << error;
+
   inst = Instance::create(*device, executable(false, 8, 1.0f), "nothing", {},
                           error);
   EXPECT_FALSE(inst);

@@ -126,6 +126,9 @@ struct KernelDesc {
   /// Bytes of workspace the kernel needs (zero at launch, left zero); a
   /// kernel with a Workspace parameter declares a non-zero size.
   uint64_t workspaceBytes = 0;
+  /// Blocks that must be resident at once (some wait for the others'
+  /// results); the runtime checks the device holds them. 0: no such need.
+  uint32_t coResident = 0;
 };
 
 struct TmaDesc {

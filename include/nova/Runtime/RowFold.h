@@ -1,15 +1,18 @@
-//===- RowFold.h - how a row kernel folds its sums across blocks -*- C++ -*-===//
+//===- RowFold.h - how a row kernel folds its sums across blocks -*- C++
+//-*-===//
 //
 // A row kernel with sums across its rows (lib/Conversion/TileToGPU/
-// Reductions.cpp) writes one partial per block and sum, then the last
-// blocks to finish fold them; the configurator prices that fold by the
-// same rules. Header only, no MLIR: the runtime includes it too.
+// Reductions.cpp) writes one partial per block and sum; the last blocks to
+// finish fold them, each its share of the sums' columns over every block.
+// The configurator prices that fold by the same plan. Header only, no
+// MLIR: the runtime includes it too.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef NOVA_RUNTIME_ROWFOLD_H
 #define NOVA_RUNTIME_ROWFOLD_H
 
+#include <algorithm>
 #include <cstdint>
 
 namespace nova::rowfold {
@@ -19,39 +22,54 @@ namespace nova::rowfold {
 inline constexpr int64_t kMaxAcrossBlocks = 256;
 /// Rows of partials a folding thread loads before combining any.
 inline constexpr int64_t kFoldLoads = 16;
+/// The most blocks that fold. Each waits until every block has written its
+/// partials, so the device must hold that many at once (then one is always
+/// left for a block still working): the kernel declares how many
+/// (`co_resident` in the executable) and the runtime checks at load.
+inline constexpr int64_t kMaxFolders = 128;
+/// The most row slices an item's rows split into (their totals combine in
+/// slice order, one after another).
+inline constexpr int64_t kMaxSlices = 32;
 
-/// How the blocks' partials fold: `groups` groups of `size` blocks, each
-/// folded by its last block to finish, then (more than one group) the
-/// groups by the last of those.
-struct FoldLevels {
-  int64_t size, groups;
+/// How the partials fold. An item is 16 bytes of one sum's columns (one
+/// word for a total). The last `folders` blocks to finish each take
+/// `perFolder` consecutive items; within a folder, an item's rows split
+/// into `slices` runs of `rowsPerSlice` blocks, a thread each, folded in
+/// block order, then the slices in order.
+struct FoldPlan {
+  int64_t folders, perFolder, slices, rowsPerSlice;
 };
 
-/// Up to kFoldLoads blocks fold in one group; more in groups of the largest
-/// divisor of `grid` up to its square root (its groups then fold in a
-/// second level).
-inline FoldLevels foldLevels(int64_t grid) {
-  if (grid <= kFoldLoads)
-    return {grid, 1};
-  int64_t size = 1;
-  for (int64_t d = 2; d * d <= grid; ++d)
-    if (grid % d == 0)
-      size = d;
-  return {size, grid / size};
+/// Enough folders that a thread loads at most kFoldLoads rows (one round
+/// of loads in flight), within kMaxFolders and the grid; a folder's items
+/// split over its threads.
+inline FoldPlan foldPlan(int64_t grid, int64_t items, int64_t threads) {
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  grid = std::max<int64_t>(1, grid);
+  items = std::max<int64_t>(1, items);
+  int64_t folders =
+      std::clamp<int64_t>(ceilDiv(items * grid, threads * kFoldLoads), 1,
+                          std::min({kMaxFolders, grid, items}));
+  int64_t perFolder = ceilDiv(items, folders);
+  folders = ceilDiv(items, perFolder);
+  int64_t slices =
+      std::clamp<int64_t>(threads / perFolder, 1, std::min(kMaxSlices, grid));
+  int64_t rowsPerSlice = ceilDiv(grid, slices);
+  return {folders, perFolder, ceilDiv(grid, rowsPerSlice), rowsPerSlice};
 }
 
-/// The rounds of loads a fold of `sums` column sums of `cols` f64 columns
-/// over `grid` blocks takes, level by level, on `threads` threads: a
-/// thread takes 16 bytes (2 columns) of a sum a round, from up to
-/// kFoldLoads rows.
-inline int64_t foldRounds(int64_t grid, int64_t sums, int64_t cols,
-                          int64_t threads) {
+/// The items of `sums` column sums of `cols` f64 columns (two a 16-byte
+/// item where `cols` is even).
+inline int64_t columnSumItems(int64_t sums, int64_t cols) {
+  return sums * (cols % 2 ? cols : cols / 2);
+}
+
+/// The rounds of loads a folding thread takes: its items (more than the
+/// folder's threads loop) times its rows in rounds of kFoldLoads.
+inline int64_t foldRounds(const FoldPlan &plan, int64_t threads) {
   auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
-  auto level = [&](int64_t rows) {
-    return sums * ceilDiv(cols, 2 * threads) * ceilDiv(rows, kFoldLoads);
-  };
-  FoldLevels l = foldLevels(grid);
-  return level(l.size) + (l.groups > 1 ? level(l.groups) : 0);
+  return ceilDiv(plan.perFolder, std::min(plan.perFolder, threads)) *
+         ceilDiv(plan.rowsPerSlice, kFoldLoads);
 }
 
 } // namespace nova::rowfold

@@ -564,6 +564,13 @@ mlir::nova::compileGPUKernels(ModuleOp module,
       k.desc.params.back().kind = ::nova::ParamKind::Workspace;
       k.desc.workspaceBytes = uint64_t(bytes.getInt());
     }
+    if (auto blocks = fn->getAttrOfType<IntegerAttr>(kCoResidentBlocksAttr)) {
+      if (blocks.getInt() <= 0 || blocks.getInt() > (int64_t(1) << 20))
+        return fn.emitError("gpu.func @")
+               << fn.getName() << " asks for " << blocks.getInt()
+               << " co-resident blocks; expected 1 to 2^20";
+      k.desc.coResident = uint32_t(blocks.getInt());
+    }
     KernelJob &job = jobs.emplace_back();
     job.module = gm;
     job.name = fn.getName().str();

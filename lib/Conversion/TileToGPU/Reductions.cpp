@@ -66,8 +66,8 @@ constexpr int64_t kChunksInFlight = 4;
 Value zeroOf(ImplicitLocOpBuilder &b, Type type) {
   return arith::ConstantOp::create(b, cast<TypedAttr>(b.getZeroAttr(type)));
 }
-using ::nova::rowfold::FoldLevels;
-using ::nova::rowfold::foldLevels;
+using ::nova::rowfold::FoldPlan;
+using ::nova::rowfold::foldPlan;
 using ::nova::rowfold::kFoldLoads;
 using ::nova::rowfold::kMaxAcrossBlocks;
 
@@ -257,14 +257,13 @@ private:
     bool perColumn;
     unsigned output;         // the kernel output that yields it
     int64_t offset;          // of its per-block partials in the workspace
-    int64_t groupOffset = 0; // of its per-group partials (two-level fold)
   };
-  /// Rows [firstRow, firstRow + rowCount) of `part` ([rows, width]) folded
-  /// column by column in row order and zeroed; `emit` takes each column's
-  /// total.
-  LogicalResult foldRows(Value part, Value firstRow, int64_t rowCount,
-                         int64_t width, const Combiner &comb, int64_t threads,
-                         function_ref<void(Value col, Value total)> emit);
+  /// The last blocks to finish fold the blocks' partials of `across` (in
+  /// the workspace, `grid` rows each) into the results, by
+  /// rowfold::foldPlan; the counters and partials are left zeroed.
+  LogicalResult foldAcrossBlocks(gpu::GPUFuncOp func, ArrayRef<Across> across,
+                                 Value workspace, int64_t grid, int64_t threads,
+                                 int64_t cols);
   /// Writes each block's partials of `across` (`acc`: per column sum its
   /// thread's slots, per total its thread's share) and lets the last block
   /// to finish combine them in block order. With fixed chunks the block's
@@ -680,19 +679,6 @@ constexpr int64_t kRowRegisters = 64;
 constexpr int64_t kStagedBlockBytes = 110 * 1024, kSharedPerSM = 228 * 1024,
                   kSharedPerBlockExtra = 3 * 1024;
 
-/// The largest grid up to `grid` whose groups are not much smaller than its
-/// square root (both levels short) and whose counters fit.
-int64_t foldableGrid(int64_t grid) {
-  auto ok = [](int64_t g) {
-    FoldLevels l = foldLevels(g);
-    return l.groups == 1 ||
-           (4 * l.size * l.size >= g && l.groups < kPartialsOffset / 4);
-  };
-  while (!ok(grid))
-    --grid;
-  return grid;
-}
-
 /// The row max that a row sum of exp(x - max) shifts by, where x is the
 /// max's own input (softmax, log_softmax, the loss): both fold in one read
 /// of the row, the sum rescaled by exp(old - new) when the running max
@@ -933,11 +919,11 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       staging.offsets = offsets;
     }
   }
-  // With sums across the rows, a bounded grid loops over the rows, so the
-  // last block combines at most kMaxAcrossBlocks partials per sum. Totals
-  // alone (a word per block) fold in two levels: the grid fills every SM
-  // with the same number of blocks, enough rows in flight to cover the
-  // memory latency, as many as the staged rows let share an SM.
+  // With sums across the rows, a bounded grid loops over the rows, so at
+  // most kMaxAcrossBlocks partials fold per column sum. Totals alone (a
+  // word per block) fold cheaply: the grid fills every SM with the same
+  // number of blocks, enough rows in flight to cover the memory latency,
+  // as many as the staged rows let share an SM.
   int64_t blocksPerSM = std::max<int64_t>(1, kRowThreadsPerSM / threads);
   if (stagedBytes)
     blocksPerSM = std::max<int64_t>(
@@ -945,9 +931,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                     kSharedPerSM / (stagedBytes + kSharedPerBlockExtra)));
   int64_t acrossBlocks =
       columnSums ? kMaxAcrossBlocks : hopper::kSMs * blocksPerSM;
-  int64_t grid = across.empty()
-                     ? batches
-                     : foldableGrid(std::min<int64_t>(batches, acrossBlocks));
+  int64_t grid =
+      across.empty() ? batches : std::min<int64_t>(batches, acrossBlocks);
   if (batches <= grid)
     prefetchArea = 0; // one batch a block: nothing to overlap
   size_t widestPass = 1;
@@ -959,20 +944,15 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                         AffineMap(), shared()),
         b.getLoc());
   }
-  // Workspace: a ticket counter, then each sum's partials per block.
+  // Workspace: the fold's counters, then each sum's partials per block.
   Value workspace;
   int64_t workspaceBytes = kPartialsOffset;
-  FoldLevels levels = foldLevels(grid);
   for (Across &a : across) {
     int64_t rowBytes =
         (a.perColumn ? cols : 1) *
         std::max<int64_t>(1, a.comb.accType.getIntOrFloatBitWidth() / 8);
     a.offset = workspaceBytes;
     workspaceBytes += llvm::alignTo(grid * rowBytes, kPartialsAlign);
-    if (levels.groups > 1) {
-      a.groupOffset = workspaceBytes;
-      workspaceBytes += llvm::alignTo(levels.groups * rowBytes, kPartialsAlign);
-    }
   }
   if (!across.empty())
     workspace = k.addWorkspace(workspaceBytes);
@@ -1584,134 +1564,279 @@ LogicalResult ReductionEmitter::combineAcrossBlocks(
     });
   }
 
-  // 2. The partials fold in two levels, each a fixed order: the blocks of
-  // each group of `size` consecutive blocks (the last of the group to
-  // finish folds them in block order), then the groups (the last group
-  // folder to finish folds them in group order). The groups fold on
-  // different SMs at once and each fold issues its loads together, so the
-  // last block no longer reads every partial one load at a time.
-  FoldLevels levels = foldLevels(grid);
-  fenceDevice();
-  gpu::BarrierOp::create(b);
-  Value foldGroup = arith::DivUIOp::create(b, block, body.index(levels.size));
-  Value groupCounter = arith::AddIOp::create(b, foldGroup, body.index(1));
-  Value counters =
-      k.workspaceView(workspace, 0, {kPartialsOffset / 4}, b.getI32Type());
-  auto resetCounter = [&](Value slot) {
-    return k.ifThen(isThread0, [&] {
-      memref::StoreOp::create(
-          b, arith::ConstantOp::create(b, b.getI32IntegerAttr(0)), counters,
-          ValueRange{slot});
-      return success();
-    });
-  };
-  // The last level folds into the results; a first level into the group's
-  // row of the group partials.
-  auto foldInto = [&](bool final, Value firstRow, int64_t rowCount) {
-    fenceDevice();
-    for (const Across &a : across) {
-      int64_t width = a.perColumn ? cols : 1;
-      Value part = k.workspaceView(
-          workspace, final && levels.groups > 1 ? a.groupOffset : a.offset,
-          {final && levels.groups > 1 ? levels.groups : grid, width},
-          a.comb.accType);
-      Value result = nv::ReduceOp(a.reduce).getResult();
-      Value groups =
-          final ? Value()
-                : k.workspaceView(workspace, a.groupOffset,
-                                  {levels.groups, width}, a.comb.accType);
-      if (failed(foldRows(part, firstRow, rowCount, width, a.comb, threads,
-                          [&](Value col, Value total) {
-                            if (!final) {
-                              memref::StoreOp::create(
-                                  b, total, groups, ValueRange{foldGroup, col});
-                              return;
-                            }
-                            memref::StoreOp::create(
-                                b, body.convert(total, elementOf(result)),
-                                k.outputBuffers[a.output],
-                                body.delinearize(col, shapeOf(result)));
-                          })))
-        return failure();
-    }
-    return success();
-  };
-  if (levels.groups == 1) {
-    Value isLast = drawTicket(func, isThread0, counters, zero, grid - 1);
-    return k.ifThen(isLast, [&]() -> LogicalResult {
-      if (failed(foldInto(/*final=*/true, zero, grid)))
-        return failure();
-      return resetCounter(zero);
-    });
-  }
-  Value lastOfGroup =
-      drawTicket(func, isThread0, counters, groupCounter, levels.size - 1);
-  return k.ifThen(lastOfGroup, [&]() -> LogicalResult {
-    if (failed(resetCounter(groupCounter)) ||
-        failed(foldInto(
-            /*final=*/false,
-            arith::MulIOp::create(b, foldGroup, body.index(levels.size)),
-            levels.size)))
-      return failure();
-    fenceDevice();
-    gpu::BarrierOp::create(b);
-    Value isLast =
-        drawTicket(func, isThread0, counters, zero, levels.groups - 1);
-    return k.ifThen(isLast, [&]() -> LogicalResult {
-      if (failed(foldInto(/*final=*/true, zero, levels.groups)))
-        return failure();
-      return resetCounter(zero);
-    });
-  });
+  return foldAcrossBlocks(func, across, workspace, grid, threads, cols);
 }
 
-LogicalResult
-ReductionEmitter::foldRows(Value part, Value firstRow, int64_t rowCount,
-                           int64_t width, const Combiner &comb, int64_t threads,
-                           function_ref<void(Value col, Value total)> emit) {
-  // A thread takes 16 bytes of adjacent columns where the width allows,
-  // and loads them from up to kFoldLoads rows before combining any: the
-  // loads are independent, the combination stays in row order.
-  int64_t bytes =
-      std::max<int64_t>(1, comb.accType.getIntOrFloatBitWidth() / 8);
-  int64_t v = std::max<int64_t>(1, 16 / bytes);
-  while (v > 1 && width % v)
-    v /= 2;
-  VectorType vec = VectorType::get({v}, comb.accType);
-  Value zeros = arith::ConstantOp::create(
-      b, vec, DenseElementsAttr::get(vec, b.getZeroAttr(comb.accType)));
-  Value start = arith::MulIOp::create(b, k.threadId(), body.index(v));
-  return k.loop(
-      start, body.index(width), body.index(threads * v),
-      [&](Value col) -> LogicalResult {
-        SmallVector<Value> totals(v, comb.identity(b, b.getLoc()));
-        for (int64_t r0 = 0; r0 < rowCount; r0 += kFoldLoads) {
-          SmallVector<SmallVector<Value, 2>> at;
-          SmallVector<Value> loaded;
-          for (int64_t r = r0; r < std::min(rowCount, r0 + kFoldLoads); ++r) {
-            at.push_back(
-                {arith::AddIOp::create(b, firstRow, body.index(r)), col});
-            loaded.push_back(vector::LoadOp::create(
-                b, vec, part, at.back(), /*nontemporal=*/false,
-                llvm::MaybeAlign(v * bytes)));
-          }
-          // The workspace is left zeroed, as the executable's contract says
-          // (other kernels' counters may sit here).
-          for (const auto &point : at)
-            vector::StoreOp::create(b, zeros, part, point,
-                                    /*nontemporal=*/false,
-                                    llvm::MaybeAlign(v * bytes));
-          for (Value x : loaded)
-            for (int64_t l = 0; l < v; ++l)
-              totals[l] = comb.combine(b, b.getLoc(), totals[l],
-                                       vector::ExtractOp::create(b, x, l));
-        }
-        for (int64_t l = 0; l < v; ++l)
-          emit(l ? arith::AddIOp::create(b, col, body.index(l)).getResult()
-                 : col,
-               totals[l]);
-        return success();
+LogicalResult ReductionEmitter::foldAcrossBlocks(gpu::GPUFuncOp func,
+                                                 ArrayRef<Across> across,
+                                                 Value workspace, int64_t grid,
+                                                 int64_t threads,
+                                                 int64_t cols) {
+  // The items: each sum's columns in 16-byte vectors where its width
+  // allows (a total: one word), numbered sum after sum.
+  struct Share {
+    const Across *a;
+    int64_t width, v, firstItem;
+  };
+  SmallVector<Share> shares;
+  int64_t items = 0;
+  for (const Across &a : across) {
+    int64_t width = a.perColumn ? cols : 1;
+    int64_t bytes =
+        std::max<int64_t>(1, a.comb.accType.getIntOrFloatBitWidth() / 8);
+    int64_t v = std::max<int64_t>(1, 16 / bytes);
+    while (v > 1 && width % v)
+      v /= 2;
+    shares.push_back({&a, width, v, items});
+    items += width / v;
+  }
+  FoldPlan plan = foldPlan(grid, items, threads);
+  // The folders must be resident together (they wait for the others): the
+  // runtime checks the device holds this many blocks at once.
+  func->setAttr(kCoResidentBlocksAttr, b.getI64IntegerAttr(plan.folders));
+
+  Value tid = k.threadId();
+  Value zero = body.index(0);
+  Value isThread0 =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
+  auto i32 = [&](int64_t x) {
+    return arith::ConstantOp::create(b, b.getI32IntegerAttr(int32_t(x)));
+  };
+  // 2. Every block draws a ticket once its partials are written; the last
+  // plan.folders to draw fold. Counter 0 counts the blocks done, counter
+  // 1 the folders past their wait (the last of them resets both).
+  fenceDevice();
+  gpu::BarrierOp::create(b);
+  Value counters =
+      k.workspaceView(workspace, 0, {kPartialsOffset / 4}, b.getI32Type());
+  Value ticketSlot = func.addWorkgroupAttribution(
+      MemRefType::get({1}, b.getI32Type(), AffineMap(), shared()), b.getLoc());
+  (void)k.ifThen(isThread0, [&] {
+    Value ticket = memref::AtomicRMWOp::create(
+        b, arith::AtomicRMWKind::addi, i32(1), counters, ValueRange{zero});
+    memref::StoreOp::create(b, ticket, ticketSlot, ValueRange{zero});
+    return success();
+  });
+  gpu::BarrierOp::create(b);
+  Value ticket = memref::LoadOp::create(b, ticketSlot, ValueRange{zero});
+  Value isFolder = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, ticket,
+                                         i32(grid - plan.folders));
+  return k.ifThen(isFolder, [&]() -> LogicalResult {
+    Value folder = arith::IndexCastOp::create(
+        b, b.getIndexType(),
+        arith::SubIOp::create(b, ticket, i32(grid - plan.folders)));
+    // Thread 0 waits until every block has drawn its ticket, polling
+    // counter 0 with acquire loads (then every partial is visible).
+    (void)k.ifThen(isThread0, [&] {
+      Value address = LLVM::IntToPtrOp::create(
+          b, LLVM::LLVMPointerType::get(b.getContext(), 1),
+          arith::IndexCastOp::create(
+              b, b.getI64Type(),
+              memref::ExtractAlignedPointerAsIndexOp::create(b, workspace))
+              .getResult());
+      scf::WhileOp::create(
+          b, TypeRange{}, ValueRange{},
+          [&](OpBuilder &nb, Location loc, ValueRange) {
+            Value done =
+                LLVM::InlineAsmOp::create(
+                    nb, loc, nb.getI32Type(), ValueRange{address},
+                    "ld.acquire.gpu.global.u32 $0, [$1];", "=r,l",
+                    /*has_side_effects=*/true, /*is_align_stack=*/false,
+                    LLVM::tailcallkind::TailCallKind::None,
+                    LLVM::AsmDialectAttr(), ArrayAttr())
+                    .getResult(0);
+            Value waiting = arith::CmpIOp::create(
+                nb, loc, arith::CmpIPredicate::slt, done,
+                arith::ConstantOp::create(nb, loc,
+                                          nb.getI32IntegerAttr(int32_t(grid))));
+            scf::ConditionOp::create(nb, loc, waiting, ValueRange{});
+          },
+          [&](OpBuilder &nb, Location loc, ValueRange) {
+            NVVM::NanosleepOp::create(
+                nb, loc,
+                arith::ConstantOp::create(nb, loc, nb.getI32IntegerAttr(100)));
+            scf::YieldOp::create(nb, loc);
+          });
+      fenceDevice();
+      Value left =
+          memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::addi, i32(1),
+                                      counters, ValueRange{body.index(1)});
+      return k.ifThen(arith::CmpIOp::create(b, arith::CmpIPredicate::eq, left,
+                                            i32(plan.folders - 1)),
+                      [&] {
+                        for (int64_t slot : {0, 1})
+                          memref::StoreOp::create(b, i32(0), counters,
+                                                  ValueRange{body.index(slot)});
+                        return success();
+                      });
+    });
+    gpu::BarrierOp::create(b);
+
+    // 3. The folder's items [folder * perFolder, ...): thread t takes item
+    // t % lanes and, with several slices, the rows of slice t / lanes.
+    int64_t lanes = std::min(plan.perFolder, threads);
+    Value lane = arith::RemUIOp::create(b, tid, body.index(lanes));
+    Value slice = arith::DivUIOp::create(b, tid, body.index(lanes));
+    Value firstItem =
+        arith::MulIOp::create(b, folder, body.index(plan.perFolder));
+    auto below = [&](Value x, int64_t bound) -> Value {
+      return arith::CmpIOp::create(b, arith::CmpIPredicate::ult, x,
+                                   body.index(bound));
+    };
+    // Runs `fn` with the share whose items hold `item` and the item's
+    // first column in it.
+    auto forShare = [&](Value item,
+                        function_ref<void(const Share &, Value col)> fn) {
+      for (const Share &s : shares) {
+        Value inShare = arith::AndIOp::create(
+            b,
+            arith::CmpIOp::create(b, arith::CmpIPredicate::uge, item,
+                                  body.index(s.firstItem)),
+            below(item, s.firstItem + s.width / s.v));
+        (void)k.ifThen(inShare, [&] {
+          fn(s, arith::MulIOp::create(
+                    b, arith::SubIOp::create(b, item, body.index(s.firstItem)),
+                    body.index(s.v)));
+          return success();
+        });
+      }
+    };
+    // The rows [first, first + count) of item `item`'s share folded in
+    // block order and zeroed (the workspace is left zeroed, as the
+    // executable's contract says), kFoldLoads loads in flight; per share
+    // whose items hold `item`, `use` takes the share and its totals.
+    auto foldItem =
+        [&](Value item, Value first, int64_t count,
+            function_ref<void(const Share &, Value col, ArrayRef<Value> totals)>
+                use) {
+          forShare(item, [&](const Share &s, Value col) {
+            const Combiner &comb = s.a->comb;
+            Value part = k.workspaceView(workspace, s.a->offset,
+                                         {grid, s.width}, comb.accType);
+            int64_t bytes =
+                std::max<int64_t>(1, comb.accType.getIntOrFloatBitWidth() / 8);
+            VectorType vec = VectorType::get({s.v}, comb.accType);
+            Value zeros = arith::ConstantOp::create(
+                b, vec,
+                DenseElementsAttr::get(vec, b.getZeroAttr(comb.accType)));
+            SmallVector<Value> totals(s.v, comb.identity(b, b.getLoc()));
+            for (int64_t r0 = 0; r0 < count; r0 += kFoldLoads) {
+              SmallVector<std::pair<Value, Value>> loaded; // (row, valid)
+              SmallVector<Value> values;
+              for (int64_t r = r0; r < std::min(count, r0 + kFoldLoads); ++r) {
+                Value row = arith::AddIOp::create(b, first, body.index(r));
+                // Rows of the last slice past the grid's last block read
+                // that one (not used, nor zeroed).
+                Value valid = grid % count ? below(row, grid) : Value();
+                if (valid)
+                  row = arith::MinUIOp::create(b, row, body.index(grid - 1));
+                loaded.push_back({row, valid});
+                values.push_back(vector::LoadOp::create(
+                    b, vec, part, ValueRange{row, col}, /*nontemporal=*/false,
+                    llvm::MaybeAlign(s.v * bytes)));
+              }
+              for (auto [row, valid] : loaded)
+                whereActive(valid, [&, row = row] {
+                  vector::StoreOp::create(b, zeros, part, ValueRange{row, col},
+                                          /*nontemporal=*/false,
+                                          llvm::MaybeAlign(s.v * bytes));
+                  return success();
+                });
+              for (auto [x, rv] : llvm::zip(values, loaded))
+                for (int64_t l = 0; l < s.v; ++l) {
+                  Value next = comb.combine(b, b.getLoc(), totals[l],
+                                            vector::ExtractOp::create(b, x, l));
+                  totals[l] = rv.second ? arith::SelectOp::create(
+                                              b, rv.second, next, totals[l])
+                                        : next;
+                }
+            }
+            use(s, col, totals);
+          });
+        };
+    // A share's column total into its result.
+    auto emit = [&](const Share &s, Value col, ArrayRef<Value> totals) {
+      Value result = nv::ReduceOp(s.a->reduce).getResult();
+      for (auto [l, total] : llvm::enumerate(totals))
+        memref::StoreOp::create(
+            b, body.convert(total, elementOf(result)),
+            k.outputBuffers[s.a->output],
+            body.delinearize(
+                l ? arith::AddIOp::create(b, col, body.index(l)).getResult()
+                  : col,
+                shapeOf(result)));
+    };
+    if (plan.slices == 1)
+      return k.loop(lane, body.index(plan.perFolder), body.index(lanes),
+                    [&](Value local) {
+                      Value item = arith::AddIOp::create(b, firstItem, local);
+                      return k.ifThen(below(item, items), [&] {
+                        foldItem(item, zero, grid, emit);
+                        return success();
+                      });
+                    });
+    // Several slices: each slice's totals through shared memory (per
+    // accumulator type, [slices][lanes][v]), then the slices in order.
+    DenseMap<Type, Value> sliceTotals;
+    int64_t widest = 1;
+    for (const Share &s : shares) {
+      widest = std::max(widest, s.v);
+      sliceTotals.try_emplace(s.a->comb.accType, Value());
+    }
+    for (auto &[type, buffer] : sliceTotals) {
+      buffer = func.addWorkgroupAttribution(
+          MemRefType::get({plan.slices * lanes * widest}, type, AffineMap(),
+                          shared()),
+          b.getLoc());
+      // 16-byte aligned: LLVM merges a thread's adjacent totals into one
+      // 16-byte store.
+      func.setWorkgroupAttributionAttr(func.getNumWorkgroupAttributions() - 1,
+                                       LLVM::LLVMDialect::getAlignAttrName(),
+                                       b.getI64IntegerAttr(16));
+    }
+    auto slot = [&](Value sl, int64_t l) {
+      return arith::AddIOp::create(
+          b,
+          arith::MulIOp::create(
+              b,
+              arith::AddIOp::create(
+                  b, arith::MulIOp::create(b, sl, body.index(lanes)), lane),
+              body.index(widest)),
+          body.index(l));
+    };
+    Value item = arith::AddIOp::create(b, firstItem, lane);
+    Value mine =
+        arith::AndIOp::create(b, below(slice, plan.slices), below(item, items));
+    (void)k.ifThen(mine, [&] {
+      foldItem(
+          item, arith::MulIOp::create(b, slice, body.index(plan.rowsPerSlice)),
+          plan.rowsPerSlice,
+          [&](const Share &s, Value, ArrayRef<Value> totals) {
+            for (auto [l, total] : llvm::enumerate(totals))
+              memref::StoreOp::create(b, total, sliceTotals[s.a->comb.accType],
+                                      ValueRange{slot(slice, l)});
+          });
+      return success();
+    });
+    gpu::BarrierOp::create(b);
+    Value first = arith::AndIOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::eq, slice, zero),
+        below(item, items));
+    return k.ifThen(first, [&] {
+      forShare(item, [&](const Share &s, Value col) {
+        const Combiner &comb = s.a->comb;
+        SmallVector<Value> totals(s.v, comb.identity(b, b.getLoc()));
+        for (int64_t sl = 0; sl < plan.slices; ++sl)
+          for (int64_t l = 0; l < s.v; ++l)
+            totals[l] = comb.combine(
+                b, b.getLoc(), totals[l],
+                memref::LoadOp::create(b, sliceTotals[comb.accType],
+                                       ValueRange{slot(body.index(sl), l)}));
+        emit(s, col, totals);
       });
+      return success();
+    });
+  });
 }
 
 FailureOr<Geometry> ReductionEmitter::column(gpu::GPUFuncOp func) {

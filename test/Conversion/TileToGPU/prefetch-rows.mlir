@@ -10,12 +10,13 @@
 // own chunks from the stage: no global vector load of either input inside
 // the loop (the implicit checks). After the last batch the stages hold
 // the block's rows' column sums (f64) while they combine: no shared buffer
-// of their own. With stage-rows=false every pass reads global memory.
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s --implicit-check-not="vector.load %{{.*}} : memref<6291456xbf16>" --implicit-check-not="vector.load %{{.*}} : memref<6291456xf32>" --implicit-check-not="xf64, #gpu.address_space<workgroup>>"
+// of their own (5 x 768 f64; the fold's slice totals, 320 f64, have one).
+// With stage-rows=false every pass reads global memory.
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s --implicit-check-not="vector.load %{{.*}} : memref<6291456xbf16>" --implicit-check-not="vector.load %{{.*}} : memref<6291456xf32>" --implicit-check-not="memref<3840xf64, #gpu.address_space<workgroup>>"
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=stage-rows=false | FileCheck %s --check-prefix=OFF --implicit-check-not=cp.async --implicit-check-not=dynamic_shared_bytes
 
 // CHECK-LABEL: gpu.func @row_reduction_
-// CHECK-SAME: known_block_size = array<i32: 160, 1, 1>, known_grid_size = array<i32: 256, 1, 1>, nova_gpu.dynamic_shared_bytes = 46080
+// CHECK-SAME: known_block_size = array<i32: 160, 1, 1>, known_grid_size = array<i32: 256, 1, 1>, nova_gpu.co_resident_blocks = 77 : i64, nova_gpu.dynamic_shared_bytes = 46080
 // The block's first batch, before the loop.
 // CHECK-COUNT-6: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 8, cache =  ca
 // CHECK: nvvm.cp.async.commit.group

@@ -1,14 +1,15 @@
 // A row kernel's column sums (LayerNorm's scale and shift gradients) fold
 // across its blocks after the rows: nova-configure reads their count from
 // the kernel's contract and prices the fold's latency-bound rounds (16384
-// rows: 256 blocks, two levels; 768 columns on 256 threads: two rounds a
-// sum and a level), beside one read and one write of the rows. A row
-// kernel without them (the second) has no fold.
+// rows: 256 blocks; 2 x 384 items of two columns, folded by the last 48
+// blocks, 16 each: one round of 16 loads a thread, then the 16 slices),
+// beside one read and one write of the rows. A row kernel without them
+// (the second) has no fold.
 // RUN: nova-opt %s --nova-configure="target=h200 explain=true" -o /dev/null 2>&1 | FileCheck %s
 
 // CHECK-LABEL: fusion #0 row_reduction
-// CHECK: predicted 54.45 us, memory-bound
-// CHECK: - 2 column sums folded across 256 blocks in 8 latency-bound rounds of loads
+// CHECK: predicted 43.45 us, memory-bound
+// CHECK: - 2 column sums folded across 256 blocks by the last 48 to finish in 2 latency-bound rounds
 // CHECK-LABEL: fusion #1 row_reduction
 // CHECK: predicted 32.96 us, memory-bound
 // CHECK-NOT: folded

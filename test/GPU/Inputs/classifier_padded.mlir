@@ -103,7 +103,7 @@ func.func @softmax_50257(%x: tensor<8x50257xf32>) -> tensor<8x50257xf32> {
 
 // More rows than the grid (eight 1001-wide rows a block, 563 batches on
 // 396 blocks): blocks loop over their rows, and the loss total folds 396
-// partials in two levels.
+// partials (one block, in slices).
 func.func @classifier_1001_rows(%h: tensor<4500x64xbf16>, %e: tensor<1001x64xbf16>,
                            %labels: tensor<4500x1xi32>, %scale: tensor<f32>)
     -> (tensor<f32>, tensor<4500x64xbf16>, tensor<1001x64xbf16>) {
@@ -193,7 +193,7 @@ func.func @softmax_50257_staged(%h: tensor<40x32xbf16>, %e: tensor<50257x32xbf16
 
 // More rows of GPT-2's vocabulary than the staged grid holds (two blocks
 // an SM): blocks loop over their rows, each staged in shared memory, and
-// the loss total folds the blocks' partials in two levels.
+// the loss total folds the blocks' partials.
 func.func @classifier_50257_large(%h: tensor<600x16xbf16>, %e: tensor<50257x16xbf16>,
                            %labels: tensor<600x1xi32>, %scale: tensor<f32>)
     -> (tensor<f32>, tensor<600x16xbf16>, tensor<50257x16xbf16>) {

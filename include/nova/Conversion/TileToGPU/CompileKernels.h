@@ -84,6 +84,12 @@ Toolchain currentToolchain(const GPUCompileOptions &options);
 inline constexpr llvm::StringLiteral kWorkspaceBytesAttr =
     "nova_gpu.workspace_bytes";
 
+/// On a gpu.func: blocks of it that must be resident on the device at once
+/// (some wait for the others' partials); the runtime refuses to load it
+/// where the device cannot hold them.
+inline constexpr llvm::StringLiteral kCoResidentBlocksAttr =
+    "nova_gpu.co_resident_blocks";
+
 /// On a gpu.func argument (an !llvm.ptr): the argument is a TMA descriptor
 /// (a 128-byte CUtensorMap passed by value) of buffer argument `buffer`
 /// (i32), from byte `offset` (i64) of it, with `dims`, `box` (innermost
