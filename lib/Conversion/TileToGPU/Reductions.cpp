@@ -679,6 +679,48 @@ constexpr int64_t kRowRegisters = 64;
 constexpr int64_t kStagedBlockBytes = 110 * 1024, kSharedPerSM = 228 * 1024,
                   kSharedPerBlockExtra = 3 * 1024;
 
+/// A total over every dim of select(iota(last dim) == j, v, 0) with j one
+/// integer a row (a label; either side of the eq): each row holds at most
+/// one term, v at column j, none where j lies outside the row. The
+/// cross-entropy loss is such a total; summing it over every column costs
+/// a compare, a select and an add an element.
+struct OneHot {
+  Value value, column; // v, j
+};
+std::optional<OneHot> oneHotTerm(nv::ReduceOp sum, ArrayRef<int64_t> full) {
+  auto select = sum.getInput().getDefiningOp<nv::SelectOp>();
+  auto cmp =
+      select ? select.getCondition().getDefiningOp<nv::CmpOp>() : nv::CmpOp();
+  if (sum.getKind() != nv::ReduceKind::sum || sum.getKeepDims() ||
+      int64_t(sum.getDims().size()) != int64_t(full.size()) || !cmp ||
+      cmp.getPredicate() != nv::CmpPredicate::eq ||
+      shapeOf(select.getOnTrue()) != full)
+    return std::nullopt;
+  // The false value: a zero splat.
+  auto zero = select.getOnFalse().getDefiningOp<nv::ConstantOp>();
+  auto dense =
+      zero ? dyn_cast<DenseElementsAttr>(zero.getValue()) : DenseElementsAttr();
+  auto isZero = [](Attribute x) {
+    if (auto f = dyn_cast<FloatAttr>(x))
+      return f.getValue().isZero();
+    auto i = dyn_cast<IntegerAttr>(x);
+    return i && i.getValue().isZero();
+  };
+  if (!dense || !dense.isSplat() || !isZero(dense.getSplatValue<Attribute>()))
+    return std::nullopt;
+  SmallVector<int64_t> perRow(full);
+  perRow.back() = 1;
+  for (auto [a, c] : {std::pair(cmp.getLhs(), cmp.getRhs()),
+                      std::pair(cmp.getRhs(), cmp.getLhs())}) {
+    auto iota = a.getDefiningOp<nv::IotaOp>();
+    if (iota && iota.getDim() == int64_t(full.size()) - 1 &&
+        shapeOf(a) == full && isa<IntegerType>(elementOf(a)) &&
+        shapeOf(c) == ArrayRef<int64_t>(perRow))
+      return OneHot{select.getOnTrue(), c};
+  }
+  return std::nullopt;
+}
+
 /// The row max that a row sum of exp(x - max) shifts by, where x is the
 /// max's own input (softmax, log_softmax, the loss): both fold in one read
 /// of the row, the sum rescaled by exp(old - new) when the running max
@@ -839,7 +881,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     }
     for (auto [i, a] : llvm::enumerate(across)) {
       Value input = nv::ReduceOp(a.reduce).getInput();
-      if (!a.perColumn && shapeOf(input) == ArrayRef<int64_t>(full))
+      if (!a.perColumn && shapeOf(input) == ArrayRef<int64_t>(full) &&
+          !oneHotTerm(a.reduce, full))
         passes[passFor(input, nullptr)].totals.push_back(unsigned(i));
     }
   }
@@ -1179,6 +1222,36 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         if (llvm::is_contained(withOutputs, unsigned(&a - across.data()))) {
           // Folded with the outputs (below).
           withOutputsSlots.push_back(next++);
+          continue;
+        }
+        if (auto term = oneHotTerm(a.reduce, full); term && !a.perColumn) {
+          // A one-hot total: the row's one term, v at column j (after
+          // every reduction along the row it reads), from its lane 0.
+          auto j = body.eval(term->column, pointIndex(term->column, full,
+                                                      leadIdx, body.index(0)));
+          if (failed(j))
+            return k.unsupported();
+          Type type = j->getType();
+          Value inRow = arith::AndIOp::create(
+              b,
+              arith::CmpIOp::create(
+                  b, arith::CmpIPredicate::sge, *j,
+                  arith::ConstantOp::create(b, IntegerAttr::get(type, 0))),
+              arith::CmpIOp::create(
+                  b, arith::CmpIPredicate::slt, *j,
+                  arith::ConstantOp::create(b, IntegerAttr::get(type, cols))));
+          Value col = arith::SelectOp::create(
+              b, inRow, arith::IndexCastOp::create(b, b.getIndexType(), *j),
+              body.index(0));
+          auto x = body.eval(term->value,
+                             pointIndex(term->value, full, leadIdx, col));
+          if (failed(x))
+            return k.unsupported();
+          Value take = arith::AndIOp::create(
+              b, arith::AndIOp::create(b, valid, inRow),
+              arith::CmpIOp::create(b, arith::CmpIPredicate::eq, lane,
+                                    body.index(0)));
+          fold(a, take, *x);
           continue;
         }
         if (!a.perColumn) {
