@@ -712,9 +712,14 @@ std::optional<OneHot> oneHotTerm(nv::ReduceOp sum, ArrayRef<int64_t> full) {
   perRow.back() = 1;
   for (auto [a, c] : {std::pair(cmp.getLhs(), cmp.getRhs()),
                       std::pair(cmp.getRhs(), cmp.getLhs())}) {
+    // The iota's values are the column indices: an i32 iota (the narrowest
+    // nova.iota admits) wraps only past 2^31 columns.
     auto iota = a.getDefiningOp<nv::IotaOp>();
+    auto type = dyn_cast<IntegerType>(elementOf(a));
     if (iota && iota.getDim() == int64_t(full.size()) - 1 &&
-        shapeOf(a) == full && isa<IntegerType>(elementOf(a)) &&
+        shapeOf(a) == full && type &&
+        (type.getWidth() >= 64 ||
+         full.back() <= (int64_t(1) << (type.getWidth() - 1))) &&
         shapeOf(c) == ArrayRef<int64_t>(perRow))
       return OneHot{select.getOnTrue(), c};
   }
