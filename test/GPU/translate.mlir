@@ -90,6 +90,13 @@
 // RUN:   | FileCheck %s --check-prefix=GEOMETRY
 // GEOMETRY: nogeometry.mlir:{{[0-9]+}}:{{[0-9]+}}: error: gpu.func @row_reduction_{{[0-9a-f]+}} has no known_block_size / known_grid_size (not written by convert-tile-to-gpu)
 // RUN: test ! -e %t/x.nvx
+//
+// Co-resident blocks (blocks that wait for each other) out of range:
+// RUN: sed -e '0,/known_grid_size = array<i32: [0-9]*, 1, 1>/s//&, nova_gpu.co_resident_blocks = 0 : i64/' %t/gpu.mlir > %t/coresident.mlir
+// RUN: not nova-translate --nova-to-executable %t/coresident.mlir -o %t/x.nvx 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CORESIDENT
+// CORESIDENT: coresident.mlir:{{[0-9]+}}:{{[0-9]+}}: error: gpu.func @row_reduction_{{[0-9a-f]+}} asks for 0 co-resident blocks; expected 1 to 2^20
+// RUN: test ! -e %t/x.nvx
 
 func.func @step(%x: tensor<4x8xf32>, %w: tensor<32xf32> {nova.name = "w"})
     -> (tensor<32xf32> {nova.alias = 1 : i64}, tensor<4xf32>) {

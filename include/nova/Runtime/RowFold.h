@@ -58,10 +58,19 @@ inline FoldPlan foldPlan(int64_t grid, int64_t items, int64_t threads) {
   return {folders, perFolder, ceilDiv(grid, rowsPerSlice), rowsPerSlice};
 }
 
-/// The items of `sums` column sums of `cols` f64 columns (two a 16-byte
-/// item where `cols` is even).
+/// The columns of one item of a sum `width` columns wide whose partials
+/// take `bytes` bytes each: as many as fill 16 bytes, halved until they
+/// divide the width.
+inline int64_t itemColumns(int64_t width, int64_t bytes) {
+  int64_t v = std::max<int64_t>(1, 16 / std::max<int64_t>(1, bytes));
+  while (v > 1 && width % v)
+    v /= 2;
+  return v;
+}
+
+/// The items of `sums` column sums of `cols` f64 columns.
 inline int64_t columnSumItems(int64_t sums, int64_t cols) {
-  return sums * (cols % 2 ? cols : cols / 2);
+  return sums * (cols / itemColumns(cols, 8));
 }
 
 /// The rounds of loads a folding thread takes: its items (more than the

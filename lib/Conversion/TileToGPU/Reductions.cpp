@@ -317,31 +317,39 @@ private:
   /// whole device (membar.gl).
   void fenceDevice() { NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU); }
   /// Thread 0 draws a ticket from `counters[slot]` (after the block's
-  /// fence and barrier); true, for every thread of the block, in the block
-  /// that draws `last`: the last to finish, which sees every block's
-  /// partials.
+  /// fence and barrier) and shares `keep(ticket)` (an i32) with the block
+  /// through shared memory; every thread gets it.
   Value drawTicket(gpu::GPUFuncOp func, Value isThread0, Value counters,
-                   Value slot, int64_t last) {
+                   Value slot, function_ref<Value(Value ticket)> keep) {
     Value zero = body.index(0);
-    Value lastFlag = func.addWorkgroupAttribution(
+    Value kept = func.addWorkgroupAttribution(
         MemRefType::get({1}, b.getI32Type(), AffineMap(), shared()),
         b.getLoc());
     (void)k.ifThen(isThread0, [&] {
       Value one = arith::ConstantOp::create(b, b.getI32IntegerAttr(1));
       Value ticket = memref::AtomicRMWOp::create(
           b, arith::AtomicRMWKind::addi, one, counters, ValueRange{slot});
-      Value isLast = arith::ExtUIOp::create(
-          b, b.getI32Type(),
-          arith::CmpIOp::create(
-              b, arith::CmpIPredicate::eq, ticket,
-              arith::ConstantOp::create(b, b.getI32IntegerAttr(last))));
-      memref::StoreOp::create(b, isLast, lastFlag, ValueRange{zero});
+      memref::StoreOp::create(b, keep(ticket), kept, ValueRange{zero});
       return success();
     });
     gpu::BarrierOp::create(b);
+    return memref::LoadOp::create(b, kept, ValueRange{zero});
+  }
+  /// True, for every thread of the block, in the block that draws ticket
+  /// `last` of `counters[slot]`: the last to finish, which sees every
+  /// block's partials.
+  Value drawLastTicket(gpu::GPUFuncOp func, Value isThread0, Value counters,
+                       Value slot, int64_t last) {
+    Value flag =
+        drawTicket(func, isThread0, counters, slot, [&](Value ticket) -> Value {
+          return arith::ExtUIOp::create(
+              b, b.getI32Type(),
+              arith::CmpIOp::create(
+                  b, arith::CmpIPredicate::eq, ticket,
+                  arith::ConstantOp::create(b, b.getI32IntegerAttr(last))));
+        });
     return arith::CmpIOp::create(
-        b, arith::CmpIPredicate::ne,
-        memref::LoadOp::create(b, lastFlag, ValueRange{zero}),
+        b, arith::CmpIPredicate::ne, flag,
         arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
   }
 
@@ -1660,11 +1668,8 @@ LogicalResult ReductionEmitter::foldAcrossBlocks(gpu::GPUFuncOp func,
   int64_t items = 0;
   for (const Across &a : across) {
     int64_t width = a.perColumn ? cols : 1;
-    int64_t bytes =
-        std::max<int64_t>(1, a.comb.accType.getIntOrFloatBitWidth() / 8);
-    int64_t v = std::max<int64_t>(1, 16 / bytes);
-    while (v > 1 && width % v)
-      v /= 2;
+    int64_t v = ::nova::rowfold::itemColumns(
+        width, a.comb.accType.getIntOrFloatBitWidth() / 8);
     shares.push_back({&a, width, v, items});
     items += width / v;
   }
@@ -1687,16 +1692,8 @@ LogicalResult ReductionEmitter::foldAcrossBlocks(gpu::GPUFuncOp func,
   gpu::BarrierOp::create(b);
   Value counters =
       k.workspaceView(workspace, 0, {kPartialsOffset / 4}, b.getI32Type());
-  Value ticketSlot = func.addWorkgroupAttribution(
-      MemRefType::get({1}, b.getI32Type(), AffineMap(), shared()), b.getLoc());
-  (void)k.ifThen(isThread0, [&] {
-    Value ticket = memref::AtomicRMWOp::create(
-        b, arith::AtomicRMWKind::addi, i32(1), counters, ValueRange{zero});
-    memref::StoreOp::create(b, ticket, ticketSlot, ValueRange{zero});
-    return success();
-  });
-  gpu::BarrierOp::create(b);
-  Value ticket = memref::LoadOp::create(b, ticketSlot, ValueRange{zero});
+  Value ticket = drawTicket(func, isThread0, counters, zero,
+                            [](Value drawn) { return drawn; });
   Value isFolder = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, ticket,
                                          i32(grid - plan.folders));
   return k.ifThen(isFolder, [&]() -> LogicalResult {
@@ -2232,7 +2229,8 @@ ReductionEmitter::columnStrips(gpu::GPUFuncOp func,
   Value isThread0 =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
   Value counters = k.workspaceView(workspace, 0, {colBlocks}, b.getI32Type());
-  Value isLast = drawTicket(func, isThread0, counters, colBlock, rowChunks - 1);
+  Value isLast =
+      drawLastTicket(func, isThread0, counters, colBlock, rowChunks - 1);
   LogicalResult ok = k.ifThen(isLast, [&]() -> LogicalResult {
     fenceDevice();
     if (failed(finishColumns([&](size_t j, Value c) {
