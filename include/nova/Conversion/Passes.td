@@ -97,7 +97,12 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
            "block) and take the later passes from there, so the row leaves "
            "HBM once; rows with column sums in fixed chunks prefetch their "
            "next batch by cp.async into two such stages; false: every pass "
-           "reads global memory (the L2)">
+           "reads global memory (the L2)">,
+    Option<"bulkRows", "bulk-rows", "bool", /*default=*/"true",
+           "Staged rows whose every input row starts 16-byte aligned arrive "
+           "by bulk copies (cp.async.bulk, issued by one thread, completing "
+           "on an mbarrier): the block's whole rows in flight at once; "
+           "false: each lane loads its chunks in the first pass">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

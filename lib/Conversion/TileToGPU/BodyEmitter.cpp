@@ -256,6 +256,30 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
       return failure();
     return convert(*x, element);
   }
+  // e^(a - m) rounded to 16 bits (or in a 16-bit row kernel) with m fixed
+  // for the thread (a row's max): one fma, a log2 e - m log2 e, into ex2's
+  // argument instead of a subtraction and a multiplication. The shift's
+  // rounding (|m log2 e| 2^-24) stays far below a bf16 ulp.
+  if (auto e = dyn_cast<nv::ExpOp>(op)) {
+    auto shift = e.getInput().getDefiningOp<nv::SubOp>();
+    auto m = shift ? uniform.find(shift.getRhs()) : uniform.end();
+    bool approximate = isa<FloatType>(element) &&
+                       (element.getIntOrFloatBitWidth() < 32 || approxF32);
+    if (m != uniform.end() && approximate) {
+      Value lhs = shift.getLhs();
+      auto a = eval(lhs, project(idx, shapeOf(lhs)));
+      if (failed(a))
+        return failure();
+      Value x = widen(*a), max = widen(m->second);
+      if (x.getType().isF32() && max.getType().isF32()) {
+        Value log2e = floatConstant(x.getType(), M_LOG2E);
+        Value arg = math::FmaOp::create(
+            b, x, log2e,
+            arith::NegFOp::create(b, arith::MulFOp::create(b, max, log2e)));
+        return narrow(approxF32Op("ex2.approx.ftz.f32", arg), element);
+      }
+    }
+  }
   SmallVector<Value> in;
   for (unsigned i = 0; i < op->getNumOperands(); ++i) {
     auto x = operand(i);

@@ -113,6 +113,8 @@ public:
   /// A value fixed for the whole thread (a row's statistics): `eval` of
   /// `v` at any index returns it.
   void setUniform(Value v, Value scalar) { uniform[v] = scalar; }
+  bool isUniform(Value v) const { return uniform.count(v); }
+  void clearUniform(Value v) { uniform.erase(v); }
 
   /// The scalar of `v` at `idx` (an index of v's own shape).
   FailureOr<Value> eval(Value v, ValueRange idx);
@@ -203,6 +205,8 @@ struct EmitOptions {
   bool tf32Wgmma = false;
   /// Wide rows read more than once staged in shared memory (Reductions.cpp).
   bool stageRows = true;
+  /// Staged rows filled by bulk copies where aligned (Reductions.cpp).
+  bool bulkRows = true;
 };
 
 /// What every family's emitter gets: the kernel, its contract and schedule,

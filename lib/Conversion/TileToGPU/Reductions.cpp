@@ -191,6 +191,16 @@ private:
                      Value rowInBlock, int64_t rows, int64_t cols, Value lane,
                      int64_t group, int64_t perLane, ArrayRef<Value> globalBase,
                      Value area);
+  /// Copies the rows of batch `index` (of a block's `rowsPerBlock`, rows
+  /// past the last clamped to it) of every chunked input into the staged
+  /// row areas from `block` (`area` bytes apart) by bulk copies that
+  /// thread 0 issues, all threads then waiting on `barrier`'s phase of the
+  /// batch's ordinal in the block's batches (blockId, blockId + grid, ..).
+  /// A barrier first: every thread is done with the previous batch's rows.
+  void bulkCopyBatch(const Chunking &chunks, Value index, int64_t rowsPerBlock,
+                     int64_t rows, int64_t cols, int64_t grid, Value tid,
+                     ArrayRef<Value> globalBase, Value block, int64_t area,
+                     Value barrier);
   /// The global address (!llvm.ptr<1>) of the first element of the flat,
   /// offset-free buffer `flat`.
   Value globalAddress(Value flat) {
@@ -379,18 +389,31 @@ private:
   /// rounding stays far below the bf16 inputs' precision, and one
   /// f32-to-f64 conversion per chunk instead of one per element (the
   /// conversions bounded the classifier's rate).
+  /// A max or min folds the chunk as a tree, then into `acc` (the same
+  /// result in any order, a third of the chain's depth at 8 columns).
   Value foldChunk(const Combiner &comb, Value acc, ArrayRef<Value> xs) {
     bool inF32 = body.approxF32 && comb.kind == nv::ReduceKind::sum &&
                  comb.accType.isF64() && xs.size() > 1;
-    if (!inF32) {
+    bool exact = comb.kind != nv::ReduceKind::sum;
+    if (!inF32 && !(exact && xs.size() > 2)) {
       for (Value x : xs)
         acc = comb.combine(b, b.getLoc(), acc, body.convert(x, comb.accType));
       return acc;
     }
-    Value part = body.convert(xs.front(), b.getF32Type());
-    for (Value x : xs.drop_front())
-      part = arith::AddFOp::create(b, part, body.convert(x, b.getF32Type()));
-    return arith::AddFOp::create(b, acc, body.convert(part, comb.accType));
+    Combiner part{comb.kind, inF32 ? b.getF32Type() : comb.accType};
+    SmallVector<Value> level;
+    for (Value x : xs)
+      level.push_back(body.convert(x, part.accType));
+    while (level.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < level.size(); i += 2)
+        next.push_back(part.combine(b, b.getLoc(), level[i], level[i + 1]));
+      if (level.size() % 2)
+        next.push_back(level.back());
+      level = std::move(next);
+    }
+    return comb.combine(b, b.getLoc(), acc,
+                        body.convert(level.front(), comb.accType));
   }
 
   KernelContext &k;
@@ -522,6 +545,60 @@ void ReductionEmitter::prefetchBatch(const Chunking &chunks, Value index,
       return success();
     });
   }
+}
+
+void ReductionEmitter::bulkCopyBatch(const Chunking &chunks, Value index,
+                                     int64_t rowsPerBlock, int64_t rows,
+                                     int64_t cols, int64_t grid, Value tid,
+                                     ArrayRef<Value> globalBase, Value block,
+                                     int64_t area, Value barrier) {
+  auto i32 = [&](int64_t v) {
+    return arith::ConstantOp::create(b, b.getI32IntegerAttr(int32_t(v)));
+  };
+  auto toI64 = [&](Value v) {
+    return arith::IndexCastOp::create(b, b.getI64Type(), v).getResult();
+  };
+  SmallVector<int64_t> bytesOf;
+  int64_t total = 0;
+  for (auto [arg, flat] : chunks.inputs) {
+    int64_t element = elementOf(arg).getIntOrFloatBitWidth() / 8;
+    bytesOf.push_back(element);
+    total += rowsPerBlock * llvm::alignTo(cols * element, 16);
+  }
+  gpu::BarrierOp::create(b);
+  (void)k.ifThen(
+      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, body.index(0)),
+      [&] {
+        NVVM::MBarrierArriveExpectTxOp::create(b, Type(), barrier, i32(total),
+                                               NVVM::MemScopeKind::CTA, false,
+                                               Value());
+        for (int64_t r = 0; r < rowsPerBlock; ++r) {
+          Value row = arith::MinUIOp::create(
+              b,
+              arith::AddIOp::create(
+                  b, arith::MulIOp::create(b, index, body.index(rowsPerBlock)),
+                  body.index(r)),
+              body.index(rows - 1));
+          for (auto [i, element] : llvm::enumerate(bytesOf)) {
+            Value src = LLVM::GEPOp::create(
+                b, globalBase[i].getType(), b.getI8Type(), globalBase[i],
+                ArrayRef<LLVM::GEPArg>{toI64(arith::MulIOp::create(
+                    b, row, body.index(chunks.stride * element)))});
+            Value dst =
+                hopper::sharedAt(b, block, i32(r * area + staging.offsets[i]));
+            NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+                b, hopper::toCluster(b, dst), src, barrier,
+                i32(llvm::alignTo(cols * element, 16)), Value(), Value());
+          }
+        }
+        return success();
+      });
+  Value ordinal = arith::DivUIOp::create(
+      b, arith::SubIOp::create(b, index, k.blockId()), body.index(grid));
+  hopper::waitParity(
+      b, barrier,
+      arith::IndexCastOp::create(
+          b, b.getI32Type(), arith::AndIOp::create(b, ordinal, body.index(1))));
 }
 
 SmallVector<ReductionEmitter::FixedChunk> ReductionEmitter::loadFixedChunks(
@@ -695,13 +772,34 @@ constexpr int64_t kStagedBlockBytes = 110 * 1024, kSharedPerSM = 228 * 1024,
 struct OneHot {
   Value value, column; // v, j
 };
+/// j where `cmp` is iota(last dim) == j (either side) with one integer j a
+/// row: true at column j of each row alone. Null otherwise.
+Value oneHotColumn(nv::CmpOp cmp, ArrayRef<int64_t> full) {
+  if (!cmp || cmp.getPredicate() != nv::CmpPredicate::eq)
+    return {};
+  SmallVector<int64_t> perRow(full);
+  perRow.back() = 1;
+  for (auto [a, c] : {std::pair(cmp.getLhs(), cmp.getRhs()),
+                      std::pair(cmp.getRhs(), cmp.getLhs())}) {
+    // The iota's values are the column indices: an i32 iota (the narrowest
+    // nova.iota admits) wraps only past 2^31 columns.
+    auto iota = a.getDefiningOp<nv::IotaOp>();
+    auto type = dyn_cast<IntegerType>(elementOf(a));
+    if (iota && int64_t(iota.getDim()) == int64_t(full.size()) - 1 &&
+        shapeOf(a) == full && type &&
+        (type.getWidth() >= 64 ||
+         uint64_t(full.back()) <= (uint64_t(1) << (type.getWidth() - 1))) &&
+        shapeOf(c) == ArrayRef<int64_t>(perRow))
+      return c;
+  }
+  return {};
+}
 std::optional<OneHot> oneHotTerm(nv::ReduceOp sum, ArrayRef<int64_t> full) {
   auto select = sum.getInput().getDefiningOp<nv::SelectOp>();
   auto cmp =
       select ? select.getCondition().getDefiningOp<nv::CmpOp>() : nv::CmpOp();
   if (sum.getKind() != nv::ReduceKind::sum || sum.getKeepDims() ||
       int64_t(sum.getDims().size()) != int64_t(full.size()) || !cmp ||
-      cmp.getPredicate() != nv::CmpPredicate::eq ||
       shapeOf(select.getOnTrue()) != full)
     return std::nullopt;
   // The false value: a zero splat.
@@ -716,21 +814,8 @@ std::optional<OneHot> oneHotTerm(nv::ReduceOp sum, ArrayRef<int64_t> full) {
   };
   if (!dense || !dense.isSplat() || !isZero(dense.getSplatValue<Attribute>()))
     return std::nullopt;
-  SmallVector<int64_t> perRow(full);
-  perRow.back() = 1;
-  for (auto [a, c] : {std::pair(cmp.getLhs(), cmp.getRhs()),
-                      std::pair(cmp.getRhs(), cmp.getLhs())}) {
-    // The iota's values are the column indices: an i32 iota (the narrowest
-    // nova.iota admits) wraps only past 2^31 columns.
-    auto iota = a.getDefiningOp<nv::IotaOp>();
-    auto type = dyn_cast<IntegerType>(elementOf(a));
-    if (iota && iota.getDim() == int64_t(full.size()) - 1 &&
-        shapeOf(a) == full && type &&
-        (type.getWidth() >= 64 ||
-         full.back() <= (int64_t(1) << (type.getWidth() - 1))) &&
-        shapeOf(c) == ArrayRef<int64_t>(perRow))
-      return OneHot{select.getOnTrue(), c};
-  }
+  if (Value column = oneHotColumn(cmp, full))
+    return OneHot{select.getOnTrue(), column};
   return std::nullopt;
 }
 
@@ -985,6 +1070,11 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     blocksPerSM = std::max<int64_t>(
         1, std::min(blocksPerSM,
                     kSharedPerSM / (stagedBytes + kSharedPerBlockExtra)));
+  // Staged blocks share an SM by their shared memory: ptxas must leave
+  // them registers for as many.
+  if (stagedBytes)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(int32_t(blocksPerSM)));
   int64_t acrossBlocks =
       columnSums ? kMaxAcrossBlocks : hopper::kSMs * blocksPerSM;
   int64_t grid =
@@ -1014,19 +1104,50 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     workspace = k.addWorkspace(workspaceBytes);
 
   Value tid = k.threadId();
+  SmallVector<Value> globalBase; // each chunked input's, where copied async
   Value lane = arith::RemUIOp::create(b, tid, body.index(group));
   Value rowInBlock = arith::DivUIOp::create(b, tid, body.index(group));
-  if (stagedBytes)
+  // Staged rows whose starts are 16-byte aligned arrive by bulk copies
+  // (cp.async.bulk, one per input row, issued by thread 0 and completing on
+  // an mbarrier after the staged rows): the block's whole rows in flight at
+  // once, where the lanes' own loads kept a few chunks each.
+  bool bulkRows = stagedBytes && k.options.bulkRows &&
+                  llvm::all_of(chunks.inputs, [&](const auto &input) {
+                    int64_t bytes =
+                        elementOf(input.first).getIntOrFloatBitWidth() / 8;
+                    return chunks.stride * bytes % 16 == 0;
+                  });
+  Value stagedBlock, bulkBarrier;
+  if (stagedBytes) {
+    stagedBlock =
+        hopper::dynamicSharedMemory(k, stagedBytes + (bulkRows ? 16 : 0));
     staging.row = hopper::sharedAt(
-        b, hopper::dynamicSharedMemory(k, stagedBytes),
+        b, stagedBlock,
         arith::IndexCastOp::create(
             b, b.getI32Type(),
             arith::MulIOp::create(b, rowInBlock,
                                   body.index(stagedBytes / rowsPerBlock))));
+  }
+  if (bulkRows) {
+    bulkBarrier = hopper::sharedAt(
+        b, stagedBlock,
+        arith::ConstantOp::create(b, b.getI32IntegerAttr(stagedBytes)));
+    for (auto [arg, flat] : chunks.inputs)
+      globalBase.push_back(globalAddress(flat));
+    (void)k.ifThen(
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, body.index(0)),
+        [&] {
+          NVVM::MBarrierInitOp::create(
+              b, bulkBarrier,
+              arith::ConstantOp::create(b, b.getI32IntegerAttr(1)), Value());
+          NVVM::FenceMbarrierInitOp::create(b);
+          return success();
+        });
+    gpu::BarrierOp::create(b);
+  }
   // Prefetched rows: this thread's row area in stage 0 (stage 1 follows the
   // block's rows of stage 0), and each chunked input's global address.
   Value prefetchBlock, prefetchRow;
-  SmallVector<Value> globalBase;
   int64_t stageBytes = prefetchArea * rowsPerBlock;
   if (prefetchArea) {
     prefetchBlock = hopper::dynamicSharedMemory(k, 2 * stageBytes);
@@ -1085,8 +1206,13 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     // them. One read of the row folds the pass's reductions (each in its
     // own accumulator, columns in the same order as alone).
     DenseMap<unsigned, Value> rowShares; // of the totals across the rows
-    // The first pass reads the row from global memory, unless prefetched.
-    staging.fill = !prefetchArea;
+    // The first pass reads the row from global memory, unless prefetched
+    // or copied in bulk.
+    if (bulkRows)
+      bulkCopyBatch(chunks, index, rowsPerBlock, rows, cols, grid, tid,
+                    globalBase, stagedBlock, stagedBytes / rowsPerBlock,
+                    bulkBarrier);
+    staging.fill = !prefetchArea && !bulkRows;
     for (const Pass &passInfo : passes) {
       // The pass's reductions, then its totals across the rows.
       SmallVector<nv::ReduceOp> pass(passInfo.reduces);
@@ -1315,6 +1441,40 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     if (columnSums && chunks.width > 1 && !perLane)
       gpu::BarrierOp::create(b);
 
+    // The row's own values that the full-row outputs read (a per-row
+    // input, a scale, a function of the row's sums), each evaluated once
+    // before the outputs' pass rather than at every chunk (the loads of
+    // those the pass stores past could not be hoisted out of it).
+    SetVector<Value> read; // what the full-row outputs read
+    {
+      SmallVector<Value> work;
+      for (auto [i, v] : llvm::enumerate(k.outputs()))
+        if (k.contract.results[i].kind == AccessKind::Elementwise)
+          work.push_back(v);
+      while (!work.empty()) {
+        Value v = work.pop_back_val();
+        if (!read.insert(v) || body.isUniform(v))
+          continue;
+        if (Operation *op = v.getDefiningOp())
+          llvm::append_range(work, op->getOperands());
+      }
+    }
+    SmallVector<Value> rowValues;
+    for (Value v : read) {
+      ArrayRef<int64_t> shape = shapeOf(v);
+      bool perRow = shape.size() <= full.size() &&
+                    (shape.empty() || shape.back() == 1 ||
+                     shape == ArrayRef<int64_t>(full).drop_back()) &&
+                    !body.isUniform(v) && !v.getDefiningOp<nv::ReduceOp>();
+      if (!perRow || shape == ArrayRef<int64_t>(full))
+        continue;
+      auto x = body.eval(v, pointIndex(v, full, leadIdx, body.index(0)));
+      if (failed(x))
+        return k.unsupported();
+      body.setUniform(v, *x);
+      rowValues.push_back(v);
+    }
+
     // Outputs: full rows by every lane in one pass, then per-row ones from
     // lane 0; sums across the rows after the last batch. An output may be
     // planned in place over an input that another output reads, so every
@@ -1342,20 +1502,83 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         sumSlots.push_back({&across[i], at});
       at += across[i].perColumn ? slots : 1;
     }
+    // One-hot compares (iota == j, one j a row, such as the classifier's
+    // labels against the columns) with their row's j as an index (a j
+    // outside the row matches no chunk).
+    SmallVector<std::pair<Value, Value>> oneHots;
+    for (auto cmp : k.block().getOps<nv::CmpOp>()) {
+      Value column = oneHotColumn(cmp, full);
+      if (!column || !read.contains(cmp.getResult()) ||
+          shapeOf(cmp.getResult()) != ArrayRef<int64_t>(full))
+        continue;
+      auto j =
+          body.eval(column, pointIndex(column, full, leadIdx, body.index(0)));
+      if (failed(j))
+        return k.unsupported();
+      oneHots.push_back({cmp.getResult(),
+                         arith::IndexCastOp::create(b, b.getIndexType(), *j)});
+    }
     // Fixed chunks come to `chunkOutputs` in order, once each per row: the
     // k-th call sums into the lane's k-th chunk's slots.
     int64_t ordinal = 0;
     auto chunkOutputs = [&](ArrayRef<Value> colsOf, Value first, Value active,
                             SmallVector<Value> &carried) -> LogicalResult {
       SmallVector<SmallVector<Value>> values(elementwise.size());
-      for (auto [j, i] : llvm::enumerate(elementwise))
-        for (Value col : colsOf) {
-          Value v = k.outputs()[i];
-          auto x = body.eval(v, pointIndex(v, full, leadIdx, col));
-          if (failed(x))
-            return k.unsupported();
-          values[j].push_back(*x);
+      auto evalOutputs = [&]() -> LogicalResult {
+        for (auto [j, i] : llvm::enumerate(elementwise))
+          for (Value col : colsOf) {
+            Value v = k.outputs()[i];
+            auto x = body.eval(v, pointIndex(v, full, leadIdx, col));
+            if (failed(x))
+              return k.unsupported();
+            values[j].push_back(*x);
+          }
+        return success();
+      };
+      if (oneHots.empty() || elementwise.empty() || colsOf.size() < 2) {
+        if (failed(evalOutputs()))
+          return failure();
+      } else {
+        // A chunk without any one-hot column (all but one chunk a row)
+        // takes the outputs with those compares false.
+        Value hit;
+        for (auto [cmp, column] : oneHots) {
+          Value in = arith::CmpIOp::create(
+              b, arith::CmpIPredicate::ult,
+              arith::SubIOp::create(b, column, colsOf.front()),
+              body.index(int64_t(colsOf.size())));
+          hit = hit ? arith::OrIOp::create(b, hit, in).getResult() : in;
         }
+        SmallVector<Type> types;
+        for (unsigned i : elementwise)
+          types.append(colsOf.size(), elementOf(k.outputs()[i]));
+        auto ifOp = scf::IfOp::create(b, types, hit, /*withElseRegion=*/true);
+        for (bool without : {false, true}) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(without ? ifOp.elseBlock()
+                                             : ifOp.thenBlock());
+          body.pushScope();
+          if (without)
+            for (auto [cmp, column] : oneHots)
+              for (Value col : colsOf)
+                body.bind(cmp, pointIndex(cmp, full, leadIdx, col),
+                          arith::ConstantOp::create(b, b.getBoolAttr(false)));
+          for (auto &vs : values)
+            vs.clear();
+          LogicalResult ok = evalOutputs();
+          body.popScope();
+          if (failed(ok))
+            return failure();
+          SmallVector<Value> yielded;
+          for (auto &vs : values)
+            yielded.append(vs);
+          scf::YieldOp::create(b, yielded);
+        }
+        auto results = ifOp.getResults();
+        for (auto [j, vs] : llvm::enumerate(values))
+          for (auto [l, x] : llvm::enumerate(vs))
+            x = results[j * colsOf.size() + l];
+      }
       // The totals riding along, read before any store here.
       for (auto [q, i] : llvm::enumerate(withOutputs)) {
         const Across &a = across[i];
@@ -1451,6 +1674,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     storeFromLeaders(perRow, row, valid, lane, [&](Value v) {
       return pointIndex(v, full, leadIdx, body.index(0));
     });
+    for (Value v : rowValues)
+      body.clearUniform(v);
     return success();
   };
 

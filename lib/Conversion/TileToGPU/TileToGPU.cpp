@@ -254,7 +254,7 @@ struct ConvertTileToGPUPass
     FailureOr<Pitches> pitches = findPitches(module);
     if (failed(pitches))
       return signalPassFailure();
-    EmitOptions options{deterministic, wgmma, tf32Wgmma, stageRows};
+    EmitOptions options{deterministic, wgmma, tf32Wgmma, stageRows, bulkRows};
     for (KernelOp kernel : kernels) {
       std::string name = kernel.getSymName().str();
       failedAny |= failed(lowerKernel(kernel, builder, (*pitches)[name],
