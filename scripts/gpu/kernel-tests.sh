@@ -147,6 +147,8 @@ softmax_staged    classifier_padded.mlir softmax_50257_staged 8e-3 norm no plann
 cls_50257_large   classifier_padded.mlir classifier_50257_large 2e-2 norm no planned-single
 cls_rows          classifier_rows.mlir classifier_rows  2e-2  norm  no   pack
 cls_rows_1001     classifier_rows.mlir classifier_rows_1001 2e-2 norm no pack
+cls_fixed         classifier_rows.mlir classifier_fixed 2e-2 norm no pack
+cls_loss_fixed    classifier_rows.mlir classifier_loss_fixed 2e-2 norm no pack
 ln_fwd768         row-reduction.mlir  layer_norm_c768 8e-3 1e-5  no   pack
 ln_fwd768_f32     row-reduction.mlir  layer_norm_c768_f32 1e-5 1e-6 no pack
 rowsum_ln768_first rowsum.mlir        ln_backward_first_c768 8e-3 1e-5 no pack

@@ -1251,7 +1251,12 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                 continue;
               Value max = pass[m].getResult();
               body.setUniform(max, body.convert(carried[m], elementOf(max)));
+              // What the running max gives serves this chunk's sum alone:
+              // fixed chunks stay bound across the passes, and a later
+              // pass must see the row's max.
+              body.pushScope();
               auto xs = columnsOf(nv::ReduceOp(reduce).getInput());
+              body.popScope();
               if (failed(xs))
                 return k.unsupported();
               Value chunk =
