@@ -198,7 +198,7 @@ private:
   /// batch's ordinal in the block's batches (blockId, blockId + grid, ..).
   /// A barrier first: every thread is done with the previous batch's rows.
   void bulkCopyBatch(const Chunking &chunks, Value index, int64_t rowsPerBlock,
-                     int64_t rows, int64_t cols, int64_t grid, Value tid,
+                     int64_t rows, int64_t cols, int64_t grid, Value isThread0,
                      ArrayRef<Value> globalBase, Value block, int64_t area,
                      Value barrier);
   /// The global address (!llvm.ptr<1>) of the first element of the flat,
@@ -326,6 +326,20 @@ private:
   /// Orders this thread's global writes before its later ones for the
   /// whole device (membar.gl).
   void fenceDevice() { NVVM::MembarOp::create(b, NVVM::MemScopeKind::GPU); }
+  /// An i32 constant.
+  Value i32(int64_t v) {
+    return arith::ConstantOp::create(b, b.getI32IntegerAttr(int32_t(v)));
+  }
+  /// 0 or 1 for batch `index`: the parity of its ordinal among the
+  /// block's batches (blockId, blockId + grid, ...), the stage or phase
+  /// that alternates batch by batch.
+  Value batchParity(Value index, int64_t grid) {
+    return arith::RemUIOp::create(
+        b,
+        arith::DivUIOp::create(b, arith::SubIOp::create(b, index, k.blockId()),
+                               body.index(grid)),
+        body.index(2));
+  }
   /// Thread 0 draws a ticket from `counters[slot]` (after the block's
   /// fence and barrier) and shares `keep(ticket)` (an i32) with the block
   /// through shared memory; every thread gets it.
@@ -549,12 +563,10 @@ void ReductionEmitter::prefetchBatch(const Chunking &chunks, Value index,
 
 void ReductionEmitter::bulkCopyBatch(const Chunking &chunks, Value index,
                                      int64_t rowsPerBlock, int64_t rows,
-                                     int64_t cols, int64_t grid, Value tid,
+                                     int64_t cols, int64_t grid,
+                                     Value isThread0,
                                      ArrayRef<Value> globalBase, Value block,
                                      int64_t area, Value barrier) {
-  auto i32 = [&](int64_t v) {
-    return arith::ConstantOp::create(b, b.getI32IntegerAttr(int32_t(v)));
-  };
   auto toI64 = [&](Value v) {
     return arith::IndexCastOp::create(b, b.getI64Type(), v).getResult();
   };
@@ -567,8 +579,7 @@ void ReductionEmitter::bulkCopyBatch(const Chunking &chunks, Value index,
   }
   gpu::BarrierOp::create(b);
   (void)k.ifThen(
-      arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, body.index(0)),
-      [&] {
+      isThread0, [&] {
         NVVM::MBarrierArriveExpectTxOp::create(b, Type(), barrier, i32(total),
                                                NVVM::MemScopeKind::CTA, false,
                                                Value());
@@ -593,12 +604,9 @@ void ReductionEmitter::bulkCopyBatch(const Chunking &chunks, Value index,
         }
         return success();
       });
-  Value ordinal = arith::DivUIOp::create(
-      b, arith::SubIOp::create(b, index, k.blockId()), body.index(grid));
   hopper::waitParity(
       b, barrier,
-      arith::IndexCastOp::create(
-          b, b.getI32Type(), arith::AndIOp::create(b, ordinal, body.index(1))));
+      arith::IndexCastOp::create(b, b.getI32Type(), batchParity(index, grid)));
 }
 
 SmallVector<ReductionEmitter::FixedChunk> ReductionEmitter::loadFixedChunks(
@@ -1104,7 +1112,6 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     workspace = k.addWorkspace(workspaceBytes);
 
   Value tid = k.threadId();
-  SmallVector<Value> globalBase; // each chunked input's, where copied async
   Value lane = arith::RemUIOp::create(b, tid, body.index(group));
   Value rowInBlock = arith::DivUIOp::create(b, tid, body.index(group));
   // Staged rows whose starts are 16-byte aligned arrive by bulk copies
@@ -1117,7 +1124,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                         elementOf(input.first).getIntOrFloatBitWidth() / 8;
                     return chunks.stride * bytes % 16 == 0;
                   });
-  Value stagedBlock, bulkBarrier;
+  Value stagedBlock, bulkBarrier, isThread0;
   if (stagedBytes) {
     stagedBlock =
         hopper::dynamicSharedMemory(k, stagedBytes + (bulkRows ? 16 : 0));
@@ -1129,24 +1136,23 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                                   body.index(stagedBytes / rowsPerBlock))));
   }
   if (bulkRows) {
-    bulkBarrier = hopper::sharedAt(
-        b, stagedBlock,
-        arith::ConstantOp::create(b, b.getI32IntegerAttr(stagedBytes)));
-    for (auto [arg, flat] : chunks.inputs)
-      globalBase.push_back(globalAddress(flat));
-    (void)k.ifThen(
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, body.index(0)),
-        [&] {
-          NVVM::MBarrierInitOp::create(
-              b, bulkBarrier,
-              arith::ConstantOp::create(b, b.getI32IntegerAttr(1)), Value());
-          NVVM::FenceMbarrierInitOp::create(b);
-          return success();
-        });
+    bulkBarrier = hopper::sharedAt(b, stagedBlock, i32(stagedBytes));
+    isThread0 =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, body.index(0));
+    (void)k.ifThen(isThread0, [&] {
+      NVVM::MBarrierInitOp::create(b, bulkBarrier, i32(1), Value());
+      NVVM::FenceMbarrierInitOp::create(b);
+      return success();
+    });
     gpu::BarrierOp::create(b);
   }
+  // Each chunked input's global address, where copied asynchronously.
+  SmallVector<Value> globalBase;
+  if (bulkRows || prefetchArea)
+    for (auto [arg, flat] : chunks.inputs)
+      globalBase.push_back(globalAddress(flat));
   // Prefetched rows: this thread's row area in stage 0 (stage 1 follows the
-  // block's rows of stage 0), and each chunked input's global address.
+  // block's rows of stage 0).
   Value prefetchBlock, prefetchRow;
   int64_t stageBytes = prefetchArea * rowsPerBlock;
   if (prefetchArea) {
@@ -1156,8 +1162,6 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         arith::IndexCastOp::create(
             b, b.getI32Type(),
             arith::MulIOp::create(b, rowInBlock, body.index(prefetchArea))));
-    for (auto [arg, flat] : chunks.inputs)
-      globalBase.push_back(globalAddress(flat));
   }
   // Slots of a thread's column sums: columns lane, lane + group, ...; with
   // fixed chunks the columns of its chunks (chunk-major).
@@ -1209,7 +1213,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     // The first pass reads the row from global memory, unless prefetched
     // or copied in bulk.
     if (bulkRows)
-      bulkCopyBatch(chunks, index, rowsPerBlock, rows, cols, grid, tid,
+      bulkCopyBatch(chunks, index, rowsPerBlock, rows, cols, grid, isThread0,
                     globalBase, stagedBlock, stagedBytes / rowsPerBlock,
                     bulkBarrier);
     staging.fill = !prefetchArea && !bulkRows;
@@ -1719,12 +1723,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       // This batch landed in stage t % 2 (t its ordinal in the block's
       // batches); the next one goes to the other stage, its group committed
       // even when empty so that waiting for all but one is this batch's.
-      Value stage = arith::RemUIOp::create(
-          b,
-          arith::DivUIOp::create(b,
-                                 arith::SubIOp::create(b, index, k.blockId()),
-                                 body.index(grid)),
-          body.index(2));
+      Value stage = batchParity(index, grid);
       Value next = arith::AddIOp::create(b, index, body.index(grid));
       Value other = arith::SubIOp::create(b, body.index(1), stage);
       (void)k.ifThen(below(next, batches), [&] {
@@ -1912,9 +1911,6 @@ LogicalResult ReductionEmitter::foldAcrossBlocks(gpu::GPUFuncOp func,
   Value zero = body.index(0);
   Value isThread0 =
       arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, zero);
-  auto i32 = [&](int64_t x) {
-    return arith::ConstantOp::create(b, b.getI32IntegerAttr(int32_t(x)));
-  };
   // 2. Every block draws a ticket once its partials are written; the last
   // plan.folders to draw fold. Counter 0 counts the blocks done, counter
   // 1 the folders past their wait (the last of them resets both).
