@@ -145,6 +145,7 @@ cls_50257_rows    classifier_padded.mlir classifier_50257_rows 2e-2 norm no plan
 softmax_large     classifier_padded.mlir softmax_large   1e-5  1e-9  no  planned-single
 softmax_staged    classifier_padded.mlir softmax_50257_staged 8e-3 norm no planned-single
 cls_50257_large   classifier_padded.mlir classifier_50257_large 2e-2 norm no planned-single
+cls_50257_f32     classifier_padded.mlir classifier_50257_f32 1e-3 norm no planned-single
 cls_rows          classifier_rows.mlir classifier_rows  2e-2  norm  no   pack
 cls_rows_1001     classifier_rows.mlir classifier_rows_1001 2e-2 norm no pack
 cls_fixed         classifier_rows.mlir classifier_fixed 2e-2 norm no pack

@@ -201,6 +201,13 @@ private:
                      int64_t rows, int64_t cols, int64_t grid, Value isThread0,
                      ArrayRef<Value> globalBase, Value block, int64_t area,
                      Value barrier);
+  /// One bulk copy (issued by the calling thread) of `bytes` bytes from
+  /// byte `from` of row `row` of chunked input `input` (global address
+  /// `globalBase`) to the same byte of its row in the row area at shared
+  /// byte `areaOffset` of `block`, completing on `barrier`.
+  void copyRowBytes(const Chunking &chunks, unsigned input, Value row,
+                    Value from, int64_t bytes, Value globalBase, Value block,
+                    int64_t areaOffset, Value barrier);
   /// The global address (!llvm.ptr<1>) of the first element of the flat,
   /// offset-free buffer `flat`.
   Value globalAddress(Value flat) {
@@ -390,6 +397,13 @@ private:
     SmallVector<int64_t> offsets;
     bool fill = true;
     SmallVector<std::pair<Value, Value>> pending; // (vector, address)
+    /// Rows copied in segments (segment s: overColumns' round s of
+    /// kChunksInFlight chunks a lane, the last one the chunks after the
+    /// whole rounds): a pass with `waitFor` waits for each segment's copy
+    /// before it reads the segment; one with `release` hands each segment
+    /// on (to the next row's copy) once it has read it. `rest` is true for
+    /// the chunks after the whole rounds.
+    std::function<void(Value segment, bool rest)> waitFor, release;
   };
   Staging staging;
   void flushStaged() {
@@ -561,15 +575,35 @@ void ReductionEmitter::prefetchBatch(const Chunking &chunks, Value index,
   }
 }
 
+void ReductionEmitter::copyRowBytes(const Chunking &chunks, unsigned input,
+                                    Value row, Value from, int64_t bytes,
+                                    Value globalBase, Value block,
+                                    int64_t areaOffset, Value barrier) {
+  int64_t element =
+      elementOf(chunks.inputs[input].first).getIntOrFloatBitWidth() / 8;
+  Value at = arith::AddIOp::create(
+      b, arith::MulIOp::create(b, row, body.index(chunks.stride * element)),
+      from);
+  Value src = LLVM::GEPOp::create(
+      b, globalBase.getType(), b.getI8Type(), globalBase,
+      ArrayRef<LLVM::GEPArg>{
+          arith::IndexCastOp::create(b, b.getI64Type(), at).getResult()});
+  Value dst = hopper::sharedAt(
+      b, block,
+      arith::IndexCastOp::create(
+          b, b.getI32Type(),
+          arith::AddIOp::create(
+              b, body.index(areaOffset + staging.offsets[input]), from)));
+  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+      b, hopper::toCluster(b, dst), src, barrier, i32(bytes), Value(), Value());
+}
+
 void ReductionEmitter::bulkCopyBatch(const Chunking &chunks, Value index,
                                      int64_t rowsPerBlock, int64_t rows,
                                      int64_t cols, int64_t grid,
                                      Value isThread0,
                                      ArrayRef<Value> globalBase, Value block,
                                      int64_t area, Value barrier) {
-  auto toI64 = [&](Value v) {
-    return arith::IndexCastOp::create(b, b.getI64Type(), v).getResult();
-  };
   SmallVector<int64_t> bytesOf;
   int64_t total = 0;
   for (auto [arg, flat] : chunks.inputs) {
@@ -590,17 +624,10 @@ void ReductionEmitter::bulkCopyBatch(const Chunking &chunks, Value index,
                   b, arith::MulIOp::create(b, index, body.index(rowsPerBlock)),
                   body.index(r)),
               body.index(rows - 1));
-          for (auto [i, element] : llvm::enumerate(bytesOf)) {
-            Value src = LLVM::GEPOp::create(
-                b, globalBase[i].getType(), b.getI8Type(), globalBase[i],
-                ArrayRef<LLVM::GEPArg>{toI64(arith::MulIOp::create(
-                    b, row, body.index(chunks.stride * element)))});
-            Value dst =
-                hopper::sharedAt(b, block, i32(r * area + staging.offsets[i]));
-            NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-                b, hopper::toCluster(b, dst), src, barrier,
-                i32(llvm::alignTo(cols * element, 16)), Value(), Value());
-          }
+          for (auto [i, element] : llvm::enumerate(bytesOf))
+            copyRowBytes(chunks, i, row, body.index(0),
+                         llvm::alignTo(cols * element, 16), globalBase[i],
+                         block, r * area, barrier);
         }
         return success();
       });
@@ -715,6 +742,8 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
     LogicalResult ok =
         loop(body.index(0), rounds, body.index(1),
              [&](Value r, SmallVector<Value> &inner) -> LogicalResult {
+               if (staging.waitFor)
+                 staging.waitFor(r, false);
                Value base = arith::AddIOp::create(
                    b, arith::MulIOp::create(b, r, body.index(round)), lane);
                SmallVector<std::pair<SmallVector<Value>, Value>> taken;
@@ -727,6 +756,8 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
                for (auto &[colsOfChunk, first] : taken)
                  if (failed(fn(colsOfChunk, first, Value(), inner)))
                    return failure();
+               if (staging.release)
+                 staging.release(r, false);
                return success();
              });
     if (failed(ok))
@@ -734,6 +765,15 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
     rest = arith::AddIOp::create(
         b, arith::MulIOp::create(b, rounds, body.index(round)), lane);
   }
+  // The chunks after the whole rounds: the last segment of segmented rows
+  // (whose count is known), if any.
+  assert((!(staging.waitFor || staging.release) || knownCount) &&
+         "segmented rows start on chunk boundaries");
+  Value lastSegment;
+  if ((staging.waitFor || staging.release) && *knownCount % round)
+    lastSegment = body.index(*knownCount / round);
+  if (lastSegment && staging.waitFor)
+    staging.waitFor(lastSegment, true);
   LogicalResult ok =
       loop(rest, count, step,
            [&](Value chunk, SmallVector<Value> &inner) -> LogicalResult {
@@ -741,6 +781,8 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
              flushStaged();
              return fn(colsOfChunk, first, Value(), inner);
            });
+  if (succeeded(ok) && lastSegment && staging.release)
+    staging.release(lastSegment, true);
   if (failed(ok) || (cols % w == 0 && chunks.stride % w == 0))
     return ok;
   Value tail = arith::AddIOp::create(
@@ -768,9 +810,15 @@ constexpr int64_t kMaxChunksPerLane = 8, kSumRegisters = 96,
 constexpr int64_t kRowRegisters = 64;
 /// Staged rows: at most this many bytes of shared memory a block, so two
 /// blocks share an SM (228 KB each, less kSharedPerBlockExtra for the
-/// driver's reserve and the block's static shared memory).
+/// driver's reserve and the block's static shared memory). A wider row, up
+/// to kStagedAloneBytes (a block's 227 KB of dynamic shared memory less
+/// room for its static shared memory), is staged by a block alone on its
+/// SM, of kStagedAloneThreads threads: the TF32 step's 201 KB classifier
+/// rows ran 2729 us on 256 threads, 2134 on 512 (bench/RESULTS.md,
+/// sixteenth session); 1024 would leave 64 registers a thread.
 constexpr int64_t kStagedBlockBytes = 110 * 1024, kSharedPerSM = 228 * 1024,
-                  kSharedPerBlockExtra = 3 * 1024;
+                  kSharedPerBlockExtra = 3 * 1024,
+                  kStagedAloneBytes = 224 * 1024, kStagedAloneThreads = 512;
 
 /// A total over every dim of select(iota(last dim) == j, v, 0) with j one
 /// integer a row (a label; either side of the eq): each row holds at most
@@ -1046,6 +1094,11 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     if (area * rowsPerBlock <= kStagedBlockBytes) {
       stagedBytes = area * rowsPerBlock;
       staging.offsets = offsets;
+    } else if (rowsPerBlock == 1 && area <= kStagedAloneBytes) {
+      stagedBytes = area;
+      staging.offsets = offsets;
+      group = threads = std::max(group, kStagedAloneThreads);
+      warpsPerRow = group / 32;
     }
   }
   // Rows with column sums in fixed chunks keep their sums in registers and
@@ -1124,10 +1177,37 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
                         elementOf(input.first).getIntOrFloatBitWidth() / 8;
                     return chunks.stride * bytes % 16 == 0;
                   });
+  // One row a block with full-row outputs: the row arrives in segments,
+  // each on an mbarrier of its own, and the first pass starts on a segment
+  // as soon as it lands; the outputs pass hands each segment to the copy of
+  // the block's next row once every thread has read it, so that row's copy
+  // overlaps this row's outputs (a row of 201 KB leaves no room for a
+  // second one). Segment s is a round of overColumns (kChunksInFlight
+  // chunks a lane), the last the chunks after the whole rounds; the
+  // columns after the last whole chunk are read from global memory.
+  // Per input, the bytes of a round's segment and of the rest's (the
+  // segment after the whole rounds; 16-byte multiples).
+  SmallVector<int64_t> roundBytes, restBytes;
+  int64_t segments = 0, roundTotal = 0, restTotal = 0;
+  bool restSegment = false;
+  if (bulkRows && rowsPerBlock == 1 && rowOutputs) {
+    int64_t count = cols / w, round = kChunksInFlight * group;
+    segments = llvm::divideCeil(count, round);
+    restSegment = count % round != 0;
+    for (auto [arg, flat] : chunks.inputs) {
+      int64_t chunkBytes = w * elementOf(arg).getIntOrFloatBitWidth() / 8;
+      roundBytes.push_back(round * chunkBytes);
+      restBytes.push_back(
+          llvm::alignTo((count - (segments - 1) * round) * chunkBytes, 16));
+      roundTotal += roundBytes.back();
+      restTotal += restBytes.back();
+    }
+  }
+  int64_t barrierBytes =
+      bulkRows ? llvm::alignTo(8 * std::max<int64_t>(1, segments), 16) : 0;
   Value stagedBlock, bulkBarrier, isThread0;
   if (stagedBytes) {
-    stagedBlock =
-        hopper::dynamicSharedMemory(k, stagedBytes + (bulkRows ? 16 : 0));
+    stagedBlock = hopper::dynamicSharedMemory(k, stagedBytes + barrierBytes);
     staging.row = hopper::sharedAt(
         b, stagedBlock,
         arith::IndexCastOp::create(
@@ -1135,22 +1215,51 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
             arith::MulIOp::create(b, rowInBlock,
                                   body.index(stagedBytes / rowsPerBlock))));
   }
-  if (bulkRows) {
-    bulkBarrier = hopper::sharedAt(b, stagedBlock, i32(stagedBytes));
-    isThread0 =
-        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, body.index(0));
-    (void)k.ifThen(isThread0, [&] {
-      NVVM::MBarrierInitOp::create(b, bulkBarrier, i32(1), Value());
-      NVVM::FenceMbarrierInitOp::create(b);
-      return success();
-    });
-    gpu::BarrierOp::create(b);
-  }
   // Each chunked input's global address, where copied asynchronously.
   SmallVector<Value> globalBase;
   if (bulkRows || prefetchArea)
     for (auto [arg, flat] : chunks.inputs)
       globalBase.push_back(globalAddress(flat));
+  // Segment `s`'s mbarrier (the only one of unsegmented rows).
+  auto segmentBarrier = [&](Value s) {
+    return hopper::sharedAt(
+        b, stagedBlock,
+        arith::IndexCastOp::create(
+            b, b.getI32Type(),
+            arith::AddIOp::create(b, body.index(stagedBytes),
+                                  arith::MulIOp::create(b, s, body.index(8)))));
+  };
+  // Thread 0's copy of segment `s` (the rest's where `rest`) of row `row`
+  // (one row a block).
+  auto copySegment = [&](Value row, Value s, bool rest) {
+    Value barrier = segmentBarrier(s);
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, Type(), barrier, i32(rest ? restTotal : roundTotal),
+        NVVM::MemScopeKind::CTA, false, Value());
+    for (auto [i, base] : llvm::enumerate(globalBase))
+      copyRowBytes(chunks, i, row,
+                   arith::MulIOp::create(b, s, body.index(roundBytes[i])),
+                   rest ? restBytes[i] : roundBytes[i], base, stagedBlock, 0,
+                   barrier);
+  };
+  if (bulkRows) {
+    bulkBarrier = segmentBarrier(body.index(0));
+    isThread0 =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::eq, tid, body.index(0));
+    (void)k.ifThen(isThread0, [&] {
+      for (int64_t s = 0; s < std::max<int64_t>(1, segments); ++s)
+        NVVM::MBarrierInitOp::create(b, segmentBarrier(body.index(s)), i32(1),
+                                     Value());
+      NVVM::FenceMbarrierInitOp::create(b);
+      // Segmented rows: the block's first row from the start.
+      Value first =
+          arith::MinUIOp::create(b, k.blockId(), body.index(rows - 1));
+      for (int64_t s = 0; s < segments; ++s)
+        copySegment(first, body.index(s), restSegment && s == segments - 1);
+      return success();
+    });
+    gpu::BarrierOp::create(b);
+  }
   // Prefetched rows: this thread's row area in stage 0 (stage 1 follows the
   // block's rows of stage 0).
   Value prefetchBlock, prefetchRow;
@@ -1212,11 +1321,21 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     DenseMap<unsigned, Value> rowShares; // of the totals across the rows
     // The first pass reads the row from global memory, unless prefetched
     // or copied in bulk.
-    if (bulkRows)
+    if (bulkRows && !segments)
       bulkCopyBatch(chunks, index, rowsPerBlock, rows, cols, grid, isThread0,
                     globalBase, stagedBlock, stagedBytes / rowsPerBlock,
                     bulkBarrier);
     staging.fill = !prefetchArea && !bulkRows;
+    // Segmented rows: the first pass waits for each segment, in this
+    // batch's phase (its ordinal's parity).
+    Value phase;
+    if (segments) {
+      phase = arith::IndexCastOp::create(b, b.getI32Type(),
+                                         batchParity(index, grid));
+      staging.waitFor = [&](Value s, bool) {
+        hopper::waitParity(b, segmentBarrier(s), phase);
+      };
+    }
     for (const Pass &passInfo : passes) {
       // The pass's reductions, then its totals across the rows.
       SmallVector<nv::ReduceOp> pass(passInfo.reduces);
@@ -1275,6 +1394,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
             return success();
           },
           perLane, fixed);
+      staging.waitFor = nullptr;
       if (failed(ok))
         return failure();
       staging.fill = false;
@@ -1646,6 +1766,20 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       return k.ifThen(active ? arith::AndIOp::create(b, valid, active) : valid,
                       store);
     };
+    // Segmented rows: once every thread has read a segment in the outputs
+    // pass (the last to read the row), thread 0 copies the block's next
+    // row's segment there.
+    if (segments) {
+      Value next = arith::AddIOp::create(b, index, body.index(grid));
+      Value copies = arith::AndIOp::create(b, isThread0, below(next, batches));
+      staging.release = [&, next, copies](Value s, bool rest) {
+        gpu::BarrierOp::create(b);
+        (void)k.ifThen(copies, [&] {
+          copySegment(next, s, rest);
+          return success();
+        });
+      };
+    }
     if (perLane) {
       SmallVector<Value> none;
       if (failed(overColumns(chunks, cols, clamped, leadIdx, full, lane, group,
@@ -1679,6 +1813,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       if (!perRow.empty())
         gpu::BarrierOp::create(b);
     }
+    staging.release = nullptr;
     // Per-row outputs from each row's lane 0.
     storeFromLeaders(perRow, row, valid, lane, [&](Value v) {
       return pointIndex(v, full, leadIdx, body.index(0));

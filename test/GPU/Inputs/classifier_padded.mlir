@@ -220,3 +220,32 @@ func.func @classifier_50257_large(%h: tensor<600x16xbf16>, %e: tensor<50257x16xb
   %de = nova.matmul %gb, %h transpose_lhs : tensor<600x50257xbf16>, tensor<600x16xbf16> -> tensor<50257x16xbf16>
   return %total, %dx, %de : tensor<f32>, tensor<600x16xbf16>, tensor<50257x16xbf16>
 }
+
+// The TF32 step's classifier: f32 logits of GPT-2's vocabulary, padded to
+// a 16-byte pitch by the planner. A 201 KB row leaves no room for a second
+// block's, so each block stages its row alone on its SM and loops over
+// rows (more rows than SMs); the loss total folds the blocks' partials.
+func.func @classifier_50257_f32(%h: tensor<300x16xf32>, %e: tensor<50257x16xf32>,
+                           %labels: tensor<300x1xi32>, %scale: tensor<f32>)
+    -> (tensor<f32>, tensor<300x16xf32>, tensor<50257x16xf32>) {
+  %x = nova.matmul %h, %e transpose_rhs {nova.precision = "tf32"} : tensor<300x16xf32>, tensor<50257x16xf32> -> tensor<300x50257xf32>
+  %m = nova.reduce max %x dims [1] keep_dims : tensor<300x50257xf32> -> tensor<300x1xf32>
+  %z = nova.sub %x, %m : tensor<300x50257xf32>, tensor<300x1xf32>
+  %ex = nova.exp %z : tensor<300x50257xf32>
+  %se = nova.reduce sum %ex dims [1] keep_dims : tensor<300x50257xf32> -> tensor<300x1xf32>
+  %lse = nova.log %se : tensor<300x1xf32>
+  %logp = nova.sub %z, %lse : tensor<300x50257xf32>, tensor<300x1xf32>
+  %io = nova.iota dim 1 : tensor<300x50257xi32>
+  %hit = nova.cmp eq, %io, %labels : tensor<300x50257xi32>, tensor<300x1xi32>
+  %zero = nova.constant dense<0.0> : tensor<f32>
+  %one = nova.constant dense<1.0> : tensor<f32>
+  %picked = nova.select %hit, %logp, %zero : tensor<300x50257xi1>, tensor<300x50257xf32>, tensor<f32>
+  %total = nova.reduce sum %picked dims [0, 1] : tensor<300x50257xf32> -> tensor<f32>
+  %p = nova.div %ex, %se : tensor<300x50257xf32>, tensor<300x1xf32>
+  %t = nova.select %hit, %one, %zero : tensor<300x50257xi1>, tensor<f32>, tensor<f32>
+  %g = nova.sub %p, %t : tensor<300x50257xf32>, tensor<300x50257xf32>
+  %gs = nova.mul %g, %scale : tensor<300x50257xf32>, tensor<f32>
+  %dx = nova.matmul %gs, %e {nova.precision = "tf32"} : tensor<300x50257xf32>, tensor<50257x16xf32> -> tensor<300x16xf32>
+  %de = nova.matmul %gs, %h transpose_lhs {nova.precision = "tf32"} : tensor<300x50257xf32>, tensor<300x16xf32> -> tensor<50257x16xf32>
+  return %total, %dx, %de : tensor<f32>, tensor<300x16xf32>, tensor<50257x16xf32>
+}
