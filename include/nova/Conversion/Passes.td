@@ -94,14 +94,18 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
     Option<"stageRows", "stage-rows", "bool", /*default=*/"true",
            "Row kernels that read a wide 16-byte-chunked row more than once "
            "keep the first read's copy in shared memory (up to 110 KB a "
-           "block) and take the later passes from there, so the row leaves "
+           "block, two an SM; a single row up to 224 KB by a 512-thread "
+           "block alone on its SM) and take the later passes from there, so the row leaves "
            "HBM once; rows with column sums in fixed chunks prefetch their "
            "next batch by cp.async into two such stages; false: every pass "
            "reads global memory (the L2)">,
     Option<"bulkRows", "bulk-rows", "bool", /*default=*/"true",
            "Staged rows whose every input row starts 16-byte aligned arrive "
            "by bulk copies (cp.async.bulk, issued by one thread, completing "
-           "on an mbarrier): the block's whole rows in flight at once; "
+           "on an mbarrier): the block's whole rows in flight at once; a "
+           "block of one row a batch with full-row outputs copies it in "
+           "segments, each on its own mbarrier, the next row's segment "
+           "copied as soon as the outputs pass has read this one's; "
            "false: each lane loads its chunks in the first pass">
   ];
   let dependentDialects = [

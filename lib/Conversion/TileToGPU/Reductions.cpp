@@ -1183,10 +1183,10 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   // the block's next row once every thread has read it, so that row's copy
   // overlaps this row's outputs (a row of 201 KB leaves no room for a
   // second one). Segment s is a round of overColumns (kChunksInFlight
-  // chunks a lane), the last the chunks after the whole rounds; the
-  // columns after the last whole chunk are read from global memory.
-  // Per input, the bytes of a round's segment and of the rest's (the
-  // segment after the whole rounds; 16-byte multiples).
+  // chunks a lane), the last the chunks after the whole rounds (the rest);
+  // the columns after the last whole chunk are read from global memory.
+  // Per input, the bytes of a round's segment and of the rest's (16-byte
+  // multiples).
   SmallVector<int64_t> roundBytes, restBytes;
   int64_t segments = 0, roundTotal = 0, restTotal = 0;
   bool restSegment = false;
