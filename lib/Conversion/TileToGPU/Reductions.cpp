@@ -9,6 +9,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 
@@ -402,8 +403,9 @@ private:
     /// whole rounds): a pass with `waitFor` waits for each segment's copy
     /// before it reads the segment; one with `release` hands each segment
     /// on (to the next row's copy) once it has read it. `rest` is true for
-    /// the chunks after the whole rounds.
+    /// the chunks after the whole rounds. `segments` counts them all.
     std::function<void(Value segment, bool rest)> waitFor, release;
+    int64_t segments = 0;
   };
   Staging staging;
   void flushStaged() {
@@ -772,6 +774,9 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
   Value lastSegment;
   if ((staging.waitFor || staging.release) && *knownCount % round)
     lastSegment = body.index(*knownCount / round);
+  assert((!(staging.waitFor || staging.release) ||
+          llvm::divideCeil(*knownCount, round) == staging.segments) &&
+         "the rounds here are the row's segments");
   if (lastSegment && staging.waitFor)
     staging.waitFor(lastSegment, true);
   LogicalResult ok =
@@ -1192,7 +1197,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   bool restSegment = false;
   if (bulkRows && rowsPerBlock == 1 && rowOutputs) {
     int64_t count = cols / w, round = kChunksInFlight * group;
-    segments = llvm::divideCeil(count, round);
+    segments = staging.segments = llvm::divideCeil(count, round);
     restSegment = count % round != 0;
     for (auto [arg, flat] : chunks.inputs) {
       int64_t chunkBytes = w * elementOf(arg).getIntOrFloatBitWidth() / 8;
@@ -1205,6 +1210,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   }
   int64_t barrierBytes =
       bulkRows ? llvm::alignTo(8 * std::max<int64_t>(1, segments), 16) : 0;
+  assert(stagedBytes + barrierBytes <= kStagedAloneBytes + 1024 &&
+         "a block's dynamic shared memory leaves room for its static one");
   Value stagedBlock, bulkBarrier, isThread0;
   if (stagedBytes) {
     stagedBlock = hopper::dynamicSharedMemory(k, stagedBytes + barrierBytes);
@@ -1336,6 +1343,10 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         hopper::waitParity(b, segmentBarrier(s), phase);
       };
     }
+    llvm::scope_exit resetHooks([&] {
+      staging.waitFor = nullptr;
+      staging.release = nullptr;
+    });
     for (const Pass &passInfo : passes) {
       // The pass's reductions, then its totals across the rows.
       SmallVector<nv::ReduceOp> pass(passInfo.reduces);
@@ -1768,8 +1779,12 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     };
     // Segmented rows: once every thread has read a segment in the outputs
     // pass (the last to read the row), thread 0 copies the block's next
-    // row's segment there.
-    if (segments) {
+    // row's segment there. Blocks without a next row (a grid of every
+    // batch) need no barrier. The barrier sits in the outputs pass, which
+    // may run under `valid`: uniform here, as a block takes one row a
+    // batch and every batch it takes holds a row.
+    if (segments && grid < batches) {
+      assert(rowsPerBlock == 1 && "one row a batch: `valid` is uniform");
       Value next = arith::AddIOp::create(b, index, body.index(grid));
       Value copies = arith::AndIOp::create(b, isThread0, below(next, batches));
       staging.release = [&, next, copies](Value s, bool rest) {
