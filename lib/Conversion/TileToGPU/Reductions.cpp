@@ -769,14 +769,15 @@ ReductionEmitter::overColumns(const Chunking &chunks, int64_t cols, Value row,
   }
   // The chunks after the whole rounds: the last segment of segmented rows
   // (whose count is known), if any.
-  assert((!(staging.waitFor || staging.release) || knownCount) &&
+  bool segmented = staging.waitFor || staging.release;
+  assert((!segmented || knownCount) &&
          "segmented rows start on chunk boundaries");
-  Value lastSegment;
-  if ((staging.waitFor || staging.release) && *knownCount % round)
-    lastSegment = body.index(*knownCount / round);
-  assert((!(staging.waitFor || staging.release) ||
+  assert((!segmented ||
           llvm::divideCeil(*knownCount, round) == staging.segments) &&
          "the rounds here are the row's segments");
+  Value lastSegment;
+  if (segmented && *knownCount % round)
+    lastSegment = body.index(*knownCount / round);
   if (lastSegment && staging.waitFor)
     staging.waitFor(lastSegment, true);
   LogicalResult ok =
@@ -1210,8 +1211,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   }
   int64_t barrierBytes =
       bulkRows ? llvm::alignTo(8 * std::max<int64_t>(1, segments), 16) : 0;
-  assert(stagedBytes + barrierBytes <= kStagedAloneBytes + 1024 &&
-         "a block's dynamic shared memory leaves room for its static one");
+  assert(stagedBytes + barrierBytes <= 227 * 1024 &&
+         "within a block's dynamic shared memory");
   Value stagedBlock, bulkBarrier, isThread0;
   if (stagedBytes) {
     stagedBlock = hopper::dynamicSharedMemory(k, stagedBytes + barrierBytes);
@@ -1828,7 +1829,6 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       if (!perRow.empty())
         gpu::BarrierOp::create(b);
     }
-    staging.release = nullptr;
     // Per-row outputs from each row's lane 0.
     storeFromLeaders(perRow, row, valid, lane, [&](Value v) {
       return pointIndex(v, full, leadIdx, body.index(0));
