@@ -987,7 +987,8 @@ LogicalResult Evaluator::adamw(AdamWOp op) {
          b2 = op.getBeta2().convertToDouble(),
          eps = op.getEpsilon().convertToDouble(),
          wd = op.getWeightDecay().convertToDouble();
-  double c1 = 1 - std::pow(b1, t), c2 = 1 - std::pow(b2, t);
+  // The bias corrections as reciprocals, as the GPU kernel computes them.
+  double r1 = 1 / (1 - std::pow(b1, t)), r2 = 1 / (1 - std::pow(b2, t));
   HostTensor np = make(op.getNewParam()), nm = make(op.getNewM()),
              nv = make(op.getNewV());
   for (int64_t k = 0, n = p.numElements(); k < n; ++k) {
@@ -996,7 +997,7 @@ LogicalResult Evaluator::adamw(AdamWOp op) {
     nm.f[k] = fin(nm.dtype, mk);
     nv.f[k] = fin(nv.dtype, vk);
     np.f[k] =
-        fin(np.dtype, p.f[k] - lr * ((mk / c1) / (std::sqrt(vk / c2) + eps) +
+        fin(np.dtype, p.f[k] - lr * ((mk * r1) / (std::sqrt(vk * r2) + eps) +
                                      wd * p.f[k]));
   }
   (void)set(op.getNewParam(), std::move(np));

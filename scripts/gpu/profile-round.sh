@@ -66,6 +66,7 @@ for c in ${COMPUTES:-bf16 tf32}; do
     timeout "${NCU_TIMEOUT:-90}" ncu --clock-control none --kernel-name "regex:$NCU" \
       --launch-count "${NCU_COUNT:-20}" --section SpeedOfLight --section Occupancy \
       --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
+      --section ComputeWorkloadAnalysis \
       "$R" "$C/new/$c.nvx" --entry train_step --inputs "$W/in.safetensors" \
       -o "$W/ncu.safetensors" > "$OUT/ncu-$c.txt" 2>&1 || echo "ncu: exit $? (see ncu-$c.txt)"
   fi

@@ -220,9 +220,12 @@ FailureOr<Geometry> emitOptimizer(KernelContext &k) {
            b2 = adamw.getBeta2().convertToDouble(),
            eps = adamw.getEpsilon().convertToDouble(),
            wd = adamw.getWeightDecay().convertToDouble();
-    // Computed in f64 as the interpreter does, in the same order.
-    Value c1 = sub(c(1), math::PowFOp::create(b, c(b1), *t));
-    Value c2 = sub(c(1), math::PowFOp::create(b, c(b2), *t));
+    // Computed in f64 as the interpreter does, in the same order. The bias
+    // corrections enter as reciprocals: f64 divisions are many instructions
+    // on the FP64 pipe, and three an element kept the kernel from the
+    // memory's rate.
+    Value r1 = div(c(1), sub(c(1), math::PowFOp::create(b, c(b1), *t)));
+    Value r2 = div(c(1), sub(c(1), math::PowFOp::create(b, c(b2), *t)));
     Type e = elementOf(adamw.getParam());
     // The representative's outputs at `idx`, with its three results
     // registered as uniform values (valid until the next call).
@@ -239,9 +242,9 @@ FailureOr<Geometry> emitOptimizer(KernelContext &k) {
         return failure();
       Value mk = add(mul(c(b1), *m), mul(c(1 - b1), *g));
       Value vk = add(mul(c(b2), *v), mul(mul(c(1 - b2), *g), *g));
-      Value denom = add(math::SqrtOp::create(b, div(vk, c2)), c(eps));
+      Value denom = add(math::SqrtOp::create(b, mul(vk, r2)), c(eps));
       Value pk =
-          sub(*p, mul(*lr, add(div(div(mk, c1), denom), mul(c(wd), *p))));
+          sub(*p, mul(*lr, add(div(mul(mk, r1), denom), mul(c(wd), *p))));
       if (skip) {
         pk = arith::SelectOp::create(b, skip, *p, pk);
         mk = arith::SelectOp::create(b, skip, *m, mk);

@@ -608,6 +608,10 @@ def Nova_AdamWOp : Nova_Op<"adamw", [AllTypesMatch<["param", "grad", "m", "v",
     learning-rate schedule changes no kernel):
     `m' = b1 m + (1-b1) g`, `v' = b2 v + (1-b2) g^2`,
     `p' = p - lr (m'/(1-b1^t) / (sqrt(v'/(1-b2^t)) + eps) + wd p)`.
+    The interpreter and the GPU kernel compute each element in f64, in the
+    same order, with the bias corrections as reciprocals
+    (`m' * (1/(1-b1^t))`, `v' * (1/(1-b2^t))`), and round the three
+    results once to the element type.
 
     ```mlir
     %p2, %m2, %v2 = nova.adamw %p, %g, %m, %v, %t, %lr
