@@ -29,7 +29,30 @@
 // CHECK: scf.for %[[CH:.*]] = %{{.*}} to %[[CHUNKS]] step %c256 {
 // CHECK: %[[FIRST:.*]] = arith.muli %[[CH]], %c4
 // CHECK-COUNT-4: vector.load %[[PICK]]#{{[0-3]}}[%[[FIRST]]] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
+// Per lane one f64 square root and one f64 division (the bias corrections
+// enter as reciprocals computed before the loops).
 // CHECK-NOT: memref.load
+// CHECK-NOT: arith.divf
+// CHECK: math.sqrt {{.*}} : f64
+// CHECK-NOT: memref.load
+// CHECK: arith.divf {{.*}} : f64
+// CHECK-NOT: memref.load
+// CHECK-NOT: arith.divf
+// CHECK: math.sqrt {{.*}} : f64
+// CHECK-NOT: memref.load
+// CHECK: arith.divf {{.*}} : f64
+// CHECK-NOT: memref.load
+// CHECK-NOT: arith.divf
+// CHECK: math.sqrt {{.*}} : f64
+// CHECK-NOT: memref.load
+// CHECK: arith.divf {{.*}} : f64
+// CHECK-NOT: memref.load
+// CHECK-NOT: arith.divf
+// CHECK: math.sqrt {{.*}} : f64
+// CHECK-NOT: memref.load
+// CHECK: arith.divf {{.*}} : f64
+// CHECK-NOT: memref.load
+// CHECK-NOT: arith.divf
 // CHECK-COUNT-3: vector.store %{{.*}}, %[[PICK]]#{{[4-6]}}[%[[FIRST]]] {alignment = 16 : i64} : memref<?xf32>, vector<4xf32>
 // CHECK: scf.for %[[E:.*]] = %{{.*}} to %[[PICK]]#7 step %c256 {
 // CHECK-COUNT-4: memref.load %[[PICK]]#{{[0-3]}}[%[[E]]] : memref<?xf32>
