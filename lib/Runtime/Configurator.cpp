@@ -360,12 +360,16 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     constexpr double kSharedBytesPerClock = 128;
     int64_t rowTiles = ceilDiv(p.batch * p.m, wgmma::kTileM);
     int64_t kTiles = ceilDiv(p.k, tileK);
-    wgmma::Tiling tiling = wgmma::tiling(rowTiles, p.n, kTiles, dev.sms);
+    wgmma::Tiling tiling = wgmma::tiling(rowTiles, p.n, kTiles, dev.sms,
+                                         /*heavyEpilogue=*/false, wide ? 2 : 4);
     int64_t tn = tiling.tileN, split = tiling.splits;
-    int64_t tiles = rowTiles * ceilDiv(p.n, tn);
     double efficiency = kWgmmaEfficiency;
     // TF32's tiles as the kernel runs them (128 x 256 as 256 x 128).
-    int64_t groups = wide ? 1 : wgmma::registerAGroups(tn, p.roundedKMajorB);
+    int64_t groups = wide ? 1
+                          : wgmma::registerAGroups(p.batch * p.m, p.n, tiling,
+                                                   p.roundedKMajorB, dev.sms);
+    int64_t tiles = ceilDiv(p.batch * p.m, wgmma::kTileM * groups) *
+                    ceilDiv(p.n, tn / groups);
     if (!wide && !p.roundedKMajorB) {
       double stageFlops = 2.0 * wgmma::kTileM * tn * tileK;
       double tensorClocks =
@@ -586,8 +590,16 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
   };
   switch (p.family) {
   case KernelFamily::Pointwise: {
-    s.vectorWidth = vectorWidth(p.m, elem);
+    // 16-byte vectors once there is one for every thread of a block,
+    // whether or not the width divides the length: the kernel takes a
+    // ragged last chunk element by element. (Scalar chunks leave each
+    // thread's loads one after another: a padded TF32 copy of 4095 x 1023
+    // ran at 2.15 TB/s, half the copy bandwidth.) Shorter lengths take the
+    // widest vector that divides them.
     s.threads = 256;
+    s.vectorWidth = p.m >= s.threads * int64_t(16 / elem)
+                        ? int(16 / elem)
+                        : vectorWidth(p.m, elem);
     int64_t perThread = s.vectorWidth;
     // Unroll by 4 once there are enough elements for four full waves.
     int unroll = p.m >= int64_t(dev.sms) * 2048 * s.vectorWidth * 4 ? 4 : 1;
@@ -598,8 +610,8 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     double perElem = p.bytesPerElement ? double(p.bytesPerElement) : 3.0 * elem;
     finish(perElem * p.m, blocks);
     if (why)
-      s.explanation.push_back(fmt("%g-wide vectors (16 B / element size, "
-                                  "dividing the length), unroll %g",
+      s.explanation.push_back(fmt("%g-wide vectors (16 B / element size), "
+                                  "unroll %g",
                                   s.vectorWidth, unroll));
     break;
   }

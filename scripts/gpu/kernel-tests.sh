@@ -135,6 +135,7 @@ attn_wgmma_bwd_long_f64 attn_wgmma_bwd.mlir full_d64_long 1e-2 norm no pack
 wgmma_tf32_round_gelu matmul_wgmma_tf32.mlir tf32_round_gelu 1e-4 norm no pack
 wgmma_tf32_round  matmul_wgmma_tf32.mlir tf32_round_plain 1e-4  norm  no   pack
 pad_copy_tf32     matmul_padded_tf32.mlir copy_odd_tf32 1e-4  norm  no   planned-single
+pad_copy_tf32_tall matmul_padded_tf32.mlir tall_tf32   1e-4  norm  no   planned-single
 rounded_tf32      matmul_rounded_tf32.mlir weight_tf32  1e-4  norm  no   planned-single
 cls_1001_padded   classifier_padded.mlir classifier_1001  2e-2  norm  no  planned-single
 cls_50257_padded  classifier_padded.mlir classifier_50257 2e-2  norm  no  planned-single
@@ -165,6 +166,7 @@ wgmma_tf32_mn_ragged matmul_wgmma_tf32_mn.mlir tf32_xw_ragged 1e-4 norm no pack
 wgmma_tf32_mk_ragged matmul_wgmma_tf32_mn.mlir tf32_mk_ragged 1e-4 norm no pack
 pad_copy_tf32_mn  matmul_padded_tf32.mlir nmajor_tf32   1e-4  norm  no   planned-single
 wgmma_tf32_mn_narrow matmul_wgmma_tf32_mn.mlir tf32_dw_narrow 1e-4 norm no pack
+wgmma_tf32_dw_192 matmul_wgmma_tf32_mn.mlir tf32_dw_192 1e-4 norm no pack
 ln_bwd_rowsums    ln_backward_planned.mlir ln_backward 1e-5 1e-6 no   planned
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes

@@ -279,6 +279,26 @@ TEST(WgmmaTiling, NarrowTilesOnlyWhereTheyFillIdleSMs) {
   EXPECT_TRUE(is(tiling(6, 2304, 256, 132, true), 256, 2));
 }
 
+// TF32 register-A groups: B rounded in shared memory runs 128 x 256 tiles
+// as 256 x 128; a B rounded ahead keeps 128 x 256 unless 256 x 128 fills
+// the persistent grid in 10 % fewer waves (ragged 4095 x 4097: 544 tiles,
+// five waves, against 528, four); GPT-2's shapes and the squares tile the
+// same both ways and keep one group.
+TEST(WgmmaTiling, RoundedBTakesTallTilesOnlyForFewerWaves) {
+  using nova::wgmma::registerAGroups;
+  using nova::wgmma::Tiling;
+  Tiling wide{256, 1};
+  EXPECT_EQ(registerAGroups(4095, 4097, wide, /*bRoundedAhead=*/false, 132), 2);
+  EXPECT_EQ(registerAGroups(4095, 4097, wide, true, 132), 2);
+  for (int64_t n : {768, 2304, 3072, 50304, 50257})
+    EXPECT_EQ(registerAGroups(16384, n, wide, true, 132), 1) << n;
+  EXPECT_EQ(registerAGroups(4096, 4096, wide, true, 132), 1);
+  EXPECT_EQ(registerAGroups(8192, 8192, wide, true, 132), 1);
+  // Split K and narrower tiles keep one group.
+  EXPECT_EQ(registerAGroups(4095, 4097, Tiling{256, 2}, true, 132), 1);
+  EXPECT_EQ(registerAGroups(4095, 4097, Tiling{192, 1}, false, 132), 1);
+}
+
 // scatter_add as convert-tile-to-gpu lays it out: the embedding gradient
 // of GPT-2 124M (16384 indices into 50257 rows of 768) takes buckets (264
 // blocks of 512 threads, the sorted indices in shared memory): the updates

@@ -47,20 +47,23 @@ struct Tiling {
 };
 
 /// The tiling of a product of `rowTiles` tile rows, N columns and `kTiles`
-/// K tiles on `sms` SMs: 128 columns when N fits, else 256, or 192 where
-/// the narrower tiles fill the SMs that the wide ones leave idle (the
-/// weight gradients: 72 tiles of 128 x 256 on 132 SMs, 96 of 128 x 192 with
-/// three quarters of the work each), by waves x K tiles per unit x columns
-/// (a block's time is proportional to its tile's columns), when that saves
-/// more than 10 %, K is long (64 K tiles or more: the main loop, not the
-/// block's fixed costs, sets its time) and the narrow tiles need no split
-/// (measured on the H200: 768 x 16384 x 3072 0.160 -> 0.120 ms). With
-/// `heavyEpilogue` (several transcendentals a result element, such as GELU
-/// and its derivative: code unrolled for each of a thread's tileN / 2
-/// accumulators, which at 256 columns outgrows the instruction cache), 128
-/// where 256 would have needed no split.
+/// K tiles on `sms` SMs: 128 columns when N fits, else 256, or narrower
+/// tiles (in steps of a 128-byte row of `elementBytes` elements, the TMA
+/// box and swizzle unit: 192 in bf16; 224, 192 and 160 in TF32) where they
+/// fill the SMs that the wide ones leave idle (the weight gradients: 72
+/// tiles of 128 x 256 on 132 SMs; 96 of 128 x 192 with three quarters of
+/// the work each, or in TF32 120 of 128 x 160 with five eighths), by waves
+/// x K tiles per unit x columns (a block's time is proportional to its
+/// tile's columns), when that saves more than 10 %, K is long (64 K tiles
+/// or more: the main loop, not the block's fixed costs, sets its time) and
+/// the narrow tiles need no split (measured on the H200: 768 x 16384 x 3072
+/// 0.160 -> 0.120 ms at 192 in bf16). With `heavyEpilogue` (several
+/// transcendentals a result element, such as GELU and its derivative: code
+/// unrolled for each of a thread's tileN / 2 accumulators, which at 256
+/// columns outgrows the instruction cache), 128 where 256 would have needed
+/// no split.
 inline Tiling tiling(int64_t rowTiles, int64_t n, int64_t kTiles, int64_t sms,
-                     bool heavyEpilogue = false) {
+                     bool heavyEpilogue = false, int64_t elementBytes = 2) {
   auto tilesOf = [&](int64_t tileN) {
     return rowTiles * ((n + tileN - 1) / tileN);
   };
@@ -77,9 +80,13 @@ inline Tiling tiling(int64_t rowTiles, int64_t n, int64_t kTiles, int64_t sms,
   // Narrow tiles only where they need no split: with split K their gain
   // is unmeasured (the partial sums' fold costs more than modelled).
   if (kTiles >= 64) {
-    Tiling narrow = at(192);
-    if (narrow.splits == 1 && cost(narrow) < 0.9 * cost(wide))
-      chosen = narrow;
+    int64_t step = 128 / elementBytes;
+    for (int64_t tileN = 256 - step; tileN > 128; tileN -= step) {
+      Tiling narrow = at(tileN);
+      if (narrow.splits == 1 && cost(narrow) < 0.9 * cost(wide) &&
+          cost(narrow) < cost(chosen))
+        chosen = narrow;
+    }
   }
   // 128 columns have no more tiles to split than 256: splits stay 1.
   if (heavyEpilogue && chosen.tileN == 256 && chosen.splits == 1)
@@ -88,16 +95,31 @@ inline Tiling tiling(int64_t rowTiles, int64_t n, int64_t kTiles, int64_t sms,
 }
 
 /// TF32 (A from registers): the m64 row groups of each consumer warpgroup
-/// for a tiling's `tileN` columns. Where the kernel rounds B in shared
-/// memory, a 128 x 256 tile runs as 256 x 128, two groups a consumer, so
-/// that B's tile is half as large. A B rounded ahead (`bRoundedAhead`:
-/// K-major, nova.rounded) takes no pass, and 128 x 256 keeps one group:
-/// half the A loads a stage (measured on the H200, twelfth session: 4096^3
-/// 0.41 -> 0.39 ms, 8192^3 3.1 -> 2.95 ms, 16384 x 3072 x 768 0.224 ->
-/// 0.207 ms). Narrower tiles keep one group. The block tile is kTileM *
+/// for a product of `rows` x `n` tiled as `t` on `sms` SMs. Where the
+/// kernel rounds B in shared memory, a 128 x 256 tile runs as 256 x 128,
+/// two groups a consumer, so that B's tile is half as large. A B rounded
+/// ahead (`bRoundedAhead`: K-major, nova.rounded) takes no pass, and 128 x
+/// 256 keeps one group: half the A loads a stage (measured on the H200,
+/// twelfth session: 4096^3 0.41 -> 0.39 ms, 8192^3 3.1 -> 2.95 ms, 16384 x
+/// 3072 x 768 0.224 -> 0.207 ms), unless 256 x 128 tiles fill the
+/// persistent grid in 10 % fewer waves (ragged shapes: 4095 x 4097 is 544
+/// tiles of 128 x 256, five waves on 132 SMs, or 528 of 256 x 128, four).
+/// Narrower tiles and split K keep one group. The block tile is kTileM *
 /// groups by tileN / groups.
-inline int64_t registerAGroups(int64_t tileN, bool bRoundedAhead) {
-  return tileN == 256 && !bRoundedAhead ? 2 : 1;
+inline int64_t registerAGroups(int64_t rows, int64_t n, Tiling t,
+                               bool bRoundedAhead, int64_t sms) {
+  if (t.tileN != 256)
+    return 1;
+  if (!bRoundedAhead)
+    return 2;
+  if (t.splits != 1)
+    return 1;
+  auto waves = [&](int64_t bm, int64_t bn) {
+    int64_t tiles = ((rows + bm - 1) / bm) * ((n + bn - 1) / bn);
+    return (tiles + sms - 1) / sms;
+  };
+  return double(waves(2 * kTileM, 128)) < 0.9 * double(waves(kTileM, 256)) ? 2
+                                                                           : 1;
 }
 
 /// TF32: whether a K-major B of a `rows` x `n` x `kExtent` product is
@@ -114,8 +136,9 @@ inline bool roundedCopyPays(int64_t rows, int64_t n, int64_t kExtent,
                             double copyBytesPerSecond, double launchSeconds) {
   constexpr int64_t kTf32TileK = 32; // one 128-byte row of f32
   Tiling t = tiling((rows + kTileM - 1) / kTileM, n,
-                    (kExtent + kTf32TileK - 1) / kTf32TileK, sms);
-  int64_t rowsPerTile = kTileM * registerAGroups(t.tileN, false);
+                    (kExtent + kTf32TileK - 1) / kTf32TileK, sms,
+                    /*heavyEpilogue=*/false, /*elementBytes=*/4);
+  int64_t rowsPerTile = kTileM * registerAGroups(rows, n, t, false, sms);
   double rowTiles = double((rows + rowsPerTile - 1) / rowsPerTile);
   double bytes = 2.0 * 4.0 * double(n) * double(kExtent);
   double pass = rowTiles * bytes / (double(sms) * 128.0 * clockHz);

@@ -516,11 +516,12 @@ void WgmmaEmitter::roundTransposed(Value thread, Value base, int64_t bytes) {
   // bytes, and so are those it writes, q ^ 4(p & 1) ^ r: no bank
   // conflicts. Block (q, p) is the same group's (thread i ^ s), so a warp
   // synchronisation between the reads and the writes orders them.
-  // A 192-wide B tile has 384 blocks: the last round is the first 128
-  // threads' (whole warps, so the warp synchronisation stays uniform).
+  // A 192-wide B tile has 384 blocks, a 160-wide one 320: the last round
+  // is the first 128 or 64 threads' (whole warps, so the warp
+  // synchronisation stays uniform).
   int64_t consumerThreads = 128 * t.consumers;
   int64_t blocks = bytes / 64; // 16 words each
-  assert(blocks % 128 == 0 && "a tile in whole warpgroups of blocks");
+  assert(blocks % 32 == 0 && "a tile in whole warps of blocks");
   auto words = VectorType::get({4}, b.getI32Type());
   auto chunkAt = [&](Value blockBase, Value row, Value chunk) {
     Value swizzled =
@@ -1166,7 +1167,8 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
                    nv::SigmoidOp>(op);
       });
   ::nova::wgmma::Tiling tiling = ::nova::wgmma::tiling(
-      tilesM, n, kTiles, kSMs, /*heavyEpilogue=*/transcendentals >= 2);
+      tilesM, n, kTiles, kSMs,
+      /*heavyEpilogue=*/transcendentals >= 2, t.elementBytes);
   t.bn = tiling.tileN;
   if (t.registerA()) {
     // TF32: A to the wgmmas from registers, rounded where the consumers
@@ -1176,7 +1178,8 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
     // wgmmas' reads of B 64 KB, against 176 KB with both operands rounded
     // in shared memory. A B rounded ahead keeps 128 x 256: A's loads 16
     // KB, B's reads 64 KB.
-    t.groups = ::nova::wgmma::registerAGroups(t.bn, !passesOverB());
+    t.groups =
+        ::nova::wgmma::registerAGroups(a.rows, n, tiling, !passesOverB(), kSMs);
     t.bn /= t.groups;
     tilesM = llvm::divideCeil(a.rows, t.bm());
   }

@@ -58,3 +58,60 @@ func.func @fc(%x: tensor<16384x768xbf16>, %w: tensor<3072x768xbf16>) -> tensor<1
   }
   return %r : tensor<16384x3072xbf16>
 }
+
+// TF32 tiles narrow in steps of 32 columns (a 128-byte row of f32): the
+// MLP's weight gradient 3072 x 768 (K = 16384) runs 24 x 5 = 120 tiles of
+// 128 x 160 on 120 blocks (96 of 192, 72 of 256 leave more SMs idle); B
+// (dy, N-major) lands in five 32-wide boxes, A (x, M-major) in four.
+// CHECK-LABEL: gpu.func @matmul
+// CHECK-SAME:  known_grid_size = array<i32: 120, 1, 1>
+// CHECK-NOT:   nova_gpu.workspace_bytes
+// CHECK-COUNT-9: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK-NOT:   nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK:       wgmma.mma_async.sync.aligned.m64n160k8.f32.tf32
+// CHECK:       gpu.return
+func.func @tf32_dw_fc(%x: tensor<16384x3072xf32>, %dy: tensor<16384x768xf32>) -> tensor<3072x768xf32> {
+  %r = nova_tile.fusion matmul (%x, %dy) : (tensor<16384x3072xf32>, tensor<16384x768xf32>) -> tensor<3072x768xf32> {
+  ^bb0(%a: tensor<16384x3072xf32>, %b: tensor<16384x768xf32>):
+    %p = nova.matmul %a, %b transpose_lhs {nova.precision = "tf32"} : tensor<16384x3072xf32>, tensor<16384x768xf32> -> tensor<3072x768xf32>
+    nova_tile.yield %p : tensor<3072x768xf32>
+  }
+  return %r : tensor<3072x768xf32>
+}
+
+// TF32 with B rounded ahead keeps 128 x 256 tiles unless 256 x 128 ones
+// take 10 % fewer waves: 3391 x 1087 is 27 x 5 = 135 tiles of 128 x 256
+// (two waves on 132 SMs) or 14 x 9 = 126 of 256 x 128 (one), two m64
+// groups a consumer; A's box 256 rows, B's 128.
+// CHECK-LABEL: gpu.func @matmul
+// CHECK-SAME:  box = array<i64: 32, 256>
+// CHECK-SAME:  box = array<i64: 32, 128>
+// CHECK-SAME:  known_grid_size = array<i32: 126, 1, 1>
+// CHECK-COUNT-16: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
+// CHECK-NOT:   wgmma.mma_async
+// CHECK:       gpu.return
+func.func @tf32_rounded_tall(%a: tensor<3391x1024xf32>, %b: tensor<1087x1024xf32>) -> tensor<3391x1087xf32> {
+  %r = nova_tile.fusion matmul (%a, %b) : (tensor<3391x1024xf32>, tensor<1087x1024xf32>) -> tensor<3391x1087xf32> {
+  ^bb0(%x: tensor<3391x1024xf32>, %w: tensor<1087x1024xf32>):
+    %p = nova.matmul %x, %w transpose_rhs {nova.precision = "tf32", nova.rounded = array<i64: 1>} : tensor<3391x1024xf32>, tensor<1087x1024xf32> -> tensor<3391x1087xf32>
+    nova_tile.yield %p : tensor<3391x1087xf32>
+  }
+  return %r : tensor<3391x1087xf32>
+}
+
+// The same product with 1023 rows of B: 27 x 4 = 108 tiles of 128 x 256
+// fill one wave, and 128 x 256 stays.
+// CHECK-LABEL: gpu.func @matmul
+// CHECK-SAME:  box = array<i64: 32, 128>
+// CHECK-SAME:  box = array<i64: 32, 256>
+// CHECK-SAME:  known_grid_size = array<i32: 108, 1, 1>
+// CHECK:       wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32
+// CHECK:       gpu.return
+func.func @tf32_rounded_wide(%a: tensor<3391x1024xf32>, %b: tensor<1023x1024xf32>) -> tensor<3391x1023xf32> {
+  %r = nova_tile.fusion matmul (%a, %b) : (tensor<3391x1024xf32>, tensor<1023x1024xf32>) -> tensor<3391x1023xf32> {
+  ^bb0(%x: tensor<3391x1024xf32>, %w: tensor<1023x1024xf32>):
+    %p = nova.matmul %x, %w transpose_rhs {nova.precision = "tf32", nova.rounded = array<i64: 1>} : tensor<3391x1024xf32>, tensor<1023x1024xf32> -> tensor<3391x1023xf32>
+    nova_tile.yield %p : tensor<3391x1023xf32>
+  }
+  return %r : tensor<3391x1023xf32>
+}

@@ -61,8 +61,8 @@
 // 32 x 32 boxes and transpose it while rounding (1 block of 4 x 4 words a
 // thread, a warp synchronisation each); their wgmmas are m64n128k8
 // register-A ones, 8 per K tile, without transpose immediates (tf32 has
-// none). tf32_dw_narrow (768 x 2048 x 3072) runs 128 x 192 tiles: 1.5
-// blocks of B per thread (the half behind a guard), m64n192k8 wgmmas.
+// none). tf32_dw_narrow (768 x 2048 x 3072) runs 128 x 160 tiles: 1.25
+// blocks of B per thread (the quarter behind a guard), m64n160k8 wgmmas.
 // The TF32 kernels with 128-column tiles and no split K (tf32, tf32_xw,
 // tf32_dw) store their f32 output through shared memory: one more TMA
 // descriptor and proxy fence each, 4 TMA stores of 32-column boxes. No
@@ -84,12 +84,12 @@
 // CHECK-DAG: {{ +}}24 wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16
 // CHECK-DAG: {{ +}}40 wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
 // CHECK-DAG: {{ +}}16 wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32
-// CHECK-DAG: {{ +}}8 wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32
+// CHECK-DAG: {{ +}}8 wgmma.mma_async.sync.aligned.m64n160k8.f32.tf32
 // CHECK-DAG: {{ +}}384 add.s32 R, R, 4096;
 // CHECK-DAG: {{ +}}8 bar.warp.sync -1;
 // CHECK-DAG: {{ +}}8 bar.sync 3, 256;
 // CHECK-DAG: {{ +}}16 fence.proxy.async.shared::cta
-// CHECK-DAG: {{ +}}47 cp.async.bulk.tensor.2d.shared::cluster
+// CHECK-DAG: {{ +}}46 cp.async.bulk.tensor.2d.shared::cluster
 // CHECK-DAG: {{ +}}32 cp.async.bulk.tensor.2d.global
 // CHECK-DAG: {{ +}}16 p, 1, 1, 0, 0;
 // CHECK-DAG: {{ +}}8 p, 1, 1, 1, 1;

@@ -219,16 +219,16 @@
 // CHECK-COUNT-32: llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 
-// The same on 128 x 192 tiles (768 x 3072, K = 2048; one group a
-// consumer): B's 384 blocks take two rounds, the second only for the first
-// 128 consumer threads (whole warps), behind a guard; A's 16 words a thread
-// from registers.
+// The same on 128 x 160 tiles (768 x 3072, K = 2048: 120 tiles; one group
+// a consumer): B's 320 blocks take two rounds, the second only for the
+// first 64 consumer threads (whole warps), behind a guard; A's 16 words a
+// thread from registers.
 // CHECK-LABEL: gpu.module
 // CHECK: gpu.func @{{.*}}(%arg0: memref<2048x768xf32>, %arg1: memref<2048x3072xf32>, %arg2: memref<768x3072xf32>,
-// CHECK-SAME: known_grid_size = array<i32: 96, 1, 1>
+// CHECK-SAME: known_grid_size = array<i32: 120, 1, 1>
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK-COUNT-1: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
-// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c384_i64 : i64
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c320_i64 : i64
 // CHECK-NEXT: scf.if %[[IN]] {
 // CHECK: llvm.inline_asm has_side_effects "bar.warp.sync -1;", "~{memory}"
 // CHECK-COUNT-4: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
@@ -236,7 +236,7 @@
 // CHECK-NEXT: nvvm.fence.proxy
 // CHECK-NEXT: llvm.inline_asm has_side_effects "bar.sync 3, 256;", "~{memory}"
 // CHECK-COUNT-16: llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
-// CHECK: wgmma.mma_async.sync.aligned.m64n192k8.f32.tf32.tf32
+// CHECK: wgmma.mma_async.sync.aligned.m64n160k8.f32.tf32.tf32
 // OFF-COUNT-12: nvvm.mma.sync
 
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=matmul_{{[0-9a-f]+}} | Remark="wgmma, A K-major, B K-major"

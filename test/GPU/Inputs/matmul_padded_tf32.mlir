@@ -24,3 +24,13 @@ func.func @exact_f32(%a: tensor<600x201xf32>, %b: tensor<701x201xf32>)
   %p = nova.matmul %a, %b transpose_rhs : tensor<600x201xf32>, tensor<701x201xf32> -> tensor<600x701xf32>
   return %p : tensor<600x701xf32>
 }
+
+// Both operands copied (K = 201) and so rounded ahead, with 3391 x 1087
+// outputs: 135 tiles of 128 x 256 would take two waves of 132 SMs, 126 of
+// 256 x 128 take one, so the kernel runs two m64 groups a consumer on B's
+// rounded copy (no pass); N odd, stored by the consumers.
+func.func @tall_tf32(%a: tensor<3391x201xf32>, %b: tensor<1087x201xf32>)
+    -> tensor<3391x1087xf32> {
+  %p = nova.matmul %a, %b transpose_rhs {nova.precision = "tf32"} : tensor<3391x201xf32>, tensor<1087x201xf32> -> tensor<3391x1087xf32>
+  return %p : tensor<3391x1087xf32>
+}

@@ -51,10 +51,11 @@ func.func @tf32_mk_ragged(%x: tensor<136x264xf32>, %w: tensor<383x136xf32>) -> t
   return %r : tensor<264x383xf32>
 }
 
-// dW on 128 x 192 tiles (768 x 3072 with K = 2048: 96 tiles fill more SMs
-// than 72 of 128 x 256): B's 192 columns are 384 blocks of 4 x 4 words,
-// transposed in one round of all 256 consumer threads and a second of the
-// first 128.
+// dW on 128 x 160 tiles (768 x 3072 with K = 2048: 120 tiles fill more
+// SMs than 96 of 128 x 192 or 72 of 128 x 256): B's 160 columns are 320
+// blocks of 4 x 4 words, transposed in one round of all 256 consumer
+// threads and a second of the first 64; the last tile's 32 columns past N
+// are TMA's zero fill.
 func.func @tf32_dw_narrow(%x: tensor<2048x768xf32>, %dy: tensor<2048x3072xf32>) -> tensor<768x3072xf32> {
   %r = nova_tile.fusion matmul (%x, %dy) : (tensor<2048x768xf32>, tensor<2048x3072xf32>) -> tensor<768x3072xf32> {
   ^bb0(%a: tensor<2048x768xf32>, %b: tensor<2048x3072xf32>):
@@ -62,4 +63,16 @@ func.func @tf32_dw_narrow(%x: tensor<2048x768xf32>, %dy: tensor<2048x3072xf32>) 
     nova_tile.yield %p : tensor<768x3072xf32>
   }
   return %r : tensor<768x3072xf32>
+}
+
+// dW on 128 x 192 tiles (5760 x 384 with K = 2048: 45 x 2 = 90 tiles, where
+// 160-wide ones would be 135, two waves): B's 384 blocks, a second round
+// of the first 128 consumer threads.
+func.func @tf32_dw_192(%x: tensor<2048x5760xf32>, %dy: tensor<2048x384xf32>) -> tensor<5760x384xf32> {
+  %r = nova_tile.fusion matmul (%x, %dy) : (tensor<2048x5760xf32>, tensor<2048x384xf32>) -> tensor<5760x384xf32> {
+  ^bb0(%a: tensor<2048x5760xf32>, %b: tensor<2048x384xf32>):
+    %p = nova.matmul %a, %b transpose_lhs {nova.precision = "tf32"} : tensor<2048x5760xf32>, tensor<2048x384xf32> -> tensor<5760x384xf32>
+    nova_tile.yield %p : tensor<5760x384xf32>
+  }
+  return %r : tensor<5760x384xf32>
 }
