@@ -340,24 +340,20 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
   if (dev.hasWgmma() && (wide || p.dtype == DType::F32)) {
     // On Hopper a 16-bit or TF32 GEMM runs as the wgmma kernel, whose tiling
     // is its own (the schedule above is the mma.sync fallback's): 128 x 256
-    // (or 192, wgmma::tiling) tiles on a persistent grid of one block per
+    // (or narrower, wgmma::tiling) tiles on a persistent grid of one block per
     // SM, K split only within one wave. Its rate: 0.78 of the bf16 peak
     // (765-800 TFLOP/s measured at 4096^3 and 8192^3, 700-736 on GPT-2's
     // K = 768 shapes, epilogue apart). TF32 (f32 products are priced as
     // TF32: the configurator does not see an unmarked product, which keeps
     // 3xTF32 on mma.sync; nor the epilogue, so heavy ones' narrower tiles
     // are not priced) takes A from registers, rounded as the consumers load
-    // it, and rounds B's tile in shared memory before its wgmmas: a read
-    // and a write of B's tile at 128 bytes a clock that the wgmmas' own
-    // shared reads do not hide (a 128 x 256 tile runs as 256 x 128, so B's
-    // tile is 128 x 32; measured in the eleventh session: 0.63-0.67 of the
-    // TF32 peak at 4096^3, 8192^3 and 16384 x 3072 x 768, this 0.65). A B
+    // it, and rounds B's tile in shared memory before its wgmmas (a 128 x
+    // 256 tile runs as 256 x 128, so B's tile is 128 x 32), priced below. A B
     // rounded ahead (nova.rounded) and stored K-major takes no pass and
     // keeps 128 x 256 tiles (measured in the twelfth session: 0.71-0.76 of
     // the TF32 peak at 4096^3, 8192^3 and 16384 x 3072 x 768; 0.65 at K =
     // 768, whose f32 output the model leaves out).
     constexpr double kWgmmaEfficiency = 0.78;
-    constexpr double kSharedBytesPerClock = 128;
     int64_t rowTiles = ceilDiv(p.batch * p.m, wgmma::kTileM);
     int64_t kTiles = ceilDiv(p.k, tileK);
     wgmma::Tiling tiling = wgmma::tiling(rowTiles, p.n, kTiles, dev.sms,
@@ -371,13 +367,21 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     int64_t tiles = ceilDiv(p.batch * p.m, wgmma::kTileM * groups) *
                     ceilDiv(p.n, tn / groups);
     if (!wide && !p.roundedKMajorB) {
+      // B's pass: the consumers load each stage's B tile, round it (and
+      // transpose an N-major one in 4 x 4 blocks between a warp's reads
+      // and its writes), store it, fence it for the wgmmas and wait for
+      // each other: a chain the tensor work does not hide, a fixed cost a
+      // stage rather than a rate. Measured on the H200: in place 620
+      // clocks (256 x 128 tiles at 0.61-0.67 of the TF32 peak, eleventh
+      // session), transposing 800 (weight gradients 3072 x 16384 x 768 on
+      // 128 x 160 and 128 x 192 tiles: 1504 and 1609 clocks a stage, 692
+      // and 830 of tensor work; x W 16384 x 768 x 2304 on 256 x 128: 1861
+      // with its epilogue, 1107 of tensor work).
       double stageFlops = 2.0 * wgmma::kTileM * tn * tileK;
       double tensorClocks =
           stageFlops / (peak / dev.sms / (dev.clockGHz * 1e9));
-      double bTileBytes = double(tn / groups) * tileK * elem;
-      double roundingClocks = 2.0 * bTileBytes / kSharedBytesPerClock;
-      efficiency =
-          tensorClocks / (tensorClocks / kWgmmaEfficiency + roundingClocks);
+      double passClocks = p.nMajorB ? 800 : 620;
+      efficiency = tensorClocks / (tensorClocks + passClocks);
     }
     double wave = 1;
     double tc = computeTime(dev, peak, tiles * split,
@@ -840,7 +844,8 @@ std::string Configurator::explain(const Problem &p, const Schedule &s) {
   std::ostringstream o;
   o << familyName(p.family) << " " << dtypeName(p.dtype) << " batch " << p.batch
     << " m " << p.m << " n " << p.n << " k " << p.k
-    << (p.causal ? " causal" : "") << (p.roundedKMajorB ? " rounded-b" : "");
+    << (p.causal ? " causal" : "") << (p.roundedKMajorB ? " rounded-b" : "")
+    << (p.nMajorB ? " n-major-b" : "");
   if (p.columnSums > 0)
     o << " column-sums " << p.columnSums;
   o << "\n";
@@ -898,11 +903,16 @@ std::vector<Problem> gpt2TrainingProblems(int64_t layers, int64_t embd,
     add(F::Pointwise, 1, elements, 1, 1, false, 2 * 4);
   };
   // A linear layer: forward, input gradient, weight gradient, bias gradient.
+  // The forward x W (W stored [in, out]) and the weight gradient x^T dy
+  // read B N-major: the kernel transposes it as it rounds it.
+  auto nMajorB = [&] { out.back().nMajorB = tf32; };
   auto linear = [&](int64_t in, int64_t outF) {
     add(F::Matmul, 1, bt, outF, in);
+    nMajorB();
     add(F::Matmul, 1, bt, in, outF);
     roundedAhead(in * outF);
     add(F::Matmul, 1, in, outF, bt);
+    nMajorB();
     add(F::ColumnReduction, 1, bt, outF, 1);
   };
   add(F::Gather, 1, bt, c, vocab);
@@ -928,8 +938,10 @@ std::vector<Problem> gpt2TrainingProblems(int64_t layers, int64_t embd,
   add(F::Matmul, 1, bt, vocab, c);       // logits (tied head)
   roundedAhead(vocab * c);
   add(F::RowReduction, 1, bt, vocab, 1); // cross-entropy and its gradient
-  add(F::Matmul, 1, bt, c, vocab);
-  add(F::Matmul, 1, vocab, c, bt);
+  add(F::Matmul, 1, bt, c, vocab);       // dx = dlogits wte: wte N-major
+  nMajorB();
+  add(F::Matmul, 1, vocab, c, bt); // dwte = dlogits^T x: x N-major
+  nMajorB();
   add(F::ScatterAdd, 1, bt, c, vocab);
   int64_t params = vocab * c + seq * c + layers * 12 * c * c + 13 * layers * c;
   add(F::Pointwise, 1, params, 1, 1, false, 7 * 4); // AdamW: 4 reads, 3 writes

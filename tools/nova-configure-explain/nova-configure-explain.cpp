@@ -2,9 +2,9 @@
 //
 //   nova-configure-explain [--device h200] [--override key=v,...] [--dtype
 //   bf16]
-//       matmul BATCH M N K [rounded-b] | attention-forward|attention-backward
-//       BH T D [causal] | pointwise N | row-reduction ROWS COLS [SUMS] |
-//       column-reduction ROWS COLS |
+//       matmul BATCH M N K [rounded-b|n-major-b] |
+//       attention-forward|attention-backward BH T D [causal] | pointwise N |
+//       row-reduction ROWS COLS [SUMS] | column-reduction ROWS COLS |
 //       gather|scatter-add ROWS WIDTH TABLE_ROWS
 //   nova-configure-explain [--device ...] --gpt2 [--summary] [LAYERS EMBD HEADS
 //   VOCAB SEQ BATCH]
@@ -40,7 +40,9 @@ Shows the schedule Nova's configurator chooses for one kernel, or for every
 kernel of a GPT-2 training step, and why (MLIR-free, like the configurator).
 
 FAMILY SIZES (positive integers up to 2147483647):
-  matmul BATCH M N K [rounded-b]   (tf32: B K-major, rounded ahead)
+  matmul BATCH M N K [rounded-b | n-major-b]
+                                   (tf32: B K-major and rounded ahead, or
+                                   B stored K x N, transposed by the kernel)
   attention-forward BH T D [causal], attention-backward BH T D [causal]
   pointwise N
   row-reduction ROWS COLS [SUMS]   (SUMS: column sums across the rows)
@@ -160,12 +162,14 @@ int main(int argc, char **argv) {
   Configurator conf(*device);
   // Sizes follow the family's name; attention may end in "causal", a TF32
   // matmul in "rounded-b" (B K-major and rounded ahead, as nova-fuse
-  // copies weights).
+  // copies weights) or "n-major-b" (B stored K x N, which the kernel
+  // transposes in shared memory).
   bool causal = !rest.empty() && rest.back() == "causal";
   bool roundedB = !rest.empty() && rest.back() == "rounded-b";
+  bool nMajorB = !rest.empty() && rest.back() == "n-major-b";
   std::vector<int64_t> n;
-  for (size_t k = gpt2 ? 0 : 1; k < rest.size() - (causal || roundedB ? 1 : 0);
-       ++k) {
+  for (size_t k = gpt2 ? 0 : 1;
+       k < rest.size() - (causal || roundedB || nMajorB ? 1 : 0); ++k) {
     std::optional<int64_t> v = parseSize(rest[k]);
     if (!v)
       return fail("bad size '" + rest[k] +
@@ -174,7 +178,7 @@ int main(int argc, char **argv) {
   }
 
   if (gpt2) {
-    if (causal || roundedB || (!n.empty() && n.size() != 6))
+    if (causal || roundedB || nMajorB || (!n.empty() && n.size() != 6))
       return fail("--gpt2 takes LAYERS EMBD HEADS VOCAB SEQ BATCH or nothing");
     if (n.empty())
       n = {12, 768, 12, 50304, 1024, 16};
@@ -229,6 +233,7 @@ int main(int argc, char **argv) {
     p.family = KernelFamily::Matmul;
     p.batch = n[0], p.m = n[1], p.n = n[2], p.k = n[3];
     p.roundedKMajorB = roundedB;
+    p.nMajorB = nMajorB;
   } else if ((f == "attention-forward" || f == "attention-backward") &&
              need(3)) {
     p.family = f == "attention-forward" ? KernelFamily::AttentionForward
@@ -256,9 +261,10 @@ int main(int argc, char **argv) {
   if (causal && p.family != KernelFamily::AttentionForward &&
       p.family != KernelFamily::AttentionBackward)
     return fail("'causal' applies to attention only");
-  if (roundedB &&
+  if ((roundedB || nMajorB) &&
       (p.family != KernelFamily::Matmul || dtype != DType::F32))
-    return fail("'rounded-b' applies to an f32 (TF32) matmul only");
+    return fail(std::string(roundedB ? "'rounded-b'" : "'n-major-b'") +
+                " applies to an f32 (TF32) matmul only");
   // Sizes whose product fits can still make the model's own arithmetic
   // (attention's T x T x D) overflow: no candidate then has a finite time,
   // and what would be printed is a default schedule, not a choice.

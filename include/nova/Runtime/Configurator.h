@@ -81,6 +81,10 @@ struct Problem {
   /// (`nova.rounded`), so the wgmma kernel does not round it in shared
   /// memory.
   bool roundedKMajorB = false;
+  /// TF32 matmul: B is stored N-major (K x N, N contiguous: x W with W
+  /// stored [in, out], a weight gradient's dy), which the wgmma kernel
+  /// transposes in shared memory as it rounds it.
+  bool nMajorB = false;
   /// Bytes each element of a pointwise kernel moves (reads + writes).
   int64_t bytesPerElement = 0;
   /// Bytes a reduction kernel moves, each input read once and each output

@@ -1477,6 +1477,9 @@ mlir::nova_tile::computeContract(FusionGroupOpInterface group,
     // Stored N x K: K-major, as the wgmma kernel's TF32 B must be.
     p.roundedKMajorB = c.problems.size() == 1 && c.problems[0].rhsRounded &&
                        c.problems[0].operands[1].second.transposed;
+    // Stored K x N, as the product reads it: N-major.
+    p.nMajorB =
+        c.problems.size() == 1 && !c.problems[0].operands[1].second.transposed;
     if (c.problems.size() > 1) {
       // A grouped GEMM as one GEMM of the same work: the largest problem's
       // N and K, batch 1, and enough rows of M for every problem's
