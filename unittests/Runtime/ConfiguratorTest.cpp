@@ -119,6 +119,15 @@ TEST_P(ConfiguratorOnEveryDevice, LargeProblemsFillTheMachine) {
   EXPECT_EQ(p.bound, "memory");
   EXPECT_GE(p.grid[0], d.sms);
   EXPECT_EQ(p.vectorWidth, 4); // 16-byte accesses of f32
+  // Whether or not 4 divides the length (4095 x 1023: a padded copy), once
+  // there is a vector for each thread of a block; shorter lengths take the
+  // widest vector that divides them.
+  pw.m = 4095 * 1023;
+  EXPECT_EQ(conf.choose(pw).vectorWidth, 4);
+  pw.m = 35;
+  EXPECT_EQ(conf.choose(pw).vectorWidth, 1);
+  pw.m = 1022;
+  EXPECT_EQ(conf.choose(pw).vectorWidth, 2);
   // Column reductions split the rows until there are two blocks per SM.
   Problem col;
   col.family = KernelFamily::ColumnReduction;
