@@ -345,8 +345,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     // (765-800 TFLOP/s measured at 4096^3 and 8192^3, 700-736 on GPT-2's
     // K = 768 shapes, epilogue apart). TF32 (f32 products are priced as
     // TF32: the configurator does not see an unmarked product, which keeps
-    // 3xTF32 on mma.sync; nor the epilogue, so heavy ones' narrower tiles
-    // are not priced) takes A from registers, rounded as the consumers load
+    // 3xTF32 on mma.sync; a heavy epilogue's narrower tiles are priced)
+    // takes A from registers, rounded as the consumers load
     // it, and rounds B's tile in shared memory before its wgmmas (a 128 x
     // 256 tile runs as 256 x 128, so B's tile is 128 x 32), priced below. A B
     // rounded ahead (nova.rounded) and stored K-major takes no pass and
@@ -356,8 +356,9 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     constexpr double kWgmmaEfficiency = 0.78;
     int64_t rowTiles = ceilDiv(p.batch * p.m, wgmma::kTileM);
     int64_t kTiles = ceilDiv(p.k, tileK);
-    wgmma::Tiling tiling = wgmma::tiling(rowTiles, p.n, kTiles, dev.sms,
-                                         /*heavyEpilogue=*/false, wide ? 2 : 4);
+    bool heavy = wgmma::heavyEpilogue(p.epilogueTranscendentals);
+    wgmma::Tiling tiling =
+        wgmma::tiling(rowTiles, p.n, kTiles, dev.sms, heavy, wide ? 2 : 4);
     int64_t tn = tiling.tileN, split = tiling.splits;
     double efficiency = kWgmmaEfficiency;
     // TF32's tiles as the kernel runs them (128 x 256 as 256 x 128).
@@ -397,6 +398,24 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
                        (split > 1 ? 4.0 * 2 * split + elem : elem);
     double tmem = bytes / dev.bandwidth;
     best.predictedSeconds = std::max(tc, tmem) + kLaunchSeconds;
+    if (heavy) {
+      // A heavy epilogue's outputs (GELU's and the pre-activation kept for
+      // the backward) leave through the staging block one after the other,
+      // each waiting for the previous one's TMA store to read it out, and
+      // the tile's next main loop waits for them: not overlapped with the
+      // tensor work. Measured on the H200's 124M fc GEMMs (12 launches,
+      // eighteenth session): TF32 620 us a launch against 397 of main loop
+      // (402 MB of f32 outputs, 1.8 TB/s), bf16 203 against 106 (201 MB,
+      // 2.1 TB/s).
+      constexpr double kHeavyEpilogueBytesPerSecond = 1.95e12;
+      double written = p.outputBytes ? double(p.outputBytes)
+                                     : double(p.batch) * p.m * p.n * elem;
+      best.predictedSeconds += written / kHeavyEpilogueBytesPerSecond;
+      best.explanation.push_back(
+          fmt("heavy epilogue (%g transcendentals): 128-column tiles, ",
+              double(p.epilogueTranscendentals)) +
+          fmt("%.0f MB of outputs written after the main loop", written / 1e6));
+    }
     best.bytes = bytes;
     best.waveEfficiency = wave;
     best.bound = tc >= tmem ? "compute" : "memory";

@@ -308,6 +308,33 @@ TEST(WgmmaTiling, RoundedBTakesTallTilesOnlyForFewerWaves) {
   EXPECT_EQ(registerAGroups(4095, 4097, Tiling{192, 1}, false, 132), 1);
 }
 
+// A GEMM with a heavy epilogue (GELU and the pre-activation kept for the
+// backward: two transcendentals, two outputs) is priced as the wgmma kernel
+// runs it: 128-column tiles, and its outputs written after each tile's main
+// loop at about 2 TB/s. GPT-2 124M's fc GEMM on the H200 (eighteenth
+// session): TF32 (x W, W N-major) 620 us a launch, bf16 203 us.
+TEST(Configurator, HeavyEpiloguePricesNarrowTilesAndItsOutputs) {
+  Configurator conf(*DeviceDescriptor::lookup("h200"));
+  for (DType dtype : {DType::F32, DType::BF16}) {
+    Problem p;
+    p.family = KernelFamily::Matmul;
+    p.dtype = dtype;
+    p.m = 16384, p.n = 3072, p.k = 768;
+    p.nMajorB = dtype == DType::F32;
+    double measured = dtype == DType::F32 ? 620e-6 : 203e-6;
+    double plain = conf.choose(p).predictedSeconds;
+    p.epilogueTranscendentals = 2;
+    p.outputBytes = 2 * p.m * p.n * (dtype == DType::F32 ? 4 : 2);
+    Schedule heavy = conf.choose(p, true);
+    EXPECT_GT(heavy.predictedSeconds, 1.5 * plain);
+    EXPECT_NEAR(heavy.predictedSeconds / measured, 1.0, 0.1)
+        << Configurator::explain(p, heavy);
+    // One transcendental is not heavy: priced as the plain product.
+    p.epilogueTranscendentals = 1;
+    EXPECT_DOUBLE_EQ(conf.choose(p).predictedSeconds, plain);
+  }
+}
+
 // scatter_add as convert-tile-to-gpu lays it out: the embedding gradient
 // of GPT-2 124M (16384 indices into 50257 rows of 768) takes buckets (264
 // blocks of 512 threads, the sorted indices in shared memory): the updates

@@ -85,6 +85,13 @@ struct Problem {
   /// stored [in, out], a weight gradient's dy), which the wgmma kernel
   /// transposes in shared memory as it rounds it.
   bool nMajorB = false;
+  /// Matmul: transcendental ops of the fused epilogue (GELU and its
+  /// derivative): heavy ones narrow the wgmma kernel's tiles
+  /// (nova::wgmma::heavyEpilogue).
+  int64_t epilogueTranscendentals = 0;
+  /// Matmul: bytes its outputs take (0: one output of the product's shape
+  /// and element type).
+  int64_t outputBytes = 0;
   /// Bytes each element of a pointwise kernel moves (reads + writes).
   int64_t bytesPerElement = 0;
   /// Bytes a reduction kernel moves, each input read once and each output

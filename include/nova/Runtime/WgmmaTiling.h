@@ -40,6 +40,15 @@ inline int64_t splits(int64_t tiles, int64_t kTiles, int64_t sms) {
   return best;
 }
 
+/// Whether a GEMM's fused epilogue with `transcendentals` ops (GELU, tanh,
+/// exp, erf, sigmoid: nova_tile's Contract::transcendentals) is heavy: two
+/// or more, as GELU and its derivative. At 128 x 256 such an epilogue's code,
+/// unrolled for each of a thread's 128 accumulators, waited on instruction
+/// fetch a third of its cycles (Nsight Compute).
+inline bool heavyEpilogue(int64_t transcendentals) {
+  return transcendentals >= 2;
+}
+
 /// A product's block tile columns (the wgmma N) and K splits.
 struct Tiling {
   int64_t tileN = 256;

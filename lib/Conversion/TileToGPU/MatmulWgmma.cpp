@@ -1158,17 +1158,9 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   int64_t n = bo.rows;
   tilesM = llvm::divideCeil(a.rows, t.bm());
   kTiles = llvm::divideCeil(a.k, t.bk());
-  // Two or more transcendentals in the epilogue (GELU and its derivative)
-  // make it heavy: at 128 x 256 its unrolled code waited on instruction
-  // fetch a third of its cycles (Nsight Compute).
-  int64_t transcendentals = llvm::count_if(
-      k.block().without_terminator(), [](Operation &op) {
-        return isa<nv::GeluOp, nv::TanhOp, nv::ExpOp, nv::ErfOp,
-                   nv::SigmoidOp>(op);
-      });
   ::nova::wgmma::Tiling tiling = ::nova::wgmma::tiling(
       tilesM, n, kTiles, kSMs,
-      /*heavyEpilogue=*/transcendentals >= 2, t.elementBytes);
+      ::nova::wgmma::heavyEpilogue(k.contract.transcendentals), t.elementBytes);
   t.bn = tiling.tileN;
   if (t.registerA()) {
     // TF32: A to the wgmmas from registers, rounded where the consumers

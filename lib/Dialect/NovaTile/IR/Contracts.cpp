@@ -1416,6 +1416,11 @@ FailureOr<Contract> Checker::run() {
   }
   if (failed(ok))
     return failure();
+  contract.transcendentals =
+      llvm::count_if(body.without_terminator(), [](Operation &op) {
+        return isa<nv::GeluOp, nv::TanhOp, nv::ExpOp, nv::ErfOp, nv::SigmoidOp>(
+            op);
+      });
   auto bytes = [](Value v) {
     auto type = cast<ShapedType>(v.getType());
     return type.getNumElements() *
@@ -1426,7 +1431,8 @@ FailureOr<Contract> Checker::run() {
         access.kind != AccessKind::Scalar)
       contract.streamedBytes += bytes(arg);
   for (Value v : outputs())
-    contract.streamedBytes += bytes(v);
+    contract.writtenBytes += bytes(v);
+  contract.streamedBytes += contract.writtenBytes;
   return contract;
 }
 
@@ -1474,6 +1480,8 @@ mlir::nova_tile::computeContract(FusionGroupOpInterface group,
     p.n = at(2);
     p.k = at(3);
     p.causal = c.causal;
+    p.epilogueTranscendentals = c.transcendentals;
+    p.outputBytes = c.writtenBytes;
     // Stored N x K: K-major, as the wgmma kernel's TF32 B must be.
     p.roundedKMajorB = c.problems.size() == 1 && c.problems[0].rhsRounded &&
                        c.problems[0].operands[1].second.transposed;

@@ -110,9 +110,14 @@ struct Contract {
   /// Bytes read from streamed inputs (not broadcast, not scalar) plus bytes
   /// written, each at its own element type.
   int64_t streamedBytes = 0;
+  /// Of those, the bytes written (every output).
+  int64_t writtenBytes = 0;
   /// Row reductions: the sums across the rows that keep the last dim
   /// (column sums), folded across the kernel's blocks after its rows.
   int64_t columnSums = 0;
+  /// Transcendental ops of the body (GELU, tanh, exp, erf, sigmoid): in a
+  /// matmul kernel, the weight of its epilogue (nova::wgmma::heavyEpilogue).
+  int64_t transcendentals = 0;
 };
 
 /// Whether `op` computes each output element from the same element of its
