@@ -350,7 +350,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     // it, and rounds B's tile in shared memory before its wgmmas (a 128 x
     // 256 tile runs as 256 x 128, so B's tile is 128 x 32), priced below. A B
     // rounded ahead (nova.rounded) and stored K-major takes no pass and
-    // keeps 128 x 256 tiles (measured in the twelfth session: 0.71-0.76 of
+    // keeps 128 x 256 tiles, or 256 x 128 where those take fewer waves
+    // (measured in the twelfth session: 0.71-0.76 of
     // the TF32 peak at 4096^3, 8192^3 and 16384 x 3072 x 768; 0.65 at K =
     // 768, whose f32 output the model leaves out).
     constexpr double kWgmmaEfficiency = 0.78;
@@ -358,7 +359,7 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     int64_t kTiles = ceilDiv(p.k, tileK);
     bool heavy = wgmma::heavyEpilogue(p.epilogueTranscendentals);
     wgmma::Tiling tiling =
-        wgmma::tiling(rowTiles, p.n, kTiles, dev.sms, heavy, wide ? 2 : 4);
+        wgmma::tiling(rowTiles, p.n, kTiles, dev.sms, heavy, elem);
     int64_t tn = tiling.tileN, split = tiling.splits;
     double efficiency = kWgmmaEfficiency;
     // TF32's tiles as the kernel runs them (128 x 256 as 256 x 128).
@@ -412,8 +413,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
                                      : double(p.batch) * p.m * p.n * elem;
       best.predictedSeconds += written / kHeavyEpilogueBytesPerSecond;
       best.explanation.push_back(
-          fmt("heavy epilogue (%g transcendentals): 128-column tiles, ",
-              double(p.epilogueTranscendentals)) +
+          fmt("heavy epilogue (%g transcendentals): %g-column tiles, ",
+              double(p.epilogueTranscendentals), double(tn / groups)) +
           fmt("%.0f MB of outputs written after the main loop", written / 1e6));
     }
     best.bytes = bytes;

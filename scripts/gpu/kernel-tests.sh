@@ -167,6 +167,7 @@ wgmma_tf32_mk_ragged matmul_wgmma_tf32_mn.mlir tf32_mk_ragged 1e-4 norm no pack
 pad_copy_tf32_mn  matmul_padded_tf32.mlir nmajor_tf32   1e-4  norm  no   planned-single
 wgmma_tf32_mn_narrow matmul_wgmma_tf32_mn.mlir tf32_dw_narrow 1e-4 norm no pack
 wgmma_tf32_dw_192 matmul_wgmma_tf32_mn.mlir tf32_dw_192 1e-4 norm no pack
+wgmma_tf32_dw_224 matmul_wgmma_tf32_mn.mlir tf32_dw_224 1e-4 norm no pack
 ln_bwd_rowsums    ln_backward_planned.mlir ln_backward 1e-5 1e-6 no   planned
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes

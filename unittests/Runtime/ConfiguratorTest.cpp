@@ -286,6 +286,18 @@ TEST(WgmmaTiling, NarrowTilesOnlyWhereTheyFillIdleSMs) {
   EXPECT_TRUE(is(tiling(128, 3072, 12, 132, true), 128, 1));
   EXPECT_TRUE(is(tiling(6, 3072, 256, 132, true), 192, 1));
   EXPECT_TRUE(is(tiling(6, 2304, 256, 132, true), 256, 2));
+  // TF32 (4-byte elements, 32-column steps): the weight gradients with K =
+  // 16384 (512 K tiles of 32) take 120 tiles of 160; 5760 x 384 takes 90
+  // of 192 (160 would be 135, two waves); 896 x 3584 takes 112 of 224,
+  // where bf16 keeps 256 (its 32 K tiles of 64 are too few for narrow
+  // tiles).
+  EXPECT_TRUE(is(tiling(24, 768, 512, 132, false, 4), 160, 1));
+  EXPECT_TRUE(is(tiling(6, 3072, 512, 132, false, 4), 160, 1));
+  EXPECT_TRUE(is(tiling(45, 384, 64, 132, false, 4), 192, 1));
+  EXPECT_TRUE(is(tiling(7, 3584, 64, 132, false, 4), 224, 1));
+  EXPECT_TRUE(is(tiling(7, 3584, 32, 132, false, 2), 256, 1));
+  // Splits stay where they were (768 x 2304).
+  EXPECT_TRUE(is(tiling(6, 2304, 512, 132, false, 4), 256, 2));
 }
 
 // TF32 register-A groups: B rounded in shared memory runs 128 x 256 tiles

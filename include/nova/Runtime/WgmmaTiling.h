@@ -113,8 +113,8 @@ inline Tiling tiling(int64_t rowTiles, int64_t n, int64_t kTiles, int64_t sms,
 /// 3072 x 768 0.224 -> 0.207 ms), unless 256 x 128 tiles fill the
 /// persistent grid in 10 % fewer waves (ragged shapes: 4095 x 4097 is 544
 /// tiles of 128 x 256, five waves on 132 SMs, or 528 of 256 x 128, four).
-/// Narrower tiles and split K keep one group. The block tile is kTileM *
-/// groups by tileN / groups.
+/// Narrower tiles keep one group, and so does a B rounded ahead with split
+/// K. The block tile is kTileM * groups by tileN / groups.
 inline int64_t registerAGroups(int64_t rows, int64_t n, Tiling t,
                                bool bRoundedAhead, int64_t sms) {
   if (t.tileN != 256)

@@ -521,7 +521,8 @@ void WgmmaEmitter::roundTransposed(Value thread, Value base, int64_t bytes) {
   // synchronisation stays uniform).
   int64_t consumerThreads = 128 * t.consumers;
   int64_t blocks = bytes / 64; // 16 words each
-  assert(blocks % 32 == 0 && "a tile in whole warps of blocks");
+  // Whole 32-column boxes (64 blocks each): whole warps in the last round.
+  assert(blocks % 64 == 0 && "a tile in whole 32-column boxes");
   auto words = VectorType::get({4}, b.getI32Type());
   auto chunkAt = [&](Value blockBase, Value row, Value chunk) {
     Value swizzled =
@@ -1130,8 +1131,9 @@ WgmmaEmitter::Staging WgmmaEmitter::chooseStaging() {
   // from TF32 tiles of 128 or 256 columns, staged 128 at a time (two
   // consumers' 64 x 128 f32 blocks, 64 KB, leave 3 stages; measured on the
   // TF32 GEMMs, eleventh session: the K = 768 shapes 3-4 % faster, the
-  // vocabulary's 9 %). TF32's 192-column tiles (96 KB staged: 2 stages,
-  // measured slower) and bf16 products' f32 outputs stay in registers.
+  // vocabulary's 9 %). TF32's narrower tiles (160, 192, 224 columns: 192
+  // staged in 96 KB left 2 stages, measured slower) and bf16 products' f32
+  // outputs stay in registers.
   Type element = elementOf(k.outputs().front());
   if (!element.isBF16() && !(element.isF32() && tf32 && t.bn % 128 == 0))
     return Staging::None;
@@ -1168,8 +1170,8 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
     // x 256 tile runs as 256 x 128 (two m64 groups a consumer), whose B is
     // half as large. Per 32-K stage: A's loads 32 KB, B's pass 32 KB, the
     // wgmmas' reads of B 64 KB, against 176 KB with both operands rounded
-    // in shared memory. A B rounded ahead keeps 128 x 256: A's loads 16
-    // KB, B's reads 64 KB.
+    // in shared memory. A B rounded ahead keeps 128 x 256 (A's loads 16
+    // KB, B's reads 64 KB) unless 256 x 128 takes fewer waves.
     t.groups =
         ::nova::wgmma::registerAGroups(a.rows, n, tiling, !passesOverB(), kSMs);
     t.bn /= t.groups;

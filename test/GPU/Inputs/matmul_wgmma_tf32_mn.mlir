@@ -76,3 +76,15 @@ func.func @tf32_dw_192(%x: tensor<2048x5760xf32>, %dy: tensor<2048x384xf32>) -> 
   }
   return %r : tensor<5760x384xf32>
 }
+
+// dW on 128 x 224 tiles (896 x 3584 with K = 2048: 7 x 16 = 112 tiles, where
+// 256-wide ones would be 98 and 160-wide 161, two waves): B's 448 blocks, a
+// second round of the first 192 consumer threads; m64n224k8 wgmmas.
+func.func @tf32_dw_224(%x: tensor<2048x896xf32>, %dy: tensor<2048x3584xf32>) -> tensor<896x3584xf32> {
+  %r = nova_tile.fusion matmul (%x, %dy) : (tensor<2048x896xf32>, tensor<2048x3584xf32>) -> tensor<896x3584xf32> {
+  ^bb0(%a: tensor<2048x896xf32>, %b: tensor<2048x3584xf32>):
+    %p = nova.matmul %a, %b transpose_lhs {nova.precision = "tf32"} : tensor<2048x896xf32>, tensor<2048x3584xf32> -> tensor<896x3584xf32>
+    nova_tile.yield %p : tensor<896x3584xf32>
+  }
+  return %r : tensor<896x3584xf32>
+}

@@ -1480,14 +1480,18 @@ mlir::nova_tile::computeContract(FusionGroupOpInterface group,
     p.n = at(2);
     p.k = at(3);
     p.causal = c.causal;
-    p.epilogueTranscendentals = c.transcendentals;
+    // The epilogue of a single GEMM (the wgmma kernel takes no grouped
+    // ones) and its outputs.
+    if (c.family == Family::matmul && c.problems.size() == 1)
+      p.epilogueTranscendentals = c.transcendentals;
     p.outputBytes = c.writtenBytes;
     // Stored N x K: K-major, as the wgmma kernel's TF32 B must be.
     p.roundedKMajorB = c.problems.size() == 1 && c.problems[0].rhsRounded &&
                        c.problems[0].operands[1].second.transposed;
-    // Stored K x N, as the product reads it: N-major.
-    p.nMajorB =
-        c.problems.size() == 1 && !c.problems[0].operands[1].second.transposed;
+    // A TF32 product's B stored K x N, as the product reads it: N-major.
+    p.nMajorB = c.family == Family::matmul && p.dtype == ::nova::DType::F32 &&
+                c.problems.size() == 1 &&
+                !c.problems[0].operands[1].second.transposed;
     if (c.problems.size() > 1) {
       // A grouped GEMM as one GEMM of the same work: the largest problem's
       // N and K, batch 1, and enough rows of M for every problem's
