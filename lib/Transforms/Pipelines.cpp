@@ -75,6 +75,16 @@ LogicalResult mlir::nova::buildGPUPipeline(
   std::string toGPUOptions = device && device->hasWgmma() ? "" : "wgmma=false";
   if (options.deterministic)
     toGPUOptions += " deterministic=true";
+  // TF32 products round to 2^-11: a few f32 ulp in exp and division are
+  // far below that (the classifier's f32 rows were bound by libdevice's
+  // exp, IEEE division and f64 conversions).
+  StringRef f32Math = options.f32Math;
+  if (f32Math != "auto" && f32Math != "accurate" && f32Math != "fast")
+    return errorHandler("nova-gpu-pipeline: f32-math must be auto, accurate "
+                        "or fast, got '" +
+                        f32Math + "'");
+  if (f32Math == "fast" || (f32Math == "auto" && options.compute == "tf32"))
+    toGPUOptions += " fast-f32-math=true";
   return toGPU->addToPipeline(pm, toGPUOptions, errorHandler);
 }
 

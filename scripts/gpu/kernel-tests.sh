@@ -28,7 +28,9 @@
 # "planned" with nova-fuse=single-gemms=true (the Hopper pipeline's GEMM
 # kernels, padded copies of unaligned operands); "pack-det" is "pack"
 # with convert-tile-to-gpu=deterministic=true, "pack-mma" with
-# convert-tile-to-gpu=wgmma=false. Tools come from PATH or
+# convert-tile-to-gpu=wgmma=false, "pack-fast" and "planned-fast" (the
+# latter with single GEMMs) with convert-tile-to-gpu=fast-f32-math=true
+# (the TF32 pipeline's exp and division). Tools come from PATH or
 # NOVA_BIN. SEED "now" is the time, as when it is left out.
 # An atol of "norm" compares float outputs norm-wise (nova-run
 # --norm-rtol: ||got - want|| <= rtol ||want||), the bound for tensor-core
@@ -169,6 +171,12 @@ wgmma_tf32_mn_narrow matmul_wgmma_tf32_mn.mlir tf32_dw_narrow 1e-4 norm no pack
 wgmma_tf32_dw_192 matmul_wgmma_tf32_mn.mlir tf32_dw_192 1e-4 norm no pack
 wgmma_tf32_dw_224 matmul_wgmma_tf32_mn.mlir tf32_dw_224 1e-4 norm no pack
 ln_bwd_rowsums    ln_backward_planned.mlir ln_backward 1e-5 1e-6 no   planned
+cls_50257_f32_fast classifier_padded.mlir classifier_50257_f32 1e-3 norm no planned-fast
+softmax_50257_fast classifier_padded.mlir softmax_50257   4e-6  1e-9  no  planned-fast
+softmax_f32_fast  row-reduction.mlir  softmax         4e-6  1e-9  no   pack-fast
+ln_fwd768_f32_fast row-reduction.mlir layer_norm_c768_f32 1e-5 1e-6 no pack-fast
+ln_bwd_rowsums_fast ln_backward_planned.mlir ln_backward 1e-5 1e-6 no planned-fast
+wgmma_tf32_gelu_fast matmul_wgmma.mlir tf32_bias_gelu 1e-4  norm  no   pack-fast
 "
 # EXTRA_CASES names a file of more rows (scripts/gpu/step-kernels.py writes
 # one per kernel of a compiled step); a file given by absolute path is read
@@ -195,13 +203,17 @@ prepare)
     src=$inputs/$file
     [[ $file == /* ]] && src=$file
     if [ "$build" = planned ] || [ "$build" = skip ] || [ "$build" = guarded ] ||
-        [ "$build" = planned-single ]; then
-      guard=() fuse=--nova-fuse
+        [ "$build" = planned-single ] || [ "$build" = planned-fast ]; then
+      guard=() fuse=--nova-fuse togpu=--convert-tile-to-gpu
       [ "$build" = guarded ] && guard=(--guard-bands=256)
       [ "$build" = planned-single ] && fuse=--nova-fuse=single-gemms=true
+      if [ "$build" = planned-fast ]; then
+        fuse=--nova-fuse=single-gemms=true
+        togpu=--convert-tile-to-gpu=fast-f32-math=true
+      fi
       "$(bin nova-opt)" "$src" "$fuse" --convert-nova-to-tile \
           --nova-configure=target=h200 --nova-outline-kernels \
-          --nova-bufferize --nova-plan-memory --convert-tile-to-gpu -o "$gpu" &&
+          --nova-bufferize --nova-plan-memory "$togpu" -o "$gpu" &&
         "$(bin nova-translate)" --nova-to-executable "$gpu" "${guard[@]}" \
           -o "$dir/$name.nvx"
     else
@@ -210,6 +222,7 @@ prepare)
       det=
       [ "$build" = pack-det ] && det="=deterministic=true"
       [ "$build" = pack-mma ] && det="=wgmma=false"
+      [ "$build" = pack-fast ] && det="=fast-f32-math=true"
       "$(bin nova-opt)" "$src" --nova-configure=target=h200 \
           --nova-outline-kernels "--convert-tile-to-gpu$det" -o "$gpu" &&
         "$(bin nova-gpu-pack)" "$gpu" --entry "$entry" -o "$dir/$name.nvx"

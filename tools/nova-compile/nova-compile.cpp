@@ -63,6 +63,11 @@ cl::opt<std::string> gemmKernels(
 cl::opt<bool> deterministic("deterministic",
                             cl::desc("GPU kernels without float atomics"),
                             cl::cat(category));
+cl::opt<std::string>
+    f32Math("f32-math",
+            cl::desc("f32 exp and division: accurate, fast (within a few "
+                     "ulp), or auto (fast for compute=tf32)"),
+            cl::init("auto"), cl::cat(category));
 cl::opt<bool> report("report",
                      cl::desc("print nova-report (fusion, kernels, memory)"),
                      cl::cat(category));
@@ -117,6 +122,7 @@ int main(int argc, char **argv) {
   pipeline.report = report.getValue();
   pipeline.explain = explain.getValue();
   pipeline.deterministic = deterministic.getValue();
+  pipeline.f32Math = f32Math.getValue();
   auto optionError = [](const Twine &message) {
     fail(message);
     return failure();

@@ -106,7 +106,15 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
            "block of one row a batch with full-row outputs copies it in "
            "segments, each on its own mbarrier, the next row's segment "
            "copied as soon as the outputs pass has read this one's; "
-           "false: each lane loads its chunks in the first pass">
+           "false: each lane loads its chunks in the first pass">,
+    Option<"fastF32Math", "fast-f32-math", "bool", /*default=*/"false",
+           "f32 exp and division take the special-function forms that "
+           "16-bit results always take: e^x as ex2.approx.ftz of x log2 e, "
+           "x / y as x times rcp.approx.ftz of y (each within a few f32 ulp, "
+           "denormal results flushed to zero), and row kernels sum a 16-byte "
+           "chunk's f32 terms in f32 before the f64 sum; tanh, log and erf "
+           "stay accurate. nova-gpu-pipeline sets it for compute=tf32, whose "
+           "f32 values come through TF32 products (2^-11)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

@@ -63,6 +63,13 @@ struct GPUPipelineOptions : public TrainPipelineOptions {
       llvm::cl::desc("GPU kernels without float atomics (convert-tile-to-gpu "
                      "deterministic=true)"),
       llvm::cl::init(false)};
+  Option<std::string> f32Math{
+      *this, "f32-math",
+      llvm::cl::desc("f32 exp and division: accurate (libdevice, IEEE), "
+                     "fast (special-function forms within a few ulp, "
+                     "convert-tile-to-gpu fast-f32-math=true), or auto: "
+                     "fast for compute=tf32, accurate otherwise"),
+      llvm::cl::init("auto")};
 };
 
 /// The whole-graph training pipeline, from a loss function to configured,

@@ -354,8 +354,11 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
     // overlapping independent elements (a GEMM's GELU epilogue ran 4x
     // slower than the product).
     bool narrowResult = (floatType.getWidth() < 32 || approxF32) && ct.isF32();
+    // With fastF32 an f32 result takes the same exp and division (a few
+    // f32 ulp), but not tanh.approx (2^-11).
+    bool fastResult = narrowResult || (fastF32 && ct.isF32());
     auto divide = [&](Value x, Value y) -> Value {
-      if (!narrowResult)
+      if (!fastResult)
         return arith::DivFOp::create(b, x, y);
       return arith::MulFOp::create(b, x,
                                    NVVM::RcpApproxFtzF32Op::create(b, ct, y));
@@ -368,7 +371,7 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
     // relative: under half a bf16 ulp (2^-9), so at most one ulp apart
     // after rounding.
     auto exp = [&](Value x, double scale = 1.0) -> Value {
-      return exponential(x, narrowResult, scale);
+      return exponential(x, fastResult, scale);
     };
     auto tanh = [&](Value x) -> Value {
       if (!narrowResult)

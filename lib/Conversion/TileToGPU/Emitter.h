@@ -144,6 +144,12 @@ public:
   /// take the approximate special-function forms (2 f32 ulp), as ops with
   /// a 16-bit result always do.
   bool approxF32 = false;
+  /// Set from convert-tile-to-gpu's fast-f32-math: f32 exp and division
+  /// take those forms too (exp as ex2.approx.ftz of x log2 e, x / y as x
+  /// times rcp.approx.ftz of y: within a few f32 ulp, denormal results
+  /// flushed to zero), and row kernels fold a chunk's f32 terms in f32
+  /// before the f64 sum; tanh, log and erf stay accurate.
+  bool fastF32 = false;
   /// e^(scale x): where `approximate` (an f32 `x` only) one ex2.approx.ftz
   /// (within 2 f32 ulp), else libdevice's accurate exp.
   Value exponential(Value x, bool approximate, double scale = 1.0);
@@ -207,6 +213,8 @@ struct EmitOptions {
   bool stageRows = true;
   /// Staged rows filled by bulk copies where aligned (Reductions.cpp).
   bool bulkRows = true;
+  /// f32 exp and division in their fast forms (BodyEmitter::fastF32).
+  bool fastF32Math = false;
 };
 
 /// What every family's emitter gets: the kernel, its contract and schedule,

@@ -177,6 +177,7 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
   ImplicitLocOpBuilder b(loc, inner);
   b.setInsertionPointToStart(&entry);
   BodyEmitter body(b, entry);
+  body.fastF32 = options.fastF32Math;
   Block &kernelBlock = kernel.getBody().front();
   for (BlockArgument arg : kernelBlock.getArguments())
     body.bindInput(arg, entry.getArgument(arg.getArgNumber()));
@@ -254,7 +255,8 @@ struct ConvertTileToGPUPass
     FailureOr<Pitches> pitches = findPitches(module);
     if (failed(pitches))
       return signalPassFailure();
-    EmitOptions options{deterministic, wgmma, tf32Wgmma, stageRows, bulkRows};
+    EmitOptions options{deterministic, wgmma,    tf32Wgmma,
+                        stageRows,     bulkRows, fastF32Math};
     for (KernelOp kernel : kernels) {
       std::string name = kernel.getSymName().str();
       failedAny |= failed(lowerKernel(kernel, builder, (*pitches)[name],
