@@ -65,9 +65,24 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // - a device-to-device copy moves 4.21 TB/s, 0.88 of the 4.8 TB/s
 //   datasheet figure, and the best streaming kernels (AdamW over all
 //   parameters: 83 % of the copy, the embedding gather: 79 %) reach 0.8 of
-//   the copy: 0.7 of the datasheet bandwidth.
+//   the copy: 0.7 of the datasheet bandwidth (0.76 since, below).
 constexpr double kLaunchSeconds = 3e-6;
-constexpr double kStreamingEfficiency = 0.7;
+// Refitted on the 124M steps' streaming kernels of 50 MB and more
+// (nineteenth session, bench/RESULTS.md: the gather, LayerNorm, the
+// classifier rows, AdamW, pointwise; 0.69-0.83 of the datasheet figure).
+constexpr double kStreamingEfficiency = 0.76;
+// A streaming kernel's first loads wait a memory round trip and its last
+// stores drain after the last loads: time that no other work of the kernel
+// hides, on top of its launch and its bytes at the streaming rate. 1.5 us
+// from DRAM; a kernel of at most 64 KB (labels, an iota, a scalar), whose
+// data the previous kernels just wrote, hits L2: 0.5 us. Fitted on the 124M
+// steps' small kernels (nineteenth session: weight casts and TF32 roundings
+// of 3.5-4.7 MB measured 1.3-1.9 us over the launch-plus-bytes model, the
+// position gather of 6.3 MB 1.5-2.5 us, the labels check of 128 KB 1.5-1.8
+// us; a kernel of a few bytes or 4 KB 0.3-0.9 us).
+constexpr double kMemoryRoundTripSeconds = 1.5e-6;
+constexpr double kL2RoundTripSeconds = 0.5e-6;
+constexpr double kL2ResidentBytes = 64 * 1024;
 // One latency-bound step of a block's scan over the indices in L2 (a load,
 // then shared-memory work and barriers): ~0.45 us, from the tiled
 // scatter_add's 346 us (5026 blocks of 128 threads, 7 a SM, 128 steps).
@@ -609,8 +624,10 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     s.waveEfficiency = double(blocks) / double(ceilDiv(blocks, slots) * slots);
     // A grid smaller than the machine cannot use all of its bandwidth.
     double used = std::min(1.0, double(blocks) / double(dev.sms));
-    s.predictedSeconds =
-        kLaunchSeconds + bytes / (dev.bandwidth * kStreamingEfficiency * used);
+    double roundTrip = bytes <= kL2ResidentBytes ? kL2RoundTripSeconds
+                                                 : kMemoryRoundTripSeconds;
+    s.predictedSeconds = kLaunchSeconds + roundTrip +
+                         bytes / (dev.bandwidth * kStreamingEfficiency * used);
   };
   switch (p.family) {
   case KernelFamily::Pointwise: {
@@ -673,6 +690,15 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     }
     finish(p.streamedBytes ? double(p.streamedBytes) : 2.0 * p.m * p.n * elem,
            s.grid[0]);
+    if (p.columnSums == 0 && p.totals > 0 && s.grid[0] > 1) {
+      // The last block to finish adds the blocks' partials of the totals:
+      // one latency-bound round of loads.
+      s.predictedSeconds += kFoldRoundSeconds;
+      if (why)
+        s.explanation.push_back(fmt("%g total(s) folded across %g blocks by "
+                                    "the last in one latency-bound round",
+                                    double(p.totals), double(s.grid[0])));
+    }
     if (p.columnSums > 0) {
       int64_t blocks = std::min(s.grid[0], rowfold::kMaxAcrossBlocks);
       rowfold::FoldPlan plan = rowfold::foldPlan(
@@ -868,6 +894,8 @@ std::string Configurator::explain(const Problem &p, const Schedule &s) {
     << (p.nMajorB ? " n-major-b" : "");
   if (p.columnSums > 0)
     o << " column-sums " << p.columnSums;
+  if (p.totals > 0)
+    o << " totals " << p.totals;
   o << "\n";
   o << "  tile " << s.tileM << "x" << s.tileN << "x" << s.tileK << ", "
     << s.threads << " threads, " << s.stages << " stages, vector "

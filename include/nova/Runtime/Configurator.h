@@ -100,6 +100,9 @@ struct Problem {
   /// Row reductions: column sums across the rows (LayerNorm's scale and
   /// shift gradients), whose per-block partials fold after the rows.
   int64_t columnSums = 0;
+  /// Reductions: sums across every dim (a loss, a count), whose per-block
+  /// partials fold after the rows.
+  int64_t totals = 0;
 };
 
 struct Schedule {

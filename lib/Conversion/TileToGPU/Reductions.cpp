@@ -964,12 +964,29 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   // and output works from there.
   if (w > 1 && cols % w == 0 && chunks.stride % w == 0) {
     int64_t count = cols / w;
+    // Of the groups whose sums fit, the smallest that still fills the
+    // schedule's block with rows whose sums the block can combine (below):
+    // the first layer's LayerNorm backward (two sums of 768 columns) took
+    // 32-lane groups of six chunks, five rows, 160 threads, and ran 1.15-1.38x
+    // slower than its three-sum siblings on 256 (nineteenth session).
+    int64_t fitting = 0, fittingLanes = 0;
     for (int64_t g = 32; columnSums && g <= 1024 && !perLane; g *= 2) {
       int64_t n = (count + g - 1) / g;
-      if (n <= kMaxChunksPerLane && n * w * sumWords <= kSumRegisters) {
+      if (n > kMaxChunksPerLane || n * w * sumWords > kSumRegisters)
+        continue;
+      if (!fitting) {
+        fitting = g;
+        fittingLanes = n;
+      }
+      int64_t blockRows = std::max<int64_t>(1, threads / g);
+      if (blockRows * cols * sumBytes <= kCombineBytes) {
         group = g;
         perLane = n;
       }
+    }
+    if (columnSums && !perLane && fitting) {
+      group = fitting;
+      perLane = fittingLanes;
     }
     int64_t chunkWords = 0; // 32-bit registers a chunk of the inputs holds
     for (auto [arg, flat] : chunks.inputs)

@@ -82,22 +82,26 @@ func.func @ragged(%x: tensor<5x1003xbf16>) -> tensor<5x1003xbf16> {
 }
 
 // @colsum: a LayerNorm-backward-like row kernel with a column sum of its
-// input. 768 f32 columns (192 chunks of 4) start on chunk boundaries, so a
-// warp takes a row (five rows per block: their 5 x 768 f64 sums fill the
-// shared buffer that combines them) and each lane its 6 fixed chunks, all
-// loaded before any is used. The lane sums exactly the columns of its
-// chunks (24 f64 carried over the rows), reusing the loaded values: no
-// element of the row is loaded alone (the implicit check above), and no
-// barrier separates the row's reads from its stores, since each lane
-// stores only the columns it read. The block's rows then combine in row
-// order through shared memory.
+// input. 768 f32 columns (192 chunks of 4) start on chunk boundaries. A
+// warp a row would take 6 chunks a lane, but the eight rows of a 256-thread
+// block would need 8 x 768 f64 sums to combine, more than the shared buffer
+// holds; so two warps take a row (four rows per block, their 4 x 768 f64
+// sums in the buffer) and each lane its 3 fixed chunks, all loaded before
+// any is used. The lane sums exactly the columns of its chunks (12 f64
+// carried over the rows), reusing the loaded values: no element of the row
+// is loaded alone (the implicit check above). The row's sum crosses its two
+// warps through shared memory before the second read; no barrier separates
+// that read from its stores, since each lane stores only the columns it
+// read. The block's rows then combine in row order through shared memory.
 // CHECK-LABEL: gpu.func @row_reduction_
-// CHECK-SAME: (%[[CX:.*]]: memref<64x768xf32>, %{{.*}}: memref<64x768xf32>, %[[CY:.*]]: memref<64x768xf32>, %[[CS:.*]]: memref<768xf32>, %[[CWS:.*]]: memref<80128xi8>) workgroup(%[[SUMS:.*]] : memref<3840xf64, #gpu.address_space<workgroup>>
-// CHECK-SAME: known_block_size = array<i32: 160, 1, 1>, known_grid_size = array<i32: 13, 1, 1>
-// CHECK: %[[ACC:.*]]:24 = scf.for
-// CHECK-COUNT-12: vector.load %{{.*}} : memref<49152xf32>, vector<4xf32>
+// CHECK-SAME: (%[[CX:.*]]: memref<64x768xf32>, %{{.*}}: memref<64x768xf32>, %[[CY:.*]]: memref<64x768xf32>, %[[CS:.*]]: memref<768xf32>, %[[CWS:.*]]: memref<98560xi8>) workgroup(%{{.*}} : memref<8xf64, #gpu.address_space<workgroup>>, %[[SUMS:.*]] : memref<3072xf64, #gpu.address_space<workgroup>>
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 16, 1, 1>
+// CHECK: %[[ACC:.*]]:12 = scf.for
+// CHECK-COUNT-6: vector.load %{{.*}} : memref<49152xf32>, vector<4xf32>
 // CHECK: gpu.shuffle xor
-// CHECK-COUNT-12: vector.load %{{.*}} : memref<49152xf32>, vector<4xf32>
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK-COUNT-6: vector.load %{{.*}} : memref<49152xf32>, vector<4xf32>
 // CHECK-NOT: gpu.barrier
 // CHECK: arith.addf %{{.*}} : f64
 // CHECK-NOT: gpu.barrier
@@ -106,12 +110,12 @@ func.func @ragged(%x: tensor<5x1003xbf16>) -> tensor<5x1003xbf16> {
 // CHECK-NEXT: vector.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : memref<49152xf32>, vector<4xf32>
 // CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
-// CHECK: memref.view %[[CWS]][%c256][] : memref<80128xi8> to memref<13x768xf64>
+// CHECK: memref.view %[[CWS]][%c256][] : memref<98560xi8> to memref<16x768xf64>
 // CHECK: memref.store %[[ACC]]#0, %[[SUMS]]
-// CHECK: memref.store %[[ACC]]#23, %[[SUMS]]
+// CHECK: memref.store %[[ACC]]#11, %[[SUMS]]
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: scf.for
-// CHECK-COUNT-5: memref.load %[[SUMS]]
+// CHECK-COUNT-4: memref.load %[[SUMS]]
 func.func @colsum(%x: tensor<64x768xf32>, %z: tensor<64x768xf32>) -> (tensor<64x768xf32>, tensor<768xf32>) {
   %r:2 = nova_tile.fusion row_reduction (%x, %z) : (tensor<64x768xf32>, tensor<64x768xf32>) -> (tensor<64x768xf32>, tensor<768xf32>) {
   ^bb0(%xa: tensor<64x768xf32>, %za: tensor<64x768xf32>):

@@ -746,9 +746,11 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
   }
   if (rows)
     contract.columnSums = int64_t(columnSums.size());
+  contract.totals = int64_t(totals.size());
   // A column reduction made only of totals iterates over the largest
   // summed tensor.
   if (!rows && full.empty() && !totals.empty()) {
+    contract.rowsOfTotals = true;
     Value largest = totals.front().getInput();
     for (nv::ReduceOp total : totals)
       if (product(shapeOf(total.getInput())) > product(shapeOf(largest)))
@@ -1460,13 +1462,16 @@ mlir::nova_tile::computeContract(FusionGroupOpInterface group,
   }
   case Family::row_reduction:
   case Family::column_reduction:
-    p.family = c.family == Family::row_reduction
+    // A column kernel of totals alone is lowered as a row kernel over its
+    // space (convert-tile-to-gpu), and priced as one.
+    p.family = c.family == Family::row_reduction || c.rowsOfTotals
                    ? ::nova::KernelFamily::RowReduction
                    : ::nova::KernelFamily::ColumnReduction;
     p.m = at(0);
     p.n = at(1);
     p.streamedBytes = c.streamedBytes;
     p.columnSums = c.columnSums;
+    p.totals = c.totals;
     break;
   case Family::matmul:
   case Family::attention_forward:

@@ -115,6 +115,13 @@ struct Contract {
   /// Row reductions: the sums across the rows that keep the last dim
   /// (column sums), folded across the kernel's blocks after its rows.
   int64_t columnSums = 0;
+  /// Row and column reductions: the sums across every dim (a loss, a count
+  /// of labels), folded across the kernel's blocks after its rows.
+  int64_t totals = 0;
+  /// A column reduction made only of totals: its space is the largest
+  /// summed tensor's [rows, last dim], and convert-tile-to-gpu lowers it as
+  /// a row reduction of that space.
+  bool rowsOfTotals = false;
   /// Transcendental ops of the body (GELU, tanh, exp, erf, sigmoid): in a
   /// matmul kernel, the weight of its epilogue (nova::wgmma::heavyEpilogue).
   int64_t transcendentals = 0;
