@@ -341,17 +341,12 @@ private:
   /// 0 or 1 for batch `index`: the parity of its ordinal among the
   /// block's batches (blockId, blockId + grid, ...), the stage or phase
   /// that alternates batch by batch.
-  /// The block's batch `index` (batches blockId, blockId + grid, ...) as
-  /// its ordinal among them modulo `stages`.
-  Value batchStage(Value index, int64_t grid, int64_t stages) {
+  Value batchParity(Value index, int64_t grid) {
     return arith::RemUIOp::create(
         b,
         arith::DivUIOp::create(b, arith::SubIOp::create(b, index, k.blockId()),
                                body.index(grid)),
-        body.index(stages));
-  }
-  Value batchParity(Value index, int64_t grid) {
-    return batchStage(index, grid, 2);
+        body.index(2));
   }
   /// Thread 0 draws a ticket from `counters[slot]` (after the block's
   /// fence and barrier) and shares `keep(ticket)` (an i32) with the block
@@ -830,7 +825,6 @@ constexpr int64_t kRowRegisters = 64;
 /// SM, of kStagedAloneThreads threads: the TF32 step's 201 KB classifier
 /// rows ran 2729 us on 256 threads, 2134 on 512 (bench/RESULTS.md,
 /// sixteenth session); 1024 would leave 64 registers a thread.
-constexpr int64_t kThreeStageBytes = 96 * 1024;
 constexpr int64_t kStagedBlockBytes = 110 * 1024, kSharedPerSM = 228 * 1024,
                   kSharedPerBlockExtra = 3 * 1024,
                   kStagedAloneBytes = 224 * 1024, kStagedAloneThreads = 512;
@@ -1134,15 +1128,14 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     }
   }
   // Rows with column sums in fixed chunks keep their sums in registers and
-  // read the row once per pass: their next batches are prefetched by
-  // cp.async into shared memory (two or three stages of the block's rows),
-  // so a block always has a batch in flight while it works on one, and every
-  // pass reads the landed copy. A lane copies and reads only its own chunks, so
-  // its own cp.async.wait_group orders them: no barrier. Three stages (two
-  // batches in flight) where they fit in 96 KB, which leaves two blocks an SM
-  // room for their static shared memory: the bf16 step's LayerNorm backward
-  // (three inputs, bf16 and f32: 30 KB a stage).
-  int64_t prefetchArea = 0, prefetchStages = 0;
+  // read the row once per pass: their next batch is prefetched by cp.async
+  // into shared memory (two stages of the block's rows), so a block always
+  // has a batch in flight while it works on the one before, and every pass
+  // reads the landed copy. A lane copies and reads only its own chunks,
+  // so its own cp.async.wait_group orders them: no barrier. (Three stages,
+  // two batches ahead, measured slower: the bf16 LayerNorm backward 64.9 ->
+  // 66.8 us, nineteenth session.)
+  int64_t prefetchArea = 0;
   if (k.options.stageRows && perLane && columnSums) {
     SmallVector<int64_t> offsets;
     int64_t area = rowArea(offsets);
@@ -1153,7 +1146,6 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     if (copyable && !chunks.inputs.empty() &&
         2 * area * rowsPerBlock <= kStagedBlockBytes) {
       prefetchArea = area;
-      prefetchStages = 3 * area * rowsPerBlock <= kThreeStageBytes ? 3 : 2;
       staging.offsets = offsets;
     }
   }
@@ -1298,12 +1290,12 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     });
     gpu::BarrierOp::create(b);
   }
-  // Prefetched rows: this thread's row area in stage 0 (each stage follows
-  // the block's rows of the one before).
+  // Prefetched rows: this thread's row area in stage 0 (stage 1 follows the
+  // block's rows of stage 0).
   Value prefetchBlock, prefetchRow;
   int64_t stageBytes = prefetchArea * rowsPerBlock;
   if (prefetchArea) {
-    prefetchBlock = hopper::dynamicSharedMemory(k, prefetchStages * stageBytes);
+    prefetchBlock = hopper::dynamicSharedMemory(k, 2 * stageBytes);
     prefetchRow = hopper::sharedAt(
         b, prefetchBlock,
         arith::IndexCastOp::create(
@@ -1888,15 +1880,9 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
             b, b.getI32Type(),
             arith::MulIOp::create(b, stage, body.index(stageBytes))));
   };
-  // The block's first batches, one a stage but the last, each its own
-  // group (empty past the block's batches).
-  for (int64_t st = 0; prefetchArea && st + 1 < prefetchStages; ++st) {
-    Value first = arith::AddIOp::create(b, k.blockId(), body.index(st * grid));
-    (void)k.ifThen(below(first, batches), [&] {
-      prefetchBatch(chunks, first, rowsPerBlock, rowInBlock, rows, cols, lane,
-                    group, perLane, globalBase, stageRow(body.index(st)));
-      return success();
-    });
+  if (prefetchArea) {
+    prefetchBatch(chunks, k.blockId(), rowsPerBlock, rowInBlock, rows, cols,
+                  lane, group, perLane, globalBase, stageRow(body.index(0)));
     NVVM::CpAsyncCommitGroupOp::create(b);
   }
   // Batches blockId, blockId + grid, ...: a fixed set per block, so the
@@ -1909,24 +1895,19 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     body.pushScope();
     Value index = forOp.getInductionVar();
     if (prefetchArea) {
-      // This batch landed in stage t % S (t its ordinal in the block's
-      // batches, S the stages); batch t + S - 1 goes to the stage batch
-      // t - 1 left (this lane read its own chunks there already), its
-      // group committed even when empty so that waiting for all but the
-      // newest S - 1 groups is waiting for this batch's.
-      int64_t ahead = prefetchStages - 1;
-      Value stage = batchStage(index, grid, prefetchStages);
-      Value next = arith::AddIOp::create(b, index, body.index(ahead * grid));
-      Value freed = arith::RemUIOp::create(
-          b, arith::AddIOp::create(b, stage, body.index(ahead)),
-          body.index(prefetchStages));
+      // This batch landed in stage t % 2 (t its ordinal in the block's
+      // batches); the next one goes to the other stage, its group committed
+      // even when empty so that waiting for all but one is this batch's.
+      Value stage = batchParity(index, grid);
+      Value next = arith::AddIOp::create(b, index, body.index(grid));
+      Value other = arith::SubIOp::create(b, body.index(1), stage);
       (void)k.ifThen(below(next, batches), [&] {
         prefetchBatch(chunks, next, rowsPerBlock, rowInBlock, rows, cols, lane,
-                      group, perLane, globalBase, stageRow(freed));
+                      group, perLane, globalBase, stageRow(other));
         return success();
       });
       NVVM::CpAsyncCommitGroupOp::create(b);
-      NVVM::CpAsyncWaitGroupOp::create(b, int32_t(ahead));
+      NVVM::CpAsyncWaitGroupOp::create(b, 1);
       staging.row = stageRow(stage);
     }
     SmallVector<Value> carried(forOp.getRegionIterArgs());
@@ -1945,7 +1926,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     NVVM::CpAsyncWaitGroupOp::create(b, 0);
     gpu::BarrierOp::create(b);
     scratch = prefetchBlock;
-    scratchBytes = prefetchStages * stageBytes;
+    scratchBytes = 2 * stageBytes;
   }
   if (failed(combineAcrossBlocks(func, across, acc, workspace, grid, threads,
                                  cols, slots, group, perLane, w, scratch,
