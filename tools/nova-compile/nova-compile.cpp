@@ -65,8 +65,9 @@ cl::opt<bool> deterministic("deterministic",
                             cl::cat(category));
 cl::opt<std::string>
     f32Math("f32-math",
-            cl::desc("f32 exp and division: accurate, fast (within a few "
-                     "ulp), or auto (fast for compute=tf32)"),
+            cl::desc("f32 exp and division: accurate, fast (ex2.approx, "
+                     "rcp.approx: a few ulp near 1, denormals flushed), or "
+                     "auto (fast for compute=tf32)"),
             cl::init("auto"), cl::cat(category));
 cl::opt<bool> report("report",
                      cl::desc("print nova-report (fusion, kernels, memory)"),

@@ -196,10 +196,10 @@ TEST(Configurator, FasterMachinesPredictShorterTimes) {
 }
 
 // The streaming model as calibrated on the H200 (bench/RESULTS.md,
-// 2026-11-30): 3 us per launch, bytes at 0.7 of the datasheet bandwidth;
-// reductions count the contract's bytes when it gives them.
-// A launch, a memory round trip (0.5 us in L2 up to 64 KB, 1.5 us from
-// DRAM beyond) and the bytes at 0.76 of the datasheet bandwidth.
+// 2026-11-30 and the nineteenth session): 3 us per launch, a memory round
+// trip (0.5 us in L2 up to 64 KB, 1.5 us from DRAM beyond) and the bytes at
+// 0.76 of the datasheet bandwidth; reductions count the contract's bytes
+// when it gives them.
 TEST(Configurator, StreamingKernelsPayALaunchAndMoveBytesAtTheMeasuredRate) {
   Configurator conf(*DeviceDescriptor::lookup("h200"));
   Problem tiny;
@@ -207,7 +207,7 @@ TEST(Configurator, StreamingKernelsPayALaunchAndMoveBytesAtTheMeasuredRate) {
   tiny.m = 1;
   tiny.bytesPerElement = 8;
   EXPECT_NEAR(conf.choose(tiny).predictedSeconds, 3.5e-6, 1e-8);
-  // 64 KB still hits L2; a byte more pays the DRAM round trip.
+  // 64 KB still hits L2; 80 KB pays the DRAM round trip.
   Problem labels = tiny;
   labels.m = 16384;
   labels.bytesPerElement = 4;

@@ -109,9 +109,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
            "false: each lane loads its chunks in the first pass">,
     Option<"fastF32Math", "fast-f32-math", "bool", /*default=*/"false",
            "f32 exp and division take the special-function forms that "
-           "16-bit results always take: e^x as ex2.approx.ftz of x log2 e, "
-           "x / y as x times rcp.approx.ftz of y (each within a few f32 ulp, "
-           "denormal results flushed to zero), and row kernels sum a 16-byte "
+           "16-bit results always take: e^x as ex2.approx.ftz of x log2 e "
+           "(2 ulp, plus about |x| 2^-23 relative from rounding x log2 e: 8 "
+           "ulp at |x| = 10), x / y as x times rcp.approx.ftz of y (a "
+           "denormal y flushes to zero, so x / y is inf and 0 / y NaN; "
+           "results below 2^-126 flush to zero), and row kernels sum a 16-byte "
            "chunk's f32 terms in f32 before the f64 sum; tanh, log and erf "
            "stay accurate. nova-gpu-pipeline sets it for compute=tf32, whose "
            "f32 values come through TF32 products (2^-11)">

@@ -66,7 +66,8 @@ struct GPUPipelineOptions : public TrainPipelineOptions {
   Option<std::string> f32Math{
       *this, "f32-math",
       llvm::cl::desc("f32 exp and division: accurate (libdevice, IEEE), "
-                     "fast (special-function forms within a few ulp, "
+                     "fast (ex2.approx and rcp.approx: a few ulp near 1, "
+                     "growing with |x| for e^x, denormals flushed; "
                      "convert-tile-to-gpu fast-f32-math=true), or auto: "
                      "fast for compute=tf32, accurate otherwise"),
       llvm::cl::init("auto")};

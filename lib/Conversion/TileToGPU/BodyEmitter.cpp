@@ -408,7 +408,8 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
             .Case([&](nv::TanhOp) { return tanh(w[0]); })
             .Case([&](nv::SqrtOp) { return math::SqrtOp::create(b, w[0]); })
             .Case([&](nv::RsqrtOp) {
-              // 1 / sqrt(x), each correctly rounded in f32.
+              // 1 / sqrt(x), each correctly rounded in f32 (the division
+              // approximate where divide() is).
               return divide(c(1.0), math::SqrtOp::create(b, w[0]));
             })
             .Case([&](nv::ErfOp) { return math::ErfOp::create(b, w[0]); })

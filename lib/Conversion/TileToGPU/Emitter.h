@@ -145,10 +145,11 @@ public:
   /// a 16-bit result always do.
   bool approxF32 = false;
   /// Set from convert-tile-to-gpu's fast-f32-math: f32 exp and division
-  /// take those forms too (exp as ex2.approx.ftz of x log2 e, x / y as x
-  /// times rcp.approx.ftz of y: within a few f32 ulp, denormal results
-  /// flushed to zero), and row kernels fold a chunk's f32 terms in f32
-  /// before the f64 sum; tanh, log and erf stay accurate.
+  /// take those forms too (exp as ex2.approx.ftz of x log2 e: 2 ulp plus
+  /// about |x| 2^-23 relative from rounding x log2 e; x / y as x times
+  /// rcp.approx.ftz of y: denormal divisors and results flush to zero),
+  /// and row kernels fold a chunk's f32 terms in f32 before the f64 sum;
+  /// tanh, log and erf stay accurate.
   bool fastF32 = false;
   /// e^(scale x): where `approximate` (an f32 `x` only) one ex2.approx.ftz
   /// (within 2 f32 ulp), else libdevice's accurate exp.

@@ -420,7 +420,7 @@ private:
   /// f32-to-f64 conversion per chunk instead of one per element (the
   /// conversions bounded the classifier's rate). So does an f32 row kernel
   /// under fast-f32-math (BodyEmitter::fastF32): a chunk's 4 f32 terms
-  /// round within 3 f32 ulp of their sum.
+  /// round within 3 f32 ulp of the sum of their magnitudes.
   /// A max or min folds the chunk as a tree, then into `acc` (the same
   /// result in any order, a third of the chain's depth at 8 columns).
   Value foldChunk(const Combiner &comb, Value acc, ArrayRef<Value> xs) {
@@ -2329,8 +2329,22 @@ FailureOr<Geometry> ReductionEmitter::column(gpu::GPUFuncOp func) {
   if (llvm::any_of(reduces, [&](nv::ReduceOp reduce) {
         return int64_t(shapeOf(reduce.getInput()).size()) - 1 == last &&
                llvm::is_contained(reduce.getDims(), last);
-      }))
+      })) {
+    // row() iterates over the first reduction's input and sums columns over
+    // every leading dim: a reduction of another tensor, or a column sum over
+    // only some leading dims, would be summed over the wrong space.
+    SmallVector<int64_t> leading = llvm::to_vector(llvm::seq<int64_t>(0, last));
+    for (nv::ReduceOp reduce : reduces) {
+      if (shapeOf(reduce.getInput()) != ArrayRef<int64_t>(full))
+        return k.fail("a column kernel with a total whose reductions read "
+                      "tensors of different shapes is not lowered yet");
+      if (!llvm::is_contained(reduce.getDims(), last) &&
+          reduce.getDims() != ArrayRef<int64_t>(leading))
+        return k.fail("a column kernel with a total and a column sum over "
+                      "only some leading dims is not lowered yet");
+    }
     return row(func);
+  }
   // Rows run over the reduced leading dims, columns over the kept ones
   // (flattened): a sum over the batch of [B, T, C] keeps T x C columns.
   int64_t split = int64_t(reduces.front().getDims().size());

@@ -92,3 +92,27 @@ nova_tile.kernel @gather_nothing gather schedule <tile = [8, 64], threads = 128,
   %g = nova.gather %t[%i] axis 0 : tensor<10x4xf32>, tensor<0xi32> -> tensor<0x4xf32>
   nova_tile.yield %g : tensor<0x4xf32>
 }
+
+// -----
+
+// A column kernel with a total runs as a row kernel over its first
+// reduction's input: a total of another tensor would be summed over the
+// wrong space.
+// expected-error @below {{convert-tile-to-gpu: kernel @two_totals (column_reduction): a column kernel with a total whose reductions read tensors of different shapes is not lowered yet}}
+nova_tile.kernel @two_totals column_reduction schedule <tile = [8, 1024], threads = 256, stages = 1, vector = 4, split_k = 1> {
+^bb0(%a: tensor<16x1xf32>, %l: tensor<16x1024xf32>):
+  %s = nova.reduce sum %a dims [0, 1] : tensor<16x1xf32> -> tensor<f32>
+  %t = nova.reduce sum %l dims [0, 1] : tensor<16x1024xf32> -> tensor<f32>
+  nova_tile.yield %s, %t : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// Nor can its column sums skip a leading dim (a sum over the batch alone).
+// expected-error @below {{convert-tile-to-gpu: kernel @batch_sum_and_total (column_reduction): a column kernel with a total and a column sum over only some leading dims is not lowered yet}}
+nova_tile.kernel @batch_sum_and_total column_reduction schedule <tile = [4, 256], threads = 256, stages = 1, vector = 4, split_k = 1> {
+^bb0(%a: tensor<4x512x768xf32>):
+  %s = nova.reduce sum %a dims [0] keep_dims : tensor<4x512x768xf32> -> tensor<1x512x768xf32>
+  %t = nova.reduce sum %a dims [0, 1, 2] : tensor<4x512x768xf32> -> tensor<f32>
+  nova_tile.yield %s, %t : tensor<1x512x768xf32>, tensor<f32>
+}
