@@ -356,7 +356,8 @@ FailureOr<Value> BodyEmitter::elementwise(Operation *op, ValueRange idx) {
     bool narrowResult = (floatType.getWidth() < 32 || approxF32) && ct.isF32();
     // With fastF32 an f32 result takes the same exp and division (a few
     // f32 ulp), but not tanh.approx (2^-11).
-    bool fastResult = narrowResult || (fastF32 && ct.isF32());
+    bool fastResult =
+        (floatType.getWidth() < 32 || approximateF32Arithmetic()) && ct.isF32();
     auto divide = [&](Value x, Value y) -> Value {
       if (!fastResult)
         return arith::DivFOp::create(b, x, y);

@@ -151,6 +151,9 @@ public:
   /// and row kernels fold a chunk's f32 terms in f32 before the f64 sum;
   /// tanh, log and erf stay accurate.
   bool fastF32 = false;
+  /// Whether f32 exp, division and chunk sums take the approximate forms:
+  /// in a 16-bit row kernel or under fast-f32-math.
+  bool approximateF32Arithmetic() const { return approxF32 || fastF32; }
   /// e^(scale x): where `approximate` (an f32 `x` only) one ex2.approx.ftz
   /// (within 2 f32 ulp), else libdevice's accurate exp.
   Value exponential(Value x, bool approximate, double scale = 1.0);

@@ -424,7 +424,7 @@ private:
   /// A max or min folds the chunk as a tree, then into `acc` (the same
   /// result in any order, a third of the chain's depth at 8 columns).
   Value foldChunk(const Combiner &comb, Value acc, ArrayRef<Value> xs) {
-    bool inF32 = (body.approxF32 || body.fastF32) &&
+    bool inF32 = body.approximateF32Arithmetic() &&
                  comb.kind == nv::ReduceKind::sum && comb.accType.isF64() &&
                  xs.size() > 1;
     bool exact = comb.kind != nv::ReduceKind::sum;
@@ -1323,7 +1323,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
         b, same,
         arith::ConstantOp::create(b, b.getFloatAttr(from.getType(), 1.0)),
         body.exponential(arith::SubFOp::create(b, from, to),
-                         (body.approxF32 || body.fastF32) &&
+                         body.approximateF32Arithmetic() &&
                              from.getType().isF32()));
     return arith::MulFOp::create(b, sum, body.convert(factor, sum.getType()));
   };
