@@ -57,3 +57,19 @@ func.func @label_count(%labels: tensor<16x1024xi32>) -> (tensor<16x1024xi1>, ten
   }
   return %r#0, %r#1 : tensor<16x1024xi1>, tensor<f32>
 }
+
+// So is a column kernel with a total beside its column sums (over every
+// leading dim): its sums fold as a row kernel's.
+// RUN: nova-opt %s --nova-configure="target=h200 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MIXED
+// MIXED-LABEL: fusion #3 column_reduction
+// MIXED-NEXT: row-reduction F32 batch 1 m 4096 n 768 k 1 column-sums 1 totals 1
+// MIXED: column sums folded across
+func.func @sum_and_total(%x: tensor<4096x768xf32>) -> (tensor<768xf32>, tensor<f32>) {
+  %r:2 = nova_tile.fusion column_reduction (%x) : (tensor<4096x768xf32>) -> (tensor<768xf32>, tensor<f32>) {
+  ^bb0(%a: tensor<4096x768xf32>):
+    %s = nova.reduce sum %a dims [0] : tensor<4096x768xf32> -> tensor<768xf32>
+    %t = nova.reduce sum %a dims [0, 1] : tensor<4096x768xf32> -> tensor<f32>
+    nova_tile.yield %s, %t : tensor<768xf32>, tensor<f32>
+  }
+  return %r#0, %r#1 : tensor<768xf32>, tensor<f32>
+}

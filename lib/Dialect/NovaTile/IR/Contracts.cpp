@@ -744,13 +744,15 @@ LogicalResult Checker::rowOrColumnReduction(bool rows) {
       continue;
     }
   }
-  if (rows)
-    contract.columnSums = int64_t(columnSums.size());
+  // A column reduction with a total is lowered as a row reduction of its
+  // space, its column sums (over every leading dim) as a row kernel's.
   contract.totals = int64_t(totals.size());
+  contract.rowsOfTotals = !rows && !totals.empty();
+  if (rows || contract.rowsOfTotals)
+    contract.columnSums = int64_t(columnSums.size());
   // A column reduction made only of totals iterates over the largest
   // summed tensor.
   if (!rows && full.empty() && !totals.empty()) {
-    contract.rowsOfTotals = true;
     Value largest = totals.front().getInput();
     for (nv::ReduceOp total : totals)
       if (product(shapeOf(total.getInput())) > product(shapeOf(largest)))
@@ -1462,7 +1464,7 @@ mlir::nova_tile::computeContract(FusionGroupOpInterface group,
   }
   case Family::row_reduction:
   case Family::column_reduction:
-    // A column kernel of totals alone is lowered as a row kernel over its
+    // A column kernel with a total is lowered as a row kernel over its
     // space (convert-tile-to-gpu), and priced as one.
     p.family = c.family == Family::row_reduction || c.rowsOfTotals
                    ? ::nova::KernelFamily::RowReduction

@@ -112,15 +112,17 @@ struct Contract {
   int64_t streamedBytes = 0;
   /// Of those, the bytes written (every output).
   int64_t writtenBytes = 0;
-  /// Row reductions: the sums across the rows that keep the last dim
-  /// (column sums), folded across the kernel's blocks after its rows.
+  /// Row reductions (and column ones with a total): the sums across the
+  /// rows that keep the last dim (column sums), folded across the kernel's
+  /// blocks after its rows.
   int64_t columnSums = 0;
   /// Row and column reductions: the sums across every dim (a loss, a count
   /// of labels), folded across the kernel's blocks after its rows.
   int64_t totals = 0;
-  /// A column reduction made only of totals: its space is the largest
-  /// summed tensor's [rows, last dim], and convert-tile-to-gpu lowers it as
-  /// a row reduction of that space.
+  /// A column reduction with a total: convert-tile-to-gpu lowers it as a
+  /// row reduction of its space [rows, last dim] (refusing reductions of
+  /// other shapes and column sums over only some leading dims), and the
+  /// configurator prices it so.
   bool rowsOfTotals = false;
   /// Transcendental ops of the body (GELU, tanh, exp, erf, sigmoid): in a
   /// matmul kernel, the weight of its epilogue (nova::wgmma::heavyEpilogue).
