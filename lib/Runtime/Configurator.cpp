@@ -67,16 +67,16 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 //   parameters: 83 % of the copy, the embedding gather: 79 %) reach 0.8 of
 //   the copy: 0.7 of the datasheet bandwidth (0.76 since, below).
 constexpr double kLaunchSeconds = 3e-6;
-// Refitted on the 124M steps' streaming kernels of 50 MB and more
-// (nineteenth session, bench/RESULTS.md: the gather, LayerNorm, the
-// classifier rows, AdamW, pointwise; 0.69-0.83 of the datasheet figure).
+// Fitted on the 124M steps' streaming kernels of 50 MB and more
+// (bench/RESULTS.md: the gather, LayerNorm, the classifier rows, AdamW,
+// pointwise; 0.69-0.83 of the datasheet figure).
 constexpr double kStreamingEfficiency = 0.76;
 // A streaming kernel's first loads wait a memory round trip and its last
 // stores drain after the last loads: time that no other work of the kernel
 // hides, on top of its launch and its bytes at the streaming rate. 1.5 us
 // from DRAM; a kernel of at most 64 KB (labels, an iota, a scalar), whose
 // data the previous kernels just wrote, hits L2: 0.5 us. Fitted on the 124M
-// steps' small kernels (nineteenth session: weight casts and TF32 roundings
+// steps' small kernels (bench/RESULTS.md: weight casts and TF32 roundings
 // of 3.5-4.7 MB measured 1.3-1.9 us over the launch-plus-bytes model, the
 // position gather of 6.3 MB 1.5-2.5 us, the labels check of 128 KB 1.5-1.8
 // us; a kernel of a few bytes or 4 KB 0.3-0.9 us).
@@ -92,7 +92,7 @@ constexpr double kIndexStepSeconds = 0.45e-6;
 // round of loads is latency-bound: ~1.5 us, from the 124M LayerNorm
 // backward (3 sums of 768 columns, 256 blocks of 256 threads, folded by the
 // last 72 in one round of loads and one of their slices): 65.3 us with its
-// fold (fourteenth session), 62.4 us without (thirteenth, bench/RESULTS.md).
+// fold, 62.4 us without it (bench/RESULTS.md).
 constexpr double kFoldRoundSeconds = 1.5e-6;
 
 std::string fmt(const char *f, double a, double b = 0, double c = 0) {
@@ -366,7 +366,7 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
     // 256 tile runs as 256 x 128, so B's tile is 128 x 32), priced below. A B
     // rounded ahead (nova.rounded) and stored K-major takes no pass and
     // keeps 128 x 256 tiles, or 256 x 128 where those take fewer waves
-    // (measured in the twelfth session: 0.71-0.76 of
+    // (measured on the H200: 0.71-0.76 of
     // the TF32 peak at 4096^3, 8192^3 and 16384 x 3072 x 768; 0.65 at K =
     // 768, whose f32 output the model leaves out).
     constexpr double kWgmmaEfficiency = 0.78;
@@ -389,8 +389,8 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
       // and its writes), store it, fence it for the wgmmas and wait for
       // each other: a chain the tensor work does not hide, a fixed cost a
       // stage rather than a rate. Measured on the H200: in place 620
-      // clocks (256 x 128 tiles at 0.61-0.67 of the TF32 peak, eleventh
-      // session), transposing 800 (weight gradients 3072 x 16384 x 768 on
+      // clocks (256 x 128 tiles at 0.61-0.67 of the TF32 peak),
+      // transposing 800 (weight gradients 3072 x 16384 x 768 on
       // 128 x 160 and 128 x 192 tiles: 1504 and 1609 clocks a stage, 692
       // and 830 of tensor work; x W 16384 x 768 x 2304 on 256 x 128: 1861
       // with its epilogue, 1107 of tensor work).
@@ -420,7 +420,7 @@ Schedule Configurator::matmul(const Problem &p, bool why) const {
       // each waiting for the previous one's TMA store to read it out, and
       // the tile's next main loop waits for them: not overlapped with the
       // tensor work. Measured on the H200's 124M fc GEMMs (12 launches,
-      // eighteenth session): TF32 620 us a launch against 397 of main loop
+      // bench/RESULTS.md): TF32 620 us a launch against 397 of main loop
       // (402 MB of f32 outputs, 1.8 TB/s), bf16 203 against 106 (201 MB,
       // 2.1 TB/s).
       constexpr double kHeavyEpilogueBytesPerSecond = 1.95e12;
@@ -472,9 +472,9 @@ double visitedScores(const Problem &p, int64_t bq, int64_t bk) {
 }
 
 /// What the attention kernels are measured to sustain (bench/RESULTS.md,
-/// fitted at D64 T1024: wgmma in the ninth session, mma.sync TF32 in the
-/// tenth, 391 and 1256 us forward and backward once P and dS stayed in
-/// registers): their matrix products at a fraction of the tensor-core peak,
+/// fitted at D64 T1024 on the wgmma kernels and on the mma.sync TF32 ones,
+/// 391 and 1256 us forward and backward with P and dS kept in registers):
+/// their matrix products at a fraction of the tensor-core peak,
 /// and the softmax's per-score work (one exp2 on the SFUs, a few FP32
 /// operations) at a third of those units' throughput: row reductions,
 /// dependent exp2/FMA chains and barriers between phases. mma.sync's
@@ -674,7 +674,7 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
       // the max's gradient) needs more than the 64 registers a thread of a
       // 1024-thread block may have (ptxas spilled 672 bytes there), and its
       // 50257-wide rows ran 6.28 ms at 1024 threads, 5.14 at 512 and 5.06
-      // at 256 on the H200 (bench/RESULTS.md, fifth session).
+      // at 256 on the H200 (bench/RESULTS.md).
       s.threads = int(std::clamp<int64_t>(
           floorPow2(std::max<int64_t>(1, p.n / (s.vectorWidth * 4))), 128,
           256));

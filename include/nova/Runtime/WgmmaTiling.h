@@ -108,9 +108,9 @@ inline Tiling tiling(int64_t rowTiles, int64_t n, int64_t kTiles, int64_t sms,
 /// kernel rounds B in shared memory, a 128 x 256 tile runs as 256 x 128,
 /// two groups a consumer, so that B's tile is half as large. A B rounded
 /// ahead (`bRoundedAhead`: K-major, nova.rounded) takes no pass, and 128 x
-/// 256 keeps one group: half the A loads a stage (measured on the H200,
-/// twelfth session: 4096^3 0.41 -> 0.39 ms, 8192^3 3.1 -> 2.95 ms, 16384 x
-/// 3072 x 768 0.224 -> 0.207 ms), unless 256 x 128 tiles fill the
+/// 256 keeps one group: half the A loads a stage (on the H200: 4096^3 0.39
+/// ms against 0.41 with two groups, 8192^3 2.95 against 3.1, 16384 x 3072 x
+/// 768 0.207 against 0.224), unless 256 x 128 tiles fill the
 /// persistent grid in 10 % fewer waves (ragged shapes: 4095 x 4097 is 544
 /// tiles of 128 x 256, five waves on 132 SMs, or 528 of 256 x 128, four).
 /// Narrower tiles keep one group, and so does a B rounded ahead with split

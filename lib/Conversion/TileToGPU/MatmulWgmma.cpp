@@ -1130,8 +1130,8 @@ WgmmaEmitter::Staging WgmmaEmitter::chooseStaging() {
   // All outputs of the product's shape and one element type: bf16, or f32
   // from TF32 tiles of 128 or 256 columns, staged 128 at a time (two
   // consumers' 64 x 128 f32 blocks, 64 KB, leave 3 stages; measured on the
-  // TF32 GEMMs, eleventh session: the K = 768 shapes 3-4 % faster, the
-  // vocabulary's 9 %). TF32's narrower tiles (160, 192, 224 columns: 192
+  // TF32 GEMMs against stores from registers: the K = 768 shapes 3-4 %
+  // faster, the vocabulary's 9 %). TF32's narrower tiles (160, 192, 224 columns: 192
   // staged in 96 KB left 2 stages, measured slower) and bf16 products' f32
   // outputs stay in registers.
   Type element = elementOf(k.outputs().front());

@@ -823,8 +823,8 @@ constexpr int64_t kRowRegisters = 64;
 /// to kStagedAloneBytes (a block's 227 KB of dynamic shared memory less
 /// room for its static shared memory), is staged by a block alone on its
 /// SM, of kStagedAloneThreads threads: the TF32 step's 201 KB classifier
-/// rows ran 2729 us on 256 threads, 2134 on 512 (bench/RESULTS.md,
-/// sixteenth session); 1024 would leave 64 registers a thread.
+/// rows ran 2729 us on 256 threads, 2134 on 512 (bench/RESULTS.md); 1024
+/// would leave 64 registers a thread.
 constexpr int64_t kStagedBlockBytes = 110 * 1024, kSharedPerSM = 228 * 1024,
                   kSharedPerBlockExtra = 3 * 1024,
                   kStagedAloneBytes = 224 * 1024, kStagedAloneThreads = 512;
@@ -968,7 +968,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
     // schedule's block with rows whose sums the block can combine (below):
     // the first layer's LayerNorm backward (two sums of 768 columns) took
     // 32-lane groups of six chunks, five rows, 160 threads, and ran 1.15-1.38x
-    // slower than its three-sum siblings on 256 (nineteenth session).
+    // slower than its three-sum siblings on 256 (bench/RESULTS.md).
     int64_t fitting = 0, fittingLanes = 0;
     for (int64_t g = 32; columnSums && g <= 1024 && !perLane; g *= 2) {
       int64_t n = (count + g - 1) / g;
@@ -1133,8 +1133,8 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   // has a batch in flight while it works on the one before, and every pass
   // reads the landed copy. A lane copies and reads only its own chunks,
   // so its own cp.async.wait_group orders them: no barrier. (Three stages,
-  // two batches ahead, measured slower: the bf16 LayerNorm backward 64.9 ->
-  // 66.8 us, nineteenth session.)
+  // two batches ahead, measured slower: the bf16 LayerNorm backward 66.8 us
+  // against 64.9 with two.)
   int64_t prefetchArea = 0;
   if (k.options.stageRows && perLane && columnSums) {
     SmallVector<int64_t> offsets;

@@ -3,7 +3,7 @@
 // derivative) is code for each of a thread's BN / 2 accumulators, unrolled,
 // so it runs 128 x 128 tiles (m64n128 wgmmas) where a GELU alone keeps
 // 128 x 256 (m64n256): at 256 the TF32 fc GEMM's epilogue waited on
-// instruction fetch a third of its cycles (bench/RESULTS.md, ninth session).
+// instruction fetch a third of its cycles (bench/RESULTS.md).
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s --implicit-check-not=wgmma.mma_async
 // CHECK-LABEL: gpu.func @matmul_
 // CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>
