@@ -131,12 +131,16 @@ def main():
     files = list(args.readme)
     for folder in args.docs:
         files += sorted(glob.glob(os.path.join(folder, "*.md")))
+    # Each file once, named from the source tree where it lies inside it.
+    files = list(dict.fromkeys(map(os.path.abspath, files)))
     if not files:
         ap.error("no --readme or --docs file to run")
 
     blocks = []
     for path in files:
-        name = os.path.relpath(os.path.abspath(path), src)
+        name = os.path.relpath(path, src)
+        if name.startswith(".."):
+            name = os.path.basename(path)
         with open(path) as f:
             blocks += [(name, line, body, reason) for line, body, reason in sh_blocks(f.read())]
 
