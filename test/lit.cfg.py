@@ -69,12 +69,13 @@ def torch_python():
     return None
 
 
+# The parity tests are part of the check, not optional: without PyTorch the
+# run fails rather than reporting them unsupported.
 _torch_python = torch_python()
-if _torch_python:
-    config.available_features.add("torch")
-    config.substitutions.append(("%torch_python", _torch_python))
-else:
-    lit_config.note("no PyTorch (python3-torch): tests marked 'REQUIRES: torch' are skipped")
+if not _torch_python:
+    lit_config.fatal("no PyTorch for the parity tests: install python3-torch "
+                     "(scripts/install-deps.sh does) and run again")
+config.substitutions.append(("%torch_python", _torch_python))
 
 
 # The CUDA toolkit's ptxas turns the GPU kernels' PTX into cubins

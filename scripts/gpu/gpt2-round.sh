@@ -6,8 +6,9 @@
 #       each model and precision: DIR/<model>/model.mlir and
 #       DIR/<model>/<compute>.nvx (and small/bf16.guarded.nvx);
 #   gpt2-round.sh run DIR NOVA_RUN     (on the GPU machine) trains each
-#       .nvx for STEPS steps (default 20) and PyTorch on the same parameters
-#       and batches (scripts/gpu/gpt2_parity.py): per-step losses and step-1
+#       .nvx for STEPS steps (default 20) and the f64 reference rounded as
+#       each precision rounds, on the same parameters and batches
+#       (scripts/gpu/gpt2_parity.py): per-step losses and step-1
 #       gradients, TF32 within 1e-3 and bf16 within 1e-2; then
 #       compute-sanitizer memcheck and racecheck on one step of the small
 #       model compiled with --guard-bands. Exit 1 if any fails.
@@ -59,14 +60,20 @@ run)
   for m in $models; do
     for c in ${COMPUTES:-tf32 bf16}; do
       [ -f "$dir/$m/$c.nvx" ] || { echo "$m $c: no executable"; status=1; continue; }
+      # Each gradient within $bound of the f64 reference rounded as $c
+      # rounds, all together within $bound, and at least $floor from exact
+      # f64 (an f32 program would be within it).
       bound=$([ "$c" = bf16 ] && echo 1e-2 || echo 1e-3)
+      floor=$([ "$c" = bf16 ] && echo 1e-3 || echo 3e-5)
+      parts=$([ "$m" = 124m ] && echo 4 || echo 1)
       echo "== $m $c"
       work=$dir/$m/$c.work
       # shellcheck disable=SC2046
       python3 "$here/scripts/gpu/gpt2_parity.py" --nova-run "$nova_run" \
         --step "$dir/$m/$c.nvx" --model "$dir/$m/model.mlir" $(shape "$m") \
         --compute "$c" --steps "${STEPS:-20}" --loss-rtol "$bound" \
-        --grad-rtol "$bound" --workdir "$work" \
+        --grad-rtol "$bound" --cast-rtol "$bound" --cast-floor "$floor" \
+        --reference-parts "$parts" --workdir "$work" \
         --json "${OUT:-/tmp}/gpt2-$m-$c.json" \
         $([ "$m" = small ] && echo --save-grads "${OUT:-/tmp}/gpt2-$m-$c.grads.safetensors") ||
         status=1
