@@ -17,6 +17,11 @@ Prints and writes tokens/s (timed steps after a warm-up), the device's peak
 memory (memory_stats()["peak_bytes_in_use"]) and the first step's wall
 time (the compile is in it). Run with XLA_PYTHON_CLIENT_PREALLOCATE=false
 so that the peak is what the step needs, not a preallocated pool.
+
+--trial L: whether L layers train three steps (bf16) under the memory
+limit the caller set (XLA_PYTHON_CLIENT_MEM_FRACTION with
+XLA_PYTHON_CLIENT_PREALLOCATE=false: XLA's allocator refuses to grow past
+that fraction of the device); out of memory is a result, not an error.
 """
 import argparse
 import json
@@ -114,11 +119,14 @@ def run(cfg, compute, steps, warmup=2, lr=6e-4):
     # cuDNN's fused attention takes bf16/fp16; f32 goes through XLA.
     impls = ["cudnn", None] if compute == "bf16" else ["xla"]
     key = jax.random.PRNGKey(0)
+    # Tokens below the real vocabulary (a padded one's extra rows are never
+    # a token).
+    bound = cfg.get("token_bound", cfg["vocab"])
     tokens = jax.random.randint(jax.random.PRNGKey(1),
                                 (1 + warmup + steps, cfg["batch"], cfg["seq"]),
-                                0, cfg["vocab"], jnp.int32)
+                                0, bound, jnp.int32)
     targets = jax.random.randint(jax.random.PRNGKey(2), tokens.shape, 0,
-                                 cfg["vocab"], jnp.int32)
+                                 bound, jnp.int32)
     last_error = None
     for impl in impls:
         try:
@@ -134,6 +142,8 @@ def run(cfg, compute, steps, warmup=2, lr=6e-4):
             first_s = time.perf_counter() - t0
             break
         except Exception as e:  # an attention implementation JAX lacks here
+            if is_oom(e):
+                raise
             last_error = "%s: %s" % (type(e).__name__, str(e)[:300])
             continue
     else:
@@ -154,20 +164,64 @@ def run(cfg, compute, steps, warmup=2, lr=6e-4):
             "first_step_s": first_s, "first_loss": first, "last_loss": last,
             "steps": steps, "params": int(n),
             "attention": impl or "default", "jax": jax.__version__,
-            "fallback_error": last_error}
+            "fallback_error": last_error,
+            "configuration": configuration(compute, impl)}
+
+
+def configuration(compute, impl):
+    return ("JAX %s, one jitted step, state donated, layers under lax.scan, "
+            "jax.nn.dot_product_attention(implementation=%s), AdamW, %s" % (
+                jax.__version__, repr(impl),
+                "bf16 products and attention, f32 master weights, "
+                "LayerNorm and loss" if compute == "bf16" else
+                "f32 with TF32 matmuls"))
+
+
+def is_oom(e):
+    text = str(e)
+    return "RESOURCE_EXHAUSTED" in text or "out of memory" in text.lower()
+
+
+def trial(cfg, layers, steps=3):
+    """Whether `layers` layers train `steps` bf16 steps under the caller's
+    memory limit, and the peak in use."""
+    cfg = dict(cfg, layers=layers)
+    t0 = time.perf_counter()
+    result = {"layers": layers}
+    try:
+        r = run(cfg, "bf16", steps=steps - 1, warmup=0)
+        result.update(fits=True, losses=[r["first_loss"], r["last_loss"]],
+                      tokens_per_s=r["tokens_per_s"],
+                      configuration=r["configuration"])
+    except Exception as e:
+        if not is_oom(e):
+            raise
+        result.update(fits=False, error="%s: %s" % (
+            type(e).__name__, str(e).splitlines()[0][:300]),
+            configuration=configuration("bf16", "cudnn"))
+    stats = jax.devices()[0].memory_stats() or {}
+    result.update(peak_bytes=stats.get("peak_bytes_in_use"),
+                  limit_bytes=stats.get("bytes_limit"),
+                  seconds=round(time.perf_counter() - t0, 1))
+    return result
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--config", required=True, help="GPT-2 shape, JSON")
-    p.add_argument("--compute", choices=["tf32", "bf16"], required=True)
+    p.add_argument("--compute", choices=["tf32", "bf16"], default="bf16")
     p.add_argument("--steps", type=int, default=10)
+    p.add_argument("--trial", type=int, metavar="LAYERS",
+                   help="a memory-cap trial of this depth (bf16)")
     p.add_argument("--json", required=True)
     a = p.parse_args()
     cfg = json.loads(a.config)
-    result = run(cfg, a.compute, a.steps)
-    result["loss_at_init"] = math.log(cfg["vocab"])
+    if a.trial:
+        result = trial(cfg, a.trial)
+    else:
+        result = run(cfg, a.compute, a.steps)
+        result["loss_at_init"] = math.log(cfg["vocab"])
     print(json.dumps(result))
     with open(a.json, "w") as f:
         json.dump(result, f)

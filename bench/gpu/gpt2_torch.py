@@ -1,13 +1,19 @@
 """GPT-2 in PyTorch for the benchmark round: the architecture of Nova's
 nova-gpt2 and utils/gpt2_torch_parity.py (pre-LayerNorm blocks, causal
 attention, tanh GELU, biases, the head tied to the token embedding, an
-unpadded vocabulary), written as PyTorch users write it (nn.Linear,
-F.scaled_dot_product_attention, fused AdamW) so that eager and
-torch.compile run at their best.
+vocabulary of cfg["vocab"], 50257 or the padded 50304), written as
+PyTorch users write it (nn.Linear, F.scaled_dot_product_attention with its
+default backend selection, fused AdamW) so that eager and torch.compile run
+at their best.
+
+Modes: eager; checkpoint (eager, each block under
+torch.utils.checkpoint, non-reentrant: what a user short of memory reaches
+for); compile (the whole model under torch.compile, default mode);
+compile-max (the same with mode="max-autotune-no-cudagraphs").
 
   train(cfg, compute, mode, steps)  tokens/s, peak memory, first-step time
-  deepest(cfg, compute, mode, cap)  the deepest model that trains under a
-                                    memory cap
+  trial(cfg, layers, mode, cap)     whether `layers` layers train under an
+                                    enforced memory cap (one process each)
 """
 import gc
 import time
@@ -15,6 +21,7 @@ import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torch.utils.checkpoint
 
 BETAS, EPS, WEIGHT_DECAY = (0.9, 0.999), 1e-8, 0.01
 
@@ -42,8 +49,9 @@ class Block(nn.Module):
 
 
 class GPT(nn.Module):
-    def __init__(self, layers, heads, embd, vocab, seq):
+    def __init__(self, layers, heads, embd, vocab, seq, checkpoint=False):
         super().__init__()
+        self.checkpoint = checkpoint
         self.wte = nn.Embedding(vocab, embd)
         self.wpe = nn.Embedding(seq, embd)
         self.blocks = nn.ModuleList(Block(embd, heads) for _ in range(layers))
@@ -59,7 +67,11 @@ class GPT(nn.Module):
         T = tokens.shape[1]
         x = self.wte(tokens) + self.wpe.weight[:T]
         for block in self.blocks:
-            x = block(x)
+            if self.checkpoint and torch.is_grad_enabled():
+                x = torch.utils.checkpoint.checkpoint(block, x,
+                                                      use_reentrant=False)
+            else:
+                x = block(x)
         logits = F.linear(self.ln_f(x), self.wte.weight)
         return F.cross_entropy(logits.view(-1, logits.shape[-1]).float(),
                                targets.view(-1))
@@ -84,29 +96,46 @@ class _nothing:
         return False
 
 
+MODES = {
+    "eager": "eager",
+    "checkpoint": "eager, activation checkpointing per block "
+                  "(torch.utils.checkpoint, non-reentrant)",
+    "compile": "torch.compile(model), default mode",
+    "compile-max": 'torch.compile(model, mode="max-autotune-no-cudagraphs")',
+}
+
+
+def configuration(mode, compute):
+    """The row's configuration in words."""
+    return "PyTorch %s, %s; SDPA default backend, fused AdamW, %s" % (
+        torch.__version__.split("+")[0], MODES[mode],
+        "bf16 autocast, f32 master weights" if compute == "bf16" else
+        "f32 with TF32 matmuls")
+
+
 def build(cfg, layers, mode, device="cuda"):
+    if mode not in MODES:
+        raise ValueError("mode must be one of " + ", ".join(MODES))
     model = GPT(layers, cfg["heads"], cfg["embd"], cfg["vocab"],
-                cfg["seq"]).to(device)
+                cfg["seq"], checkpoint=mode == "checkpoint").to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=6e-4, betas=BETAS,
                             eps=EPS, weight_decay=WEIGHT_DECAY,
                             fused=device == "cuda")
     if mode == "compile":
         model = torch.compile(model)
-    elif mode == "compile-blocks":
-        # Regional compilation: one compiled graph shared by every block
-        # (compile time independent of depth), the rest eager.
-        for block in model.blocks:
-            block.compile()
-    elif mode != "eager":
-        raise ValueError("mode must be eager, compile or compile-blocks")
+    elif mode == "compile-max":
+        model = torch.compile(model, mode="max-autotune-no-cudagraphs")
     return model, opt
 
 
 def batches(cfg, count, device="cuda", seed=0):
+    """Random tokens and targets below the real vocabulary (token_bound:
+    a padded vocabulary's extra rows are never a token)."""
+    bound = cfg.get("token_bound", cfg["vocab"])
     gen = torch.Generator(device="cpu").manual_seed(seed)
     shape = (count, cfg["batch"], cfg["seq"])
-    return (torch.randint(0, cfg["vocab"], shape, generator=gen).to(device),
-            torch.randint(0, cfg["vocab"], shape, generator=gen).to(device))
+    return (torch.randint(0, bound, shape, generator=gen).to(device),
+            torch.randint(0, bound, shape, generator=gen).to(device))
 
 
 def step(model, opt, autocast, tokens, targets):
@@ -145,7 +174,8 @@ def train(cfg, compute, mode, steps, warmup=2):
               "peak_bytes": torch.cuda.max_memory_allocated(),
               "first_step_s": first_s, "first_loss": first,
               "last_loss": loss.item(), "steps": steps,
-              "params": sum(p.numel() for p in model.parameters())}
+              "params": sum(p.numel() for p in model.parameters()),
+              "configuration": configuration(mode, compute)}
     del model, opt
     release()
     return result
@@ -157,82 +187,49 @@ def release():
     torch._dynamo.reset()
 
 
-def fits(cfg, layers, compute, mode):
-    """Whether `layers` layers train (two steps: the second with the
-    optimizer's moments allocated) under the process's memory cap, and the
-    peak allocated."""
-    autocast = precision(compute)
-    model = opt = None
-    torch.cuda.reset_peak_memory_stats()
-    try:
-        model, opt = build(cfg, layers, mode)
-        tokens, targets = batches(cfg, 2)
-        for s in range(2):
-            step(model, opt, autocast, tokens[s], targets[s])
-        torch.cuda.synchronize()
-        return True, torch.cuda.max_memory_allocated()
-    except Exception as e:  # torch.OutOfMemoryError, or one inside inductor
-        if "out of memory" not in str(e).lower():
-            raise
-        return False, None
-    finally:
-        del model, opt
-        gc.collect()
-        torch.cuda.empty_cache()
+def is_oom(e):
+    text = str(e).lower()
+    return isinstance(e, torch.OutOfMemoryError) or "out of memory" in text
 
 
-def deepest(cfg, compute, mode, cap_bytes, max_trials=8, log=print):
-    """The deepest model that trains under `cap_bytes`: the peak grows by
-    the same bytes per layer, so one and two layers predict the depth and
-    trials around the prediction confirm it (the deepest that fits, and one
-    more that does not)."""
+def trial(cfg, layers, compute, mode, cap_bytes, steps=3):
+    """Whether `layers` layers train `steps` steps (the second and later
+    with the optimizer's moments allocated) with the caching allocator
+    capped at `cap_bytes` (torch.cuda.set_per_process_memory_fraction: an
+    allocation that would take the reserved memory above it raises
+    out-of-memory). Returns fits, the peaks allocated and reserved, the
+    losses and the timed steps' tokens/s."""
     total = torch.cuda.get_device_properties(0).total_memory
     torch.cuda.set_per_process_memory_fraction(min(1.0, cap_bytes / total))
-    trials = {}
-
-    def trial(layers):
-        if layers not in trials:
-            t0 = time.perf_counter()
-            trials[layers] = fits(cfg, layers, compute, mode)
-            log("deepest %s %s: %d layers %s (peak %s, %.1f s)" % (
-                mode, compute, layers,
-                "fit" if trials[layers][0] else "out of memory",
-                trials[layers][1], time.perf_counter() - t0))
-        return trials[layers][0]
-
-    result = {"cap_bytes": cap_bytes, "mode": mode, "compute": compute}
-    if trial(1) and trial(2):
-        one, two = trials[1][1], trials[2][1]
-        predicted = max(3, int((cap_bytes - one) // max(1, two - one)) + 1)
-        result["predicted_layers"] = predicted
-        # The deepest that fits (lo) and the shallowest that does not (hi):
-        # from the prediction outwards by steps of 1, 2, 4, ... (the
-        # allocator's rounding moves the answer by a few layers), then
-        # bisection between the two.
-        lo, hi, probe, step = 2, None, predicted, 1
-        while len(trials) < max_trials:
-            if trial(probe):
-                lo = probe
-            else:
-                hi = probe
-            if hi is not None and hi - lo <= 1:
-                break
-            if hi is None:
-                probe = lo + step
-            elif lo < predicted - step and lo <= 2:
-                probe = max(3, hi - step)
-            else:
-                probe = (lo + hi) // 2
-                continue
-            step *= 2
-    deepest_fit = max([n for n, (ok, _) in trials.items() if ok], default=0)
-    result["layers"] = deepest_fit
-    # Exact when the next depth was tried and did not fit; else the trials
-    # ran out first and the figure is a lower bound.
-    result["exact"] = not trials.get(deepest_fit + 1, (True,))[0]
-    result["trials"] = {str(k): {"fits": v[0], "peak_bytes": v[1]}
-                        for k, v in sorted(trials.items())}
-    result["params"] = params_of(cfg, deepest_fit)
+    autocast = precision(compute)
+    torch.manual_seed(0)
+    result = {"layers": layers, "mode": mode, "compute": compute,
+              "cap_bytes": cap_bytes, "total_bytes": total,
+              "configuration": configuration(mode, compute)}
+    t0 = time.perf_counter()
+    try:
+        model, opt = build(cfg, layers, mode)
+        result["params"] = sum(p.numel() for p in model.parameters())
+        tokens, targets = batches(cfg, steps)
+        losses = []
+        for s in range(steps):
+            if s == 1:
+                torch.cuda.synchronize()
+                t1 = time.perf_counter()
+            losses.append(step(model, opt, autocast, tokens[s],
+                               targets[s]).item())
+        torch.cuda.synchronize()
+        result.update(fits=True, losses=losses, tokens_per_s=(
+            cfg["batch"] * cfg["seq"] * (steps - 1) /
+            (time.perf_counter() - t1)))
+    except Exception as e:  # torch.OutOfMemoryError, or one inside inductor
+        if not is_oom(e):
+            raise
+        result.update(fits=False, error="%s: %s" % (
+            type(e).__name__, str(e).splitlines()[0][:300]))
+    result.update(peak_allocated_bytes=torch.cuda.max_memory_allocated(),
+                  peak_reserved_bytes=torch.cuda.max_memory_reserved(),
+                  seconds=round(time.perf_counter() - t0, 1))
     return result
 
 
@@ -243,7 +240,12 @@ def params_of(cfg, layers):
 
 
 def flops_per_token(cfg):
-    """Training FLOPs per token (6 N plus the attention's scores)."""
-    n = params_of(cfg, cfg["layers"])
-    return 6 * n + 6 * cfg["layers"] * cfg["seq"] * cfg["embd"]
+    """Model FLOPs of a training step per token: 6 N for the matrix
+    products of N parameters (the blocks' weights and the tied head,
+    V x C; the position table is no product), and 6 L T C for causal
+    attention's two products (QK^T and PV, half the T x T square, forward
+    and twice backward)."""
+    C, V, T, L = cfg["embd"], cfg["vocab"], cfg["seq"], cfg["layers"]
+    n = L * 12 * C * C + V * C
+    return 6 * n + 6 * L * T * C
 

@@ -13,13 +13,16 @@ Writes, under DIR:
                                       cores (compute=tf32)
   attention/<name>.nvx                causal attention forward, and forward
                                       + backward (attention_*.mlir.in)
-  gpt2/<compute>.nvx, gpt2/model.mlir the GPT-2 training step (nova-gpt2,
-                                      nova-compile), with its cold and warm
-                                      compile times
-  deepest/L<n>.nvx                    the deepest GPT (B8 T1024 C768, bf16)
-                                      whose planned memory (arena + the
-                                      largest workspace, from nova-run
-                                      --describe) fits the cap
+  gpt2/v<V>/<compute>.nvx             the GPT-2 training step (nova-gpt2,
+                                      nova-compile) at each vocabulary V
+                                      (50257 and the padded 50304), with
+                                      the cold and warm compile times of the
+                                      first
+  deepest/L<n>.nvx, L<n+1>.nvx        the deepest GPT (B8 T1024 C768, bf16)
+                                      whose planned device memory (as
+                                      nova-run --memory-limit counts it)
+                                      fits the cap, and the next depth,
+                                      which nova-run must refuse under it
   scalars.safetensors                 step = 1 and lr for profiling a step
   manifest.json                       all of the above, failures included
 
@@ -82,16 +85,20 @@ SIZES = {
         "attention": [(16, 12, 1024, 64), (4, 12, 4096, 128)],
         "gpt2": {"layers": 12, "heads": 12, "embd": 768, "vocab": 50257,
                  "seq": 1024, "batch": 16},
+        # The unpadded vocabulary and the padded one (a multiple of 64)
+        # that nanoGPT and llm.c users pick; tokens stay below the first.
+        "vocabs": [50257, 50304],
         "deepest": {"heads": 12, "embd": 768, "vocab": 50257, "seq": 1024,
                     "batch": 8, "cap_bytes": 12 * GIB},
     },
     "smoke": {
         "gemm": SMOKE_GEMM,
         "attention": [(2, 4, 256, 64)],
-        "gpt2": {"layers": 2, "heads": 4, "embd": 256, "vocab": 8192,
+        "gpt2": {"layers": 2, "heads": 4, "embd": 256, "vocab": 8191,
                  "seq": 256, "batch": 8},
-        "deepest": {"heads": 4, "embd": 256, "vocab": 8192, "seq": 256,
-                    "batch": 8, "cap_bytes": 1 * GIB},
+        "vocabs": [8191, 8256],
+        "deepest": {"heads": 4, "embd": 256, "vocab": 8191, "seq": 256,
+                    "batch": 8, "cap_bytes": GIB // 2},
     },
 }
 PARTS = ("gemm", "attention", "gpt2", "deepest")
@@ -213,71 +220,69 @@ class Prepare:
         return time.monotonic() - start if ok else None
 
     def gpt2(self):
-        cfg = SIZES[self.size]["gpt2"]
-        d = os.path.join(self.out, "gpt2")
-        os.makedirs(d, exist_ok=True)
-        model = os.path.join(d, "model.mlir")
-        result = {"config": cfg, "steps": {}, "compile_s": {},
-                  "planned_bytes": {}, "params": []}
-        if not self.gpt2_model(model, cfg):
-            return result
-        result["params"] = parameters_of(model)
-        for compute in ("tf32", "bf16"):
-            nvx = os.path.join(d, compute + ".nvx")
-            # Cold: an empty kernel cache; warm: the same compile again
-            # (every kernel from the cache), the .nvx the same bytes.
-            cache = os.path.join(self.scratch, "gpt2-" + compute)
-            cold = self.compile_step("gpt2 %s (cold)" % compute, model, nvx,
-                                     compute, cache)
-            if cold is None:
+        vocabs = SIZES[self.size]["vocabs"]
+        base = dict(SIZES[self.size]["gpt2"], token_bound=vocabs[0])
+        result = {"config": base, "vocabs": vocabs, "steps": {},
+                  "compile_s": {}, "planned_bytes": {}, "params": {}}
+        for vocab in vocabs:
+            cfg = dict(base, vocab=vocab)
+            d = os.path.join(self.out, "gpt2", "v%d" % vocab)
+            os.makedirs(d, exist_ok=True)
+            model = os.path.join(d, "model.mlir")
+            if not self.gpt2_model(model, cfg):
                 continue
-            first = open(nvx, "rb").read()
-            warm = self.compile_step("gpt2 %s (warm)" % compute, model, nvx,
-                                     compute, cache)
-            result["steps"][compute] = os.path.relpath(nvx, self.out)
-            result["compile_s"][compute] = {
-                "cold": round(cold, 2),
-                "warm": None if warm is None else round(warm, 2),
-                "identical": open(nvx, "rb").read() == first,
-                "cpus": os.cpu_count(),
-                "load": round(os.getloadavg()[0], 2)}
-            result["planned_bytes"][compute] = self.planned(nvx)
-            log("gpt2 %s: compiled cold %.1f s, warm %s s, planned %s bytes"
-                % (compute, cold, result["compile_s"][compute]["warm"],
-                   result["planned_bytes"][compute]))
+            v = str(vocab)
+            result["params"][v] = parameters_of(model)
+            result["steps"][v], result["planned_bytes"][v] = {}, {}
+            for compute in ("tf32", "bf16"):
+                nvx = os.path.join(d, compute + ".nvx")
+                # Cold: an empty kernel cache; warm: the same compile again
+                # (every kernel from the cache), the .nvx the same bytes.
+                # Timed at the first vocabulary; the second compiles warm.
+                cache = os.path.join(self.scratch, "gpt2-" + compute)
+                cold = self.compile_step("gpt2 v%d %s" % (vocab, compute),
+                                         model, nvx, compute, cache)
+                if cold is None:
+                    continue
+                result["steps"][v][compute] = os.path.relpath(nvx, self.out)
+                result["planned_bytes"][v][compute] = self.planned(nvx)
+                if vocab == vocabs[0]:
+                    first = open(nvx, "rb").read()
+                    warm = self.compile_step("gpt2 %s (warm)" % compute,
+                                             model, nvx, compute, cache)
+                    result["compile_s"][compute] = {
+                        "cold": round(cold, 2),
+                        "warm": None if warm is None else round(warm, 2),
+                        "identical": open(nvx, "rb").read() == first,
+                        "cpus": os.cpu_count(),
+                        "load": round(os.getloadavg()[0], 2)}
+                log("gpt2 v%d %s: compiled in %.1f s, planned %s bytes"
+                    % (vocab, compute, cold,
+                       result["planned_bytes"][v][compute]))
+            os.remove(model)
         return result
 
     def planned(self, nvx, entry="train_step"):
-        """The device memory nova-run asks for the entry: its arena and the
-        largest workspace of a kernel it launches (nova-run --describe)."""
-        text = self.run("describe " + nvx,
-                        [self.tool("nova-run"), nvx, "--describe"])
-        if text is None:
+        """The device memory nova-run plans for the entry, as its
+        --memory-limit counts it (arena, workspace, status record and CUDA
+        graph, each rounded up to 2 MiB pages): a limit of one byte makes
+        it refuse, before it opens a device, naming the bytes."""
+        done = subprocess.run([self.tool("nova-run"), nvx, "--entry", entry,
+                               "--random-inputs", "1", "--memory-limit", "1"],
+                              capture_output=True, text=True)
+        m = re.search(r"needs (\d+) bytes .* above --memory-limit",
+                      done.stderr)
+        if m is None:
+            self.failed.append({"what": "planned memory of " + nvx,
+                                "message": done.stderr.strip()[-400:]})
             return None
-        workspace = {m.group(1): int(m.group(2)) for m in re.finditer(
-            r"^kernel (\S+) .* workspace (\d+)", text, re.M)}
-        arena, launched, current = None, set(), None
-        for line in text.splitlines():
-            m = re.match(r"entry (\S+) arena (\d+)", line)
-            if m:
-                current = m.group(1)
-                if current == entry:
-                    arena = int(m.group(2))
-                continue
-            m = re.match(r"\s+launch (\S+)", line)
-            if m and current == entry:
-                launched.add(m.group(1))
-        if arena is None:
-            self.failed.append({"what": "describe " + nvx,
-                                "message": "no entry '%s' with an arena" %
-                                entry})
-            return None
-        return arena + max([workspace.get(k, 0) for k in launched] + [0])
+        return int(m.group(1))
 
     def deepest(self):
-        """The deepest GPT whose plan fits the cap: the plan grows by the
-        same bytes per layer, so two depths predict the answer and compiles
-        around it confirm it."""
+        """The deepest GPT whose plan fits the cap, and the next depth,
+        whose plan does not: the plan grows by the same bytes per layer, so
+        one and two layers predict the answer and compiles around it
+        confirm it."""
         cfg = dict(SIZES[self.size]["deepest"])
         cap = cfg.pop("cap_bytes")
         d = os.path.join(self.out, "deepest")
@@ -304,40 +309,38 @@ class Prepare:
                   "params": []}
         one, two = plan(1), plan(2)
         if one is None or two is None or two <= one:
+            self.failed.append({"what": "deepest", "message":
+                                "no plan at 1 or 2 layers"})
             return result
         per_layer = two - one
-        guess = max(1, (cap - one) // per_layer + 1)
-        layers = guess
-        # A deep model takes minutes to compile, so the neighbours are
-        # compiled only when the plan strays from the straight line (by more
-        # than 1 % of a layer); on it, the next depth's plan is predicted.
-        linear = abs(plan(layers) - (one + (layers - 1) * per_layer)) \
-            if plan(layers) is not None else per_layer
-        if linear > per_layer // 100 or plan(layers) > cap:
-            while layers > 1 and (plan(layers) is None or plan(layers) > cap):
-                layers -= 1
-            while plan(layers + 1) is not None and plan(layers + 1) <= cap:
-                layers += 1
-        result["next_layer_bytes"] = planned.get(layers + 1)
-        if result["next_layer_bytes"] is None:
-            result["next_layer_bytes"] = plan(layers) + per_layer
-            result["next_layer_predicted"] = True
-        if plan(layers) is None or plan(layers) > cap:
+        layers = max(1, (cap - one) // per_layer + 1)
+        result["predicted_layers"] = layers
+        while layers > 1 and (plan(layers) is None or plan(layers) > cap):
+            layers -= 1
+        while plan(layers + 1) is not None and plan(layers + 1) <= cap:
+            layers += 1
+        if (plan(layers) is None or plan(layers) > cap or
+                plan(layers + 1) is None):
             self.failed.append({"what": "deepest", "message":
                                 "no depth's plan fits %d bytes" % cap})
             return result
-        for ext in (".nvx", ".mlir"):
-            shutil.copy(os.path.join(self.scratch, "deep%d%s" % (layers, ext)),
-                        os.path.join(d, "L%d%s" % (layers, ext)))
-        result.update(layers=layers, predicted_layers=guess,
-                      nvx=os.path.relpath(os.path.join(d, "L%d.nvx" % layers),
-                                          self.out),
-                      params=parameters_of(os.path.join(d, "L%d.mlir" %
-                                                        layers)))
-        log("deepest: %d layers fit %d bytes (planned %d; %d layers: %d%s)"
-            % (layers, cap, planned[layers], layers + 1,
-               result["next_layer_bytes"],
-               " predicted" if result.get("next_layer_predicted") else ""))
+        for n in (layers, layers + 1):
+            for ext in (".nvx", ".mlir"):
+                shutil.copy(os.path.join(self.scratch,
+                                         "deep%d%s" % (n, ext)),
+                            os.path.join(d, "L%d%s" % (n, ext)))
+        result.update(
+            layers=layers,
+            nvx=os.path.relpath(os.path.join(d, "L%d.nvx" % layers),
+                                self.out),
+            next_nvx=os.path.relpath(os.path.join(d, "L%d.nvx" %
+                                                  (layers + 1)), self.out),
+            next_layer_bytes=plan(layers + 1),
+            params=parameters_of(os.path.join(d, "L%d.mlir" % layers)))
+        for n in (layers, layers + 1):
+            os.remove(os.path.join(d, "L%d.mlir" % n))
+        log("deepest: %d layers fit %d bytes (planned %d; %d layers: %d)"
+            % (layers, cap, planned[layers], layers + 1, plan(layers + 1)))
         return result
 
     def main(self):
@@ -345,6 +348,11 @@ class Prepare:
         manifest = {"created": time.strftime("%Y-%m-%d %H:%M:%S UTC",
                                              time.gmtime()),
                     "size": self.size, "git": git_commit(),
+                    "command": "scripts/gpu/bench-round.sh prepare DIR" +
+                    "".join(" (%s=%s)" % (k, os.environ[k]) for k in
+                            ("BENCH_SIZE", "BENCH_PARTS", "BENCH_GEMM",
+                             "BENCH_GEMM_DTYPES", "BENCH_GEMM_LAYOUT",
+                             "BENCH_TF32_WGMMA") if os.environ.get(k)),
                     "learning_rate": LEARNING_RATE,
                     "scalars": "scalars.safetensors"}
         write_safetensors(os.path.join(self.out, "scalars.safetensors"),

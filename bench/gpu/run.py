@@ -18,16 +18,31 @@ Parts, in order:
   gemm             Nova's GEMM (nova-run --iterations, --timing-json)
                    against torch.matmul (cuBLAS), same shapes and dtype
   attention        Nova's causal attention forward and forward+backward
-                   against torch SDPA (flash)
-  nova_train       GPT-2 training with nova-run --train (tokens/s, peak),
-                   nova-run --profile of the step (per-kernel bytes / time),
-                   and the deepest GPT whose plan fits the cap, trained
-  torch_eager      GPT-2 training in PyTorch eager, TF32 and bf16
-  torch_compile    the same under torch.compile (default mode)
+                   against torch SDPA with its default backend selection
+                   (the peer), and SDPA forced to flash and to cuDNN
+  nova_train       GPT-2 training with nova-run --train at each vocabulary
+                   (tokens/s, peak), nova-run --profile of the step at the
+                   first (per-kernel bytes / time)
+  torch_eager      GPT-2 training in PyTorch eager, TF32 and bf16, at each
+                   vocabulary
+  torch_compile    the same, the whole model under torch.compile (default
+                   mode)
   jax              the same in JAX/XLA (bench/gpu/gpt2_jax.py)
-  deepest_eager    the deepest GPT that trains under the cap, eager bf16
-  deepest_compile  the same with the blocks torch.compile'd
-All times on the GPU are CUDA events after warm-up runs.
+  cap_nova         the memory cap: the deepest GPT whose plan fits, trained
+                   under nova-run --memory-limit with the measured peak
+                   checked against the cap, and the next depth, which
+                   nova-run must refuse
+  cap_eager        the deepest GPT that trains under the same cap in
+                   PyTorch eager (set_per_process_memory_fraction), searched
+                   to the first depth that fails, one process a trial
+  cap_checkpoint   the same with activation checkpointing per block
+  cap_compile      the same, the whole model under torch.compile
+  cap_jax          the same in JAX (XLA_PYTHON_CLIENT_MEM_FRACTION)
+  torch_compile_max  GPT-2 bf16 under torch.compile with mode
+                   "max-autotune-no-cudagraphs", as far as its time limit
+                   allows (optional: running out of time fails nothing)
+Every cap trial reports the NVML process peak (context included), sampled
+every 10 ms. All times on the GPU are CUDA events after warm-up runs.
 """
 import argparse
 import json
@@ -45,15 +60,19 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PARTS = ["bandwidth", "gemm", "attention", "nova_train", "torch_eager",
-         "torch_compile", "jax", "deepest_eager", "deepest_compile"]
+         "torch_compile", "jax", "cap_nova", "cap_eager", "cap_checkpoint",
+         "cap_compile", "cap_jax", "torch_compile_max"]
+# Parts whose running out of time is a figure left out, not a failure.
+OPTIONAL = {"torch_compile_max"}
 # The training parts' precisions (BENCH_COMPUTES=bf16 times bf16 alone, for
 # a call too short for both).
 COMPUTES = [c for c in os.environ.get("BENCH_COMPUTES", "tf32,bf16").split(",")
             if c]
 # Each part's time limit (s); the round's budget caps them further.
-LIMITS = {"bandwidth": 30, "gemm": 150, "attention": 60, "nova_train": 120,
-          "torch_eager": 60, "torch_compile": 200, "jax": 150,
-          "deepest_eager": 90, "deepest_compile": 150}
+LIMITS = {"bandwidth": 30, "gemm": 150, "attention": 60, "nova_train": 180,
+          "torch_eager": 90, "torch_compile": 260, "jax": 200,
+          "cap_nova": 90, "cap_eager": 120, "cap_checkpoint": 150,
+          "cap_compile": 330, "cap_jax": 200, "torch_compile_max": 240}
 
 
 class PartFailed(Exception):
@@ -174,28 +193,32 @@ def write_zeros_safetensors(path, shapes):
         f.truncate(8 + len(text) + offset)
 
 
-def initial_parameters(params, path, seed=7):
+def initial_parameters(params, path, seed=7, device="cuda"):
     """Nova's initialization (as scripts/gpu/gpt2_parity.py): N(0, 0.02)
-    weights, zero biases, unit LayerNorm scales, on the GPU then saved."""
+    weights, zero biases, unit LayerNorm scales, made on `device` (the cap
+    parts make them on the CPU: their process holds no CUDA context) and
+    saved."""
     import torch
-    gen = torch.Generator(device="cuda").manual_seed(seed)
+    gen = torch.Generator(device=device).manual_seed(seed)
     out = {}
     for name, shape in params:
         if re.search(r"ln_[12f]\.weight$", name):
-            out[name] = torch.ones(shape, device="cuda")
+            out[name] = torch.ones(shape, device=device)
         elif name.endswith(".bias"):
-            out[name] = torch.zeros(shape, device="cuda")
+            out[name] = torch.zeros(shape, device=device)
         else:
             out[name] = torch.randn(shape, generator=gen,
-                                    device="cuda") * 0.02
+                                    device=device) * 0.02
     write_safetensors(path, out)
 
 
 def random_batches(cfg, steps, path, seed=8):
+    """Tokens and targets below the real vocabulary (token_bound)."""
     import torch
     gen = torch.Generator().manual_seed(seed)
     shape = (steps, cfg["batch"], cfg["seq"])
-    write_safetensors(path, {n: torch.randint(0, cfg["vocab"], shape,
+    bound = cfg.get("token_bound", cfg["vocab"])
+    write_safetensors(path, {n: torch.randint(0, bound, shape,
                                               generator=gen,
                                               dtype=torch.int32)
                              for n in ("tokens", "targets")})
@@ -296,6 +319,10 @@ def attention_flops(c):
     return fwd if c["pass"] == "fwd" else 3.5 * fwd
 
 
+SDPA_BACKENDS = [("sdpa_ms", None), ("sdpa_flash_ms", "FLASH_ATTENTION"),
+                 ("sdpa_cudnn_ms", "CUDNN_ATTENTION")]
+
+
 def part_attention(ctx):
     import torch
     import torch.nn.functional as F
@@ -312,132 +339,145 @@ def part_attention(ctx):
                 "attention " + c["name"])["median_ms"]
         except PartFailed as e:
             row["nova_error"] = str(e)
-        try:
-            shape = (c["b"], c["h"], c["t"], c["d"])
-            q, k, v, do = (torch.randn(shape, device="cuda",
-                                       dtype=torch.bfloat16,
-                                       requires_grad=i < 3)
-                           for i in range(4))
+        shape = (c["b"], c["h"], c["t"], c["d"])
+        q, k, v, do = (torch.randn(shape, device="cuda", dtype=torch.bfloat16,
+                                   requires_grad=i < 3) for i in range(4))
 
-            def fwd():
-                return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        def fwd():
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
 
-            def fwd_bwd():
-                o = fwd()
-                return torch.autograd.grad(o, (q, k, v), do)
+        def fwd_bwd():
+            o = fwd()
+            return torch.autograd.grad(o, (q, k, v), do)
 
-            fn = fwd if c["pass"] == "fwd" else fwd_bwd
-            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                row["sdpa_ms"], _ = event_times(fn, iters)
-            # What SDPA picks by itself (cuDNN's kernel may be faster).
-            row["sdpa_default_ms"], _ = event_times(fn, iters)
-            del q, k, v, do
-        except Exception as e:
-            row["sdpa_error"] = "%s: %s" % (type(e).__name__, e)
+        fn = fwd if c["pass"] == "fwd" else fwd_bwd
+        # The peer is SDPA as a user calls it (its default backend
+        # selection); flash and cuDNN forced are printed beside it.
+        for key, backend in SDPA_BACKENDS:
+            try:
+                if backend is None:
+                    row[key], _ = event_times(fn, iters)
+                else:
+                    with sdpa_kernel(getattr(SDPBackend, backend)):
+                        row[key], _ = event_times(fn, iters)
+            except Exception as e:
+                row[key.replace("_ms", "_error")] = "%s: %s" % (
+                    type(e).__name__, str(e).splitlines()[0][:200])
+        del q, k, v, do
         if row.get("nova_ms") and row.get("sdpa_ms"):
             row["ratio"] = row["sdpa_ms"] / row["nova_ms"]
             row["nova_tflops"] = row["flops"] / row["nova_ms"] / 1e9
             row["sdpa_tflops"] = row["flops"] / row["sdpa_ms"] / 1e9
         else:
             failures += 1
-        print("attention %s: nova %s ms, sdpa %s ms" % (
-            c["name"], row.get("nova_ms"), row.get("sdpa_ms")), flush=True)
+        print("attention %s: nova %s ms, sdpa default %s, flash %s, cudnn %s"
+              % (c["name"], row.get("nova_ms"), row.get("sdpa_ms"),
+                 row.get("sdpa_flash_ms"), row.get("sdpa_cudnn_ms")),
+              flush=True)
         rows.append(row)
-    return {"rows": rows, "failures": failures}
+    return {"rows": rows, "failures": failures,
+            "configuration": "PyTorch %s F.scaled_dot_product_attention("
+                             "is_causal=True), bf16, default backend "
+                             "selection" % torch.__version__.split("+")[0]}
+
+
+def vocab_configs(ctx):
+    """The GPT-2 configuration at each vocabulary of the round."""
+    g = ctx.manifest.get("gpt2")
+    if not g:
+        raise PartFailed("no GPT-2 configuration in the manifest")
+    return [dict(g["config"], vocab=v) for v in g.get("vocabs",
+                                                     [g["config"]["vocab"]])]
 
 
 def part_nova_train(ctx):
     g = ctx.manifest.get("gpt2")
     if not g or not g.get("params"):
         raise PartFailed("no GPT-2 step prepared")
-    cfg = g["config"]
     steps = 8 if ctx.smoke else 12
-    init = os.path.join(ctx.work, "init.safetensors")
-    moments = os.path.join(ctx.work, "moments.safetensors")
-    batches = os.path.join(ctx.work, "batches.safetensors")
-    initial_parameters(g["params"], init)
-    write_zeros_safetensors(moments, [[n + suffix, s] for n, s in g["params"]
-                                      for suffix in (".adam_m", ".adam_v")])
-    random_batches(cfg, steps, batches)
     lr = ctx.manifest.get("learning_rate", 6e-4)
-    result = {"config": cfg, "compile_s": g.get("compile_s"),
+    result = {"config": g["config"], "compile_s": g.get("compile_s"),
               "planned_bytes": g.get("planned_bytes"), "train": {},
-              "profile": {}, "errors": []}
-    for compute in COMPUTES:
-        nvx = g["steps"].get(compute)
-        if not nvx:
-            result["errors"].append("%s: no step compiled" % compute)
+              "profile": {}, "errors": [],
+              "configuration": "Nova %s: nova-compile --target=h200 "
+                               "--compute=C, nova-run --train (one CUDA "
+                               "graph a step)" % ctx.manifest.get("git")}
+    for cfg in vocab_configs(ctx):
+        v = str(cfg["vocab"])
+        if v not in g["params"]:
+            result["errors"].append("vocabulary %s: no step prepared" % v)
             continue
-        try:
-            log = ctx.nova([ctx.path(nvx), "--train", "--steps", steps,
-                            "--batches", batches, "--params", init, "--lr",
-                            lr, "--log-every", 1], "train " + compute)
-            result["train"][compute] = nova_training_figures(log)
-        except PartFailed as e:
-            result["errors"].append(str(e))
-        # Per-kernel times of one step from the same state (parameters,
-        # zero moments, step 1); tokens and targets random below the
-        # vocabulary, as the training batches are (nova-run's default bound,
-        # 16, put all 16384 tokens on 16 rows of the embedding gradient:
-        # its scatter_add took 1 ms of atomics contention instead of 68 us).
-        try:
-            record = os.path.join(ctx.work, "profile.json")
-            ctx.nova([ctx.path(nvx), "--entry", "train_step", "--inputs",
-                      ",".join([init, moments,
-                                ctx.path(ctx.manifest["scalars"])]),
-                      "--random-inputs", 1, "--random-int-bound",
-                      cfg["vocab"], "--profile", "--iterations",
-                      3 if ctx.smoke else 5, "--warmup", 1, "--timing-json",
-                      record], "profile " + compute)
-            result["profile"][compute] = json.load(open(record))
-        except PartFailed as e:
-            result["errors"].append(str(e))
-    # The deepest GPT whose plan fits the cap, trained a few steps.
-    d = ctx.manifest.get("deepest")
-    if d and d.get("nvx"):
-        dcfg = dict(d["config"], layers=d["layers"])
-        dinit = os.path.join(ctx.work, "deep-init.safetensors")
-        dbatches = os.path.join(ctx.work, "deep-batches.safetensors")
-        initial_parameters(d["params"], dinit)
-        random_batches(dcfg, 3, dbatches)
+        init = os.path.join(ctx.work, "init.safetensors")
+        moments = os.path.join(ctx.work, "moments.safetensors")
+        batches = os.path.join(ctx.work, "batches.safetensors")
+        initial_parameters(g["params"][v], init)
+        write_zeros_safetensors(moments, [[n + suffix, s]
+                                          for n, s in g["params"][v]
+                                          for suffix in (".adam_m",
+                                                         ".adam_v")])
+        random_batches(cfg, steps, batches)
+        result["train"][v] = {}
+        for compute in COMPUTES:
+            nvx = g["steps"].get(v, {}).get(compute)
+            if not nvx:
+                result["errors"].append("v%s %s: no step compiled" %
+                                        (v, compute))
+                continue
+            try:
+                log = ctx.nova([ctx.path(nvx), "--train", "--steps", steps,
+                                "--batches", batches, "--params", init,
+                                "--lr", lr, "--log-every", 1],
+                               "train v%s %s" % (v, compute))
+                result["train"][v][compute] = nova_training_figures(log)
+            except PartFailed as e:
+                result["errors"].append(str(e))
+            if v != str(g["vocabs"][0]):
+                continue
+            # Per-kernel times of one step from the same state (parameters,
+            # zero moments, step 1); tokens and targets random below the
+            # vocabulary, as the training batches are (nova-run's default
+            # bound, 16, would put all tokens on 16 rows of the embedding
+            # gradient: atomics contention instead of the real kernel).
+            try:
+                record = os.path.join(ctx.work, "profile.json")
+                ctx.nova([ctx.path(nvx), "--entry", "train_step", "--inputs",
+                          ",".join([init, moments,
+                                    ctx.path(ctx.manifest["scalars"])]),
+                          "--random-inputs", 1, "--random-int-bound",
+                          cfg.get("token_bound", cfg["vocab"]), "--profile",
+                          "--iterations", 3 if ctx.smoke else 5, "--warmup",
+                          1, "--timing-json", record], "profile " + compute)
+                result["profile"][compute] = json.load(open(record))
+            except PartFailed as e:
+                result["errors"].append(str(e))
         os.remove(init)
-        try:
-            log = ctx.nova([ctx.path(d["nvx"]), "--train", "--steps", 3,
-                            "--batches", dbatches, "--params", dinit, "--lr",
-                            lr, "--log-every", 1], "deepest")
-            result["deepest"] = dict(nova_training_figures(log, skip=1),
-                                     layers=d["layers"], config=d["config"],
-                                     planned_bytes=d["planned_bytes"].get(
-                                         str(d["layers"])),
-                                     cap_bytes=d["cap_bytes"], trained=True)
-        except PartFailed as e:
-            result["errors"].append(str(e))
-            result["deepest"] = {"layers": d["layers"], "trained": False,
-                                 "error": str(e)}
-    elif d:
-        result["errors"].append("deepest: no depth's plan fit the cap here")
     if result["errors"]:
         result["status"] = "failed"
     return result
 
 
-def torch_training(ctx, mode):
+def torch_training(ctx, mode, computes=None, vocabs=None, record=None):
     import torch
     sys.path.insert(0, HERE)
     import gpt2_torch
-    g = ctx.manifest.get("gpt2")
-    if not g:
-        raise PartFailed("no GPT-2 configuration in the manifest")
-    result, errors = {"mode": mode, "torch": torch.__version__}, []
-    for compute in COMPUTES:
-        try:
-            result[compute] = gpt2_torch.train(g["config"], compute, mode,
-                                               steps=5 if ctx.smoke else 10)
-            print("%s %s: %s" % (mode, compute, result[compute]), flush=True)
-        except Exception as e:
-            errors.append("%s %s: %s: %s" % (mode, compute,
-                                             type(e).__name__, e))
+    result = {"mode": mode, "torch": torch.__version__}
+    errors = []
+    for cfg in vocab_configs(ctx):
+        v = str(cfg["vocab"])
+        if vocabs and v not in vocabs:
+            continue
+        for compute in computes or COMPUTES:
+            try:
+                result.setdefault(v, {})[compute] = gpt2_torch.train(
+                    cfg, compute, mode, steps=5 if ctx.smoke else 10)
+                print("%s v%s %s: %s" % (mode, v, compute,
+                                         result[v][compute]), flush=True)
+            except Exception as e:
+                errors.append("%s v%s %s: %s: %s" % (mode, v, compute,
+                                                     type(e).__name__, e))
             gpt2_torch.release()
+            if record:
+                record(dict(result, status="ok"))
     if errors:
         result.update(status="failed", errors=errors)
     return result
@@ -451,58 +491,403 @@ def part_torch_compile(ctx):
     return torch_training(ctx, "compile")
 
 
+def part_torch_compile_max(ctx):
+    """max-autotune-no-cudagraphs takes minutes to tune: bf16 at the padded
+    vocabulary first (the peer's faster row), then the unpadded one, each
+    written as it finishes (a part stopped by its time limit keeps the
+    rows it finished)."""
+    path = os.path.join(ctx.out, "parts", "torch_compile_max.json")
+
+    def record(partial):
+        with open(path, "w") as f:
+            json.dump(dict(partial, unfinished=True), f, indent=1)
+
+    vocabs = [str(c["vocab"]) for c in vocab_configs(ctx)][::-1]
+    result = {}
+    for v in vocabs:
+        r = torch_training(ctx, "compile-max", ["bf16"], [v], record)
+        for key, value in r.items():
+            if key == "errors":
+                result.setdefault("errors", []).extend(value)
+            else:
+                result[key] = value
+    return result
+
+
 def part_jax(ctx, deadline):
-    g = ctx.manifest.get("gpt2")
-    if not g:
-        raise PartFailed("no GPT-2 configuration in the manifest")
     env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
     result, errors = {}, []
-    for compute in COMPUTES:
-        record = os.path.join(ctx.work, "jax-%s.json" % compute)
-        cmd = [sys.executable, os.path.join(HERE, "gpt2_jax.py"), "--config",
-               json.dumps(g["config"]), "--compute", compute, "--steps",
-               str(5 if ctx.smoke else 10), "--json", record]
-        print("+ " + " ".join(cmd), flush=True)
-        try:
-            done = subprocess.run(cmd, env=env, timeout=max(
-                5, deadline - time.monotonic() - 2))
-            if done.returncode != 0:
-                raise PartFailed("gpt2_jax.py %s exit %d" % (compute,
-                                                             done.returncode))
-            result[compute] = json.load(open(record))
-        except (PartFailed, subprocess.TimeoutExpired) as e:
-            errors.append(str(e))
+    for cfg in vocab_configs(ctx):
+        v = str(cfg["vocab"])
+        for compute in COMPUTES:
+            record = os.path.join(ctx.work, "jax-%s-%s.json" % (v, compute))
+            cmd = [sys.executable, os.path.join(HERE, "gpt2_jax.py"),
+                   "--config", json.dumps(cfg), "--compute", compute,
+                   "--steps", str(5 if ctx.smoke else 10), "--json", record]
+            print("+ " + " ".join(cmd), flush=True)
+            try:
+                done = subprocess.run(cmd, env=env, timeout=max(
+                    5, deadline - time.monotonic() - 2))
+                if done.returncode != 0:
+                    raise PartFailed("gpt2_jax.py v%s %s exit %d" % (
+                        v, compute, done.returncode))
+                result.setdefault(v, {})[compute] = json.load(open(record))
+            except (PartFailed, subprocess.TimeoutExpired) as e:
+                errors.append(str(e))
     if errors:
         result.update(status="failed", errors=errors)
     return result
 
 
-def deepest_torch(ctx, mode):
-    import torch
-    sys.path.insert(0, HERE)
-    import gpt2_torch
+# --- the memory cap ----------------------------------------------------------
+
+class NvmlPeak:
+    """The largest device memory NVML reports for a process (and its
+    children), sampled every `interval` seconds from a thread: the CUDA
+    context, the allocator's pools and the library workspaces, everything
+    the process holds (None when NVML never lists it: a process refused
+    before it opened the device). The round runs its parts one at a time:
+    some virtual machines' NVML reports the device's whole use for each
+    process."""
+
+    def __init__(self, pid, interval=0.01):
+        import threading
+        self.pid, self.interval = pid, interval
+        self.peak, self.scope, self.samples = 0, None, 0
+        self.tree = {pid}
+        self.stop = threading.Event()
+        self.query = self._nvml() or self._smi
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    def _nvml(self):
+        try:
+            import pynvml
+            pynvml.nvmlInit()
+            handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        except Exception:
+            return None
+
+        def query():
+            procs = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
+            return [(p.pid, p.usedGpuMemory or 0) for p in procs]
+        self.source = "pynvml"
+        return query
+
+    def _smi(self):
+        self.source = "nvidia-smi"
+        done = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,"
+                               "used_memory", "--format=csv,noheader,"
+                               "nounits"], capture_output=True, text=True)
+        out = []
+        for line in done.stdout.splitlines():
+            parts = [x.strip() for x in line.split(",")]
+            if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
+                out.append((int(parts[0]), int(parts[1]) << 20))
+        return out
+
+    def _children(self):
+        kids = set(self.tree)
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                stat = open("/proc/%s/stat" % entry).read()
+                ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid in kids:
+                kids.add(int(entry))
+        self.tree = kids
+
+    def _poll(self):
+        last_scan = 0.0
+        while not self.stop.is_set():
+            if time.monotonic() - last_scan > 0.5:
+                self._children()
+                last_scan = time.monotonic()
+            try:
+                procs = self.query()
+            except Exception:
+                procs = []
+            mine = [m for p, m in procs if p in self.tree]
+            if mine:
+                self.peak, self.scope = max(self.peak, sum(mine)), "process"
+            self.samples += 1
+            self.stop.wait(self.interval)
+
+    def finish(self):
+        self.stop.set()
+        self.thread.join()
+        return {"nvml_peak_bytes": self.peak or None,
+                "nvml_scope": self.scope, "nvml_source": self.source,
+                "nvml_samples": self.samples}
+
+
+def watched(cmd, timeout, env=None):
+    """Runs cmd with its NVML peak sampled: (exit status, stdout, stderr,
+    NVML figures); a timeout is exit status None."""
+    print("+ " + " ".join(str(c) for c in cmd), flush=True)
+    proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
+    peak = NvmlPeak(proc.pid)
+    try:
+        out, err = proc.communicate(timeout=max(1, timeout))
+        code = proc.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        code = None
+    figures = peak.finish()
+    sys.stdout.write(out[-3000:])
+    sys.stdout.write(err[-3000:])
+    return code, out, err, figures
+
+
+def cap_config(ctx):
     d = ctx.manifest.get("deepest")
     if not d:
-        raise PartFailed("no deepest-GPT configuration in the manifest")
-    # Room for recompiles (a silent fall-back to eager would measure eager).
-    for name in ("recompile_limit", "cache_size_limit"):
-        if hasattr(torch._dynamo.config, name):
-            setattr(torch._dynamo.config, name, 64)
-    result = gpt2_torch.deepest(d["config"], "bf16", mode, d["cap_bytes"])
-    result["config"] = d["config"]
-    if mode != "eager":
-        from torch._dynamo.utils import counters
-        result["dynamo"] = {k: dict(v) for k, v in counters.items()
-                            if k in ("stats", "frames")}
+        raise PartFailed("no memory-cap configuration in the manifest")
+    return d, dict(d["config"], token_bound=d["config"]["vocab"])
+
+
+def depth_search(trial, start, cap, deadline, coefficient, max_trials=8):
+    """The deepest depth that trains under the cap, searched to the first
+    depth that fails. trial(L) returns a dict with fits and, when it fits,
+    peak (the bytes the cap binds). A first trial at `start` layers gives
+    the fixed bytes; `coefficient` (bytes a layer, a guess) predicts the
+    depth; each fitting trial refines the bytes a layer; then neighbours
+    until depth L fits and L + 1 does not."""
+    trials = {}
+
+    def run(layers):
+        if layers not in trials:
+            trials[layers] = trial(layers)
+            r = trials[layers]
+            print("cap: %d layers %s (peak %s, NVML %s, %.1f s)" % (
+                layers, "fit" if r["fits"] else "failed",
+                r.get("peak"), r.get("nvml_peak_bytes"),
+                r.get("seconds", 0)), flush=True)
+        return trials[layers]["fits"]
+
+    lo, hi, probe = 0, None, start
+    while len(trials) < max_trials and time.monotonic() < deadline:
+        if run(probe):
+            lo = max(lo, probe)
+        else:
+            hi = probe if hi is None else min(hi, probe)
+        if hi is not None and (hi == lo + 1 or hi == 1):
+            break
+        fitted = sorted((n, r["peak"]) for n, r in trials.items()
+                        if r["fits"] and r.get("peak"))
+        per_layer = coefficient
+        if len(fitted) >= 2 and fitted[-1][0] > fitted[0][0]:
+            per_layer = ((fitted[-1][1] - fitted[0][1]) /
+                         (fitted[-1][0] - fitted[0][0]))
+        if lo and per_layer > 0:
+            peak_lo = trials[lo].get("peak") or 0
+            predicted = lo + int((cap - peak_lo) // per_layer)
+        else:
+            predicted = None
+        upper = hi if hi is not None else 1 << 20
+        if predicted is not None and lo < predicted < upper and \
+                predicted not in trials:
+            probe = predicted
+        elif lo + 1 < upper and lo + 1 not in trials and (
+                predicted is None or predicted <= lo):
+            probe = lo + 1
+        elif hi is not None and lo == 0:
+            probe = max(1, hi // 2)
+        elif hi is not None:
+            probe = (lo + hi) // 2
+            if probe in trials:
+                probe = lo + 1
+        else:
+            probe = lo + 1
+    exact = lo > 0 and (lo + 1) in trials and not trials[lo + 1]["fits"]
+    return {"layers": lo or None, "exact": exact,
+            "first_failure": lo + 1 if exact else None,
+            "trials": {str(k): v for k, v in sorted(trials.items())}}
+
+
+def cap_result(ctx, d, search, configuration, errors):
+    """The search's figures with the device-side check: every fitting
+    trial's peak at or under the cap."""
+    result = dict(search, cap_bytes=d["cap_bytes"], config=d["config"],
+                  configuration=configuration)
+    deepest = search["trials"].get(str(search["layers"])) or {}
+    result["deepest"] = deepest
+    for n, r in search["trials"].items():
+        if r["fits"] and (r.get("peak") or 0) > d["cap_bytes"]:
+            errors.append("%s layers: peak %s bytes above the cap %d" % (
+                n, r.get("peak"), d["cap_bytes"]))
+    if not search["exact"]:
+        errors.append("the search found no first failure (deepest fit %s; "
+                      "%d trials)" % (search["layers"],
+                                      len(search["trials"])))
+    if errors:
+        result.update(status="failed", errors=errors)
     return result
 
 
-def part_deepest_eager(ctx):
-    return deepest_torch(ctx, "eager")
+def part_cap_nova(ctx):
+    d, cfg = cap_config(ctx)
+    if not d.get("nvx"):
+        raise PartFailed("no depth's plan fit the cap when prepared")
+    cap = d["cap_bytes"]
+    init = os.path.join(ctx.work, "deep-init.safetensors")
+    batches = os.path.join(ctx.work, "deep-batches.safetensors")
+    initial_parameters(d["params"], init, device="cpu")
+    random_batches(dict(cfg, layers=d["layers"]), 3, batches)
+    lr = ctx.manifest.get("learning_rate", 6e-4)
+    errors, trials = [], {}
+    for layers, nvx in ((d["layers"], d["nvx"]),
+                        (d["layers"] + 1, d.get("next_nvx"))):
+        t0 = time.monotonic()
+        code, out, err, nvml = watched(
+            [ctx.nova_run, ctx.path(nvx), "--train", "--steps", 3,
+             "--batches", batches, "--params", init, "--lr", lr,
+             "--log-every", 1, "--memory-limit", cap], 120)
+        r = dict(nvml, seconds=round(time.monotonic() - t0, 1),
+                 exit=code)
+        refused = re.search(r"needs (\d+) bytes .* above --memory-limit", err)
+        if code == 0:
+            figures = nova_training_figures(out, skip=1)
+            r.update(fits=True, peak=figures["peak_bytes"],
+                     planned=figures["planned_peak_bytes"],
+                     losses=[figures["first_loss"], figures["last_loss"]],
+                     tokens_per_s=figures["tokens_per_s"])
+            if figures["peak_bytes"] is None:
+                errors.append("%d layers: no measured peak" % layers)
+        elif refused:
+            r.update(fits=False, planned=int(refused.group(1)),
+                     error="refused by --memory-limit: " +
+                     err.strip().splitlines()[-1][:300])
+        else:
+            r.update(fits=False, error="nova-run exit %s: %s" % (
+                code, (err.strip().splitlines() or ["?"])[-1][:300]))
+            errors.append("%d layers: %s" % (layers, r["error"]))
+        trials[layers] = r
+        print("cap nova: %d layers %s" % (layers, r), flush=True)
+    search = {"layers": d["layers"],
+              "exact": trials[d["layers"]]["fits"] and
+              not trials[d["layers"] + 1]["fits"],
+              "first_failure": d["layers"] + 1,
+              "trials": {str(k): v for k, v in trials.items()}}
+    if not trials[d["layers"]]["fits"]:
+        search["layers"] = None
+    return cap_result(ctx, d, search,
+                      "Nova %s: nova-compile --compute=bf16, nova-run --train "
+                      "--memory-limit %d (the plan refused above it; the "
+                      "measured peak checked against it)" % (
+                          ctx.manifest.get("git"), cap), errors)
 
 
-def part_deepest_compile(ctx):
-    return deepest_torch(ctx, "compile-blocks")
+# Bytes a layer (a first guess; the trials refine it) in units of
+# B x T x C: the parameters, gradients and AdamW moments (16 bytes a
+# parameter, 12 C^2 parameters a layer) come on top.
+ACTIVATION_GUESS = {"eager": 64, "checkpoint": 4, "compile": 26, "jax": 30}
+
+
+def torch_cap(ctx, mode, deadline):
+    import torch  # noqa: F401  (no CUDA in this process: trials have it)
+    sys.path.insert(0, HERE)
+    import gpt2_torch
+    d, cfg = cap_config(ctx)
+    cap = d["cap_bytes"]
+    errors = []
+
+    def trial(layers):
+        record = os.path.join(ctx.work, "trial.json")
+        if os.path.exists(record):
+            os.remove(record)
+        code, out, err, nvml = watched(
+            [sys.executable, os.path.join(HERE, "cap_trial.py"), "--mode",
+             mode, "--config", json.dumps(cfg), "--layers", layers, "--cap",
+             cap, "--json", record], deadline - time.monotonic() - 2)
+        if code != 0 or not os.path.exists(record):
+            r = {"fits": False, "error": "cap_trial.py exit %s: %s" % (
+                code, (err.strip().splitlines() or ["?"])[-1][:300])}
+            errors.append("%d layers: %s" % (layers, r["error"]))
+        else:
+            r = json.load(open(record))
+            # The cap binds the allocator's reserved memory.
+            r["peak"] = r.get("peak_reserved_bytes") if r["fits"] else None
+        r.update(nvml)
+        return r
+
+    B, T, C = cfg["batch"], cfg["seq"], cfg["embd"]
+    per_layer = 16 * 12 * C * C + ACTIVATION_GUESS[mode] * B * T * C
+    search = depth_search(trial, 2, cap, deadline - 5, per_layer)
+    return cap_result(ctx, d, search,
+                      gpt2_torch.configuration(mode, "bf16") +
+                      "; torch.cuda.set_per_process_memory_fraction(%d / "
+                      "device memory)" % cap, errors)
+
+
+def part_cap_eager(ctx, deadline):
+    return torch_cap(ctx, "eager", deadline)
+
+
+def part_cap_checkpoint(ctx, deadline):
+    return torch_cap(ctx, "checkpoint", deadline)
+
+
+def part_cap_compile(ctx, deadline):
+    return torch_cap(ctx, "compile", deadline)
+
+
+def part_cap_jax(ctx, deadline):
+    d, cfg = cap_config(ctx)
+    cap = d["cap_bytes"]
+    total = device_memory()
+    env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false",
+               XLA_PYTHON_CLIENT_MEM_FRACTION="%.6f" % (cap / total))
+    errors, configuration = [], []
+
+    def trial(layers):
+        record = os.path.join(ctx.work, "trial.json")
+        if os.path.exists(record):
+            os.remove(record)
+        code, out, err, nvml = watched(
+            [sys.executable, os.path.join(HERE, "gpt2_jax.py"), "--config",
+             json.dumps(cfg), "--trial", layers, "--json", record],
+            deadline - time.monotonic() - 2, env=env)
+        if code != 0 or not os.path.exists(record):
+            r = {"fits": False, "error": "gpt2_jax.py exit %s: %s" % (
+                code, (err.strip().splitlines() or ["?"])[-1][:300])}
+            errors.append("%d layers: %s" % (layers, r["error"]))
+        else:
+            r = json.load(open(record))
+            r["peak"] = r.get("peak_bytes") if r["fits"] else None
+            configuration.append(r.get("configuration"))
+            # The limit XLA enforced must be the cap (within its rounding).
+            if r.get("limit_bytes") and r["limit_bytes"] > cap:
+                errors.append("%d layers: XLA's limit %d above the cap" % (
+                    layers, r["limit_bytes"]))
+        r.update(nvml)
+        return r
+
+    B, T, C = cfg["batch"], cfg["seq"], cfg["embd"]
+    per_layer = 16 * 12 * C * C + ACTIVATION_GUESS["jax"] * B * T * C
+    search = depth_search(trial, 2, cap, deadline - 5, per_layer)
+    return cap_result(ctx, d, search,
+                      (next((c for c in configuration if c), "JAX") +
+                       "; XLA_PYTHON_CLIENT_MEM_FRACTION=%s, "
+                       "XLA_PYTHON_CLIENT_PREALLOCATE=false" %
+                       env["XLA_PYTHON_CLIENT_MEM_FRACTION"]), errors)
+
+
+def device_memory():
+    """The device's memory in bytes (nvidia-smi; no CUDA context here)."""
+    done = subprocess.run(["nvidia-smi", "--query-gpu=memory.total",
+                           "--format=csv,noheader,nounits"],
+                          capture_output=True, text=True)
+    try:
+        return int(done.stdout.split()[0]) << 20
+    except (IndexError, ValueError):
+        raise PartFailed("nvidia-smi gave no device memory")
 
 
 # --- the round ---------------------------------------------------------------
@@ -514,7 +899,8 @@ def run_part(args):
     fn = globals()["part_" + args.part]
     t0 = time.monotonic()
     try:
-        if args.part == "jax":
+        if args.part == "jax" or args.part.startswith("cap_") and \
+                args.part != "cap_nova":
             result = fn(ctx, args.deadline)
         else:
             result = fn(ctx)
@@ -565,6 +951,17 @@ def collect(args, part, proc, took, limit):
     record = os.path.join(args.out, "parts", part + ".json")
     if os.path.exists(record):
         result = json.load(open(record))
+        if result.pop("unfinished", False):
+            # An optional part stopped by its time limit keeps the rows it
+            # finished.
+            result.update(status="ok" if part in OPTIONAL else "failed",
+                          note="stopped by its %.0f s time limit; the rows "
+                               "it finished are kept" % limit)
+            result.setdefault("seconds", round(took, 1))
+    elif part in OPTIONAL and took >= limit:
+        result = {"status": "ok", "seconds": round(took, 1), "empty": True,
+                  "note": "did not finish within its %.0f s time limit"
+                          % limit}
     else:
         result = {"status": "failed", "seconds": round(took, 1),
                   "error": "no result: the part %s after %.0f s (see "
@@ -664,18 +1061,25 @@ def main():
             if part not in results:
                 results[part] = dict(result, call=1)
         calls = [{"seconds": earlier.get("seconds"),
+                  "command": earlier.get("command"),
                   "parts": [p for p in earlier.get("parts", {})
                             if results[p].get("call") == 1]}] + calls
         for part in calls[1]["parts"]:
             results[part]["call"] = 2
+    command = "scripts/gpu/bench-round.sh run DIR" + "".join(
+        " (%s=%s)" % (k, os.environ[k]) for k in
+        ("BENCH_RUN_PARTS", "BENCH_COMPUTES", "BENCH_BUDGET", "BENCH_MERGE")
+        if os.environ.get(k))
+    calls[-1]["command"] = command
     bench = {"date": time.strftime("%Y-%m-%d", time.gmtime()),
-             "calls": calls,
+             "calls": calls, "command": command,
              "device": device_info(), "size": manifest.get("size"),
              "git": manifest.get("git"), "jobs": args.jobs,
              "seconds": round(
                  time.monotonic() - start, 1),
              "prepared": {k: manifest.get(k) for k in
-                          ("created", "failed", "learning_rate")},
+                          ("created", "failed", "learning_rate", "size")},
+             "prepare_command": manifest.get("command"),
              "compile": manifest.get("gpt2", {}).get("compile_s"),
              "parts": results}
     with open(os.path.join(args.out, "bench.json"), "w") as f:

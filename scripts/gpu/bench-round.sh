@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The benchmark round (issue 11 item 5): Nova against cuBLAS, PyTorch SDPA,
-# PyTorch eager, torch.compile and JAX/XLA on the same GPU in one run, in
-# two halves because the GPU machine has no MLIR:
+# The benchmark round: Nova against cuBLAS, PyTorch SDPA (default backend
+# selection), PyTorch eager, whole-model torch.compile, JAX/XLA, and under
+# one enforced memory cap against each of them and PyTorch with activation
+# checkpointing, on the same GPU in one run, in two halves because the GPU
+# machine has no MLIR:
 #
 #   bench-round.sh prepare DIR   (here) the runtime-only nova-run into
 #       DIR/bin, then bench/gpu/prepare.py DIR: every Nova input compiled
-#       with this tree's tools (GEMMs, attention, the GPT-2 step with its
-#       cold and warm compile times, the deepest GPT whose plan fits 12 GiB)
-#       and DIR/manifest.json. BENCH_SIZE=smoke prepares small shapes and
+#       with this tree's tools (GEMMs, attention, the GPT-2 step at
+#       vocabulary 50257 and 50304 with its cold and warm compile times, the
+#       deepest GPT whose plan fits 12 GiB and the next depth) and
+#       DIR/manifest.json. BENCH_SIZE=smoke prepares small shapes and
 #       models (a check that every part runs); BENCH_PARTS, BENCH_GEMM and
 #       BENCH_GEMM_DTYPES pick parts and shapes (see prepare.py);
 #       BENCH_RUNTIME=skip leaves nova-run out (DIR/bin/nova-run must then
@@ -24,15 +27,27 @@
 #       whose other parts join this call's report (a round longer than one
 #       call).
 #       Exit 1 when any part or the report failed.
+#   bench-round.sh report BENCH_JSON [SANITIZE_JSON...]   (here) the report of
+#       a round brought back: bench/RESULTS.md's current table and the
+#       round's details, written at the top of that file (the history below
+#       stays), with sanitize-round.sh's summary when given.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:-}
 dir=${2:-}
-if [ -z "$dir" ] || { [ "$mode" != prepare ] && [ "$mode" != run ]; }; then
-  echo "usage: bench-round.sh prepare|run DIR" >&2
+if [ -z "$dir" ] || { [ "$mode" != prepare ] && [ "$mode" != run ] &&
+  [ "$mode" != report ]; }; then
+  echo "usage: bench-round.sh prepare|run DIR | report BENCH_JSON [SANITIZE_JSON]" >&2
   exit 2
 fi
 case $mode in
+report)
+  extra=()
+  for s in "${@:3}"; do extra+=(--sanitize "$s"); done
+  python3 "$root/bench/gpu/report.py" "$dir" --md "$(dirname "$dir")/bench.md" \
+    --results "$root/bench/RESULTS.md" "${extra[@]}"
+  exit $?
+  ;;
 prepare)
   mkdir -p "$dir/bin" || exit 1
   if [ "${BENCH_RUNTIME:-}" != skip ]; then
