@@ -18,7 +18,7 @@ memory (memory_stats()["peak_bytes_in_use"]) and the first step's wall
 time (the compile is in it). Run with XLA_PYTHON_CLIENT_PREALLOCATE=false
 so that the peak is what the step needs, not a preallocated pool.
 
---trial L: whether L layers train three steps (bf16) under the memory
+--trial L: whether L layers train two steps (bf16) under the memory
 limit the caller set (XLA_PYTHON_CLIENT_MEM_FRACTION with
 XLA_PYTHON_CLIENT_PREALLOCATE=false: XLA's allocator refuses to grow past
 that fraction of the device); out of memory is a result, not an error.
@@ -182,7 +182,7 @@ def is_oom(e):
     return "RESOURCE_EXHAUSTED" in text or "out of memory" in text.lower()
 
 
-def trial(cfg, layers, steps=3):
+def trial(cfg, layers, steps=2):
     """Whether `layers` layers train `steps` bf16 steps under the caller's
     memory limit, and the peak in use."""
     cfg = dict(cfg, layers=layers)

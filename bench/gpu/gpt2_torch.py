@@ -192,7 +192,7 @@ def is_oom(e):
     return isinstance(e, torch.OutOfMemoryError) or "out of memory" in text
 
 
-def trial(cfg, layers, compute, mode, cap_bytes, steps=3):
+def trial(cfg, layers, compute, mode, cap_bytes, steps=2):
     """Whether `layers` layers train `steps` steps (the second and later
     with the optimizer's moments allocated) with the caching allocator
     capped at `cap_bytes` (torch.cuda.set_per_process_memory_fraction: an

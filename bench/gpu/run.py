@@ -739,14 +739,14 @@ def part_cap_nova(ctx):
     init = os.path.join(ctx.work, "deep-init.safetensors")
     batches = os.path.join(ctx.work, "deep-batches.safetensors")
     initial_parameters(d["params"], init, device="cpu")
-    random_batches(dict(cfg, layers=d["layers"]), 3, batches)
+    random_batches(dict(cfg, layers=d["layers"]), 2, batches)
     lr = ctx.manifest.get("learning_rate", 6e-4)
     errors, trials = [], {}
     for layers, nvx in ((d["layers"], d["nvx"]),
                         (d["layers"] + 1, d.get("next_nvx"))):
         t0 = time.monotonic()
         code, out, err, nvml = watched(
-            [ctx.nova_run, ctx.path(nvx), "--train", "--steps", 3,
+            [ctx.nova_run, ctx.path(nvx), "--train", "--steps", 2,
              "--batches", batches, "--params", init, "--lr", lr,
              "--log-every", 1, "--memory-limit", cap], 120)
         r = dict(nvml, seconds=round(time.monotonic() - t0, 1),
