@@ -3,6 +3,8 @@
 #include "nova/Frontend/Capture.h"
 #include "nova/Interpreter/Interpreter.h"
 
+#include "mlir/IR/Verifier.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -109,19 +111,32 @@ TEST(Capture, DtypeErrorsAndMisuseAreReported) {
   EXPECT_THROW((void)exp(x), Error); // graph is finished
 }
 
-// The example in the README, as written there.
+// The example of README.md and docs/nova-gpt2.md, as written there
+// (utils/readme-examples.py checks that their blocks are lines of this
+// file): the module verifies and holds the ops and attributes it shows.
 TEST(Capture, ReadmeExample) {
   mlir::MLIRContext ctx;
   Graph g(ctx, "loss");
   Tensor x = g.input("x", {8, 16});
-  Tensor w = g.param("w", {16, 4});
+  Tensor w = g.param("w", {16, 4});                 // {nova.param, nova.name = "w"}
   Tensor labels = g.input("labels", {8}, g.i32());
   Tensor loss = cross_entropy(gelu(matmul(x, w)) * 2.0, labels);
   mlir::OwningOpRef<mlir::ModuleOp> module = g.finish({loss}, {"loss"});
+  ASSERT_TRUE(succeeded(verify(*module)));
   auto fn = module->lookupSymbol<func::FuncOp>("loss");
   ASSERT_TRUE(fn);
   EXPECT_EQ(fn.getNumArguments(), 3u);
   EXPECT_EQ(fn.getResultTypes()[0], RankedTensorType::get({}, g.f32()));
+  EXPECT_FALSE(fn.getArgAttr(0, NovaDialect::getParamAttrName()));
+  EXPECT_TRUE(fn.getArgAttr(1, NovaDialect::getParamAttrName()));
+  auto name = fn.getArgAttrOfType<StringAttr>(1, NovaDialect::getNameAttrName());
+  ASSERT_TRUE(name);
+  EXPECT_EQ(name.getValue(), "w");
+  EXPECT_EQ(fn.getArgumentTypes()[2], RankedTensorType::get({8}, g.i32()));
+  EXPECT_EQ(llvm::range_size(fn.getOps<MatmulOp>()), 1u);
+  EXPECT_EQ(llvm::range_size(fn.getOps<GeluOp>()), 1u);
+  EXPECT_EQ(llvm::range_size(fn.getOps<MulOp>()), 1u);
+  EXPECT_EQ(llvm::range_size(fn.getOps<CrossEntropyOp>()), 1u);
 }
 
 // ignore_index reaches the op (printed only when not PyTorch's -100), and
