@@ -252,6 +252,18 @@ class Report:
         found = sorted(k for k in train if k.isdigit())
         return found or ([str(cfg["vocab"])] if cfg.get("vocab") else [])
 
+    def computes(self):
+        """The precisions the round trained (BENCH_COMPUTES may leave one
+        out): those with a figure of any system."""
+        found = set()
+        for key in ["nova_train"] + [k for k, _ in PEERS]:
+            p = self.part(key)
+            figures = p.get("train", p) if key == "nova_train" else p
+            for v in self.vocabs():
+                found.update((figures.get(v) or {}).keys())
+        return [c for c in ("bf16", "tf32") if c in found] or ["bf16",
+                                                               "tf32"]
+
     def mfu(self, cfg, vocab, compute, tokens_per_s):
         peak = peak_flops(self.b.get("device", ""), compute)
         if not cfg or not tokens_per_s or not peak:
@@ -286,7 +298,7 @@ class Report:
                         cfg.get("token_bound", cfg["vocab"])))
         rows = []
         for vocab in self.vocabs():
-            for compute in ("tf32", "bf16"):
+            for compute in self.computes():
                 n = ((nova.get("train") or {}).get(vocab) or {}).get(compute)
                 rows.append([vocab, compute, "Nova",
                              self.throughput_cell(n, cfg, vocab, compute),
@@ -503,7 +515,7 @@ class Report:
         model = ("GPT-2 124M" if self.b.get("size") != "smoke" else
                  "GPT-2 (smoke size)")
         for vocab in self.vocabs():
-            for compute in ("bf16", "tf32"):
+            for compute in self.computes():
                 n = ((nova.get("train") or {}).get(vocab) or {}).get(compute)
                 for key, name in PEERS:
                     p = self.part(key)
