@@ -183,6 +183,67 @@ wgmma_tf32_gelu_fast matmul_wgmma.mlir tf32_bias_gelu 1e-4  norm  no   pack-fast
 # from there, not from test/GPU/Inputs.
 [ -n "${EXTRA_CASES:-}" ] && cases="$cases$(grep -v '^#' "$EXTRA_CASES")"
 bin() { if [ -n "${NOVA_BIN:-}" ]; then echo "$NOVA_BIN/$1"; else echo "$1"; fi; }
+# Compiles one case (the fields of a row of $cases) and computes its
+# reference; its row of cases.txt goes to DIR/NAME.case. Cases are
+# independent, so prepare runs KERNEL_TESTS_JOBS of them at once.
+prepare_case() {
+  local name=$1 file=$2 entry=$3 rtol=$4 atol=$5 carry=$6 build=$7
+  local gpu=$dir/$name.gpu.mlir src=$inputs/$file
+  [[ $file == /* ]] && src=$file
+  if [ "$build" = planned ] || [ "$build" = skip ] || [ "$build" = guarded ] ||
+      [ "$build" = planned-single ] || [ "$build" = planned-fast ]; then
+    guard=() fuse=--nova-fuse togpu=--convert-tile-to-gpu
+    [ "$build" = guarded ] && guard=(--guard-bands=256)
+    [ "$build" = planned-single ] && fuse=--nova-fuse=single-gemms=true
+    if [ "$build" = planned-fast ]; then
+      fuse=--nova-fuse=single-gemms=true
+      togpu=--convert-tile-to-gpu=fast-f32-math=true
+    fi
+    "$(bin nova-opt)" "$src" "$fuse" --convert-nova-to-tile \
+        --nova-configure=target=h200 --nova-outline-kernels \
+        --nova-bufferize --nova-plan-memory "$togpu" -o "$gpu" &&
+      "$(bin nova-translate)" --nova-to-executable "$gpu" "${guard[@]}" \
+        -o "$dir/$name.nvx"
+  else
+    # pack-det: convert-tile-to-gpu without float atomics; pack-mma:
+    # without the Hopper kernels (the mma.sync ones that other GPUs take).
+    det=
+    [ "$build" = pack-det ] && det="=deterministic=true"
+    [ "$build" = pack-mma ] && det="=wgmma=false"
+    [ "$build" = pack-fast ] && det="=fast-f32-math=true"
+    "$(bin nova-opt)" "$src" --nova-configure=target=h200 \
+        --nova-outline-kernels "--convert-tile-to-gpu$det" -o "$gpu" &&
+      "$(bin nova-gpu-pack)" "$gpu" --entry "$entry" -o "$dir/$name.nvx"
+  fi
+  if [ $? -ne 0 ]; then
+    echo "FAILED to compile $name"; return 1
+  fi
+  save=()
+  [ "$carry" = yes ] && save=(--save-inputs "$dir/$name.in.safetensors")
+  refEntry=$entry bound=() expect=
+  [ "$build" = skip ] && refEntry=${entry}_unchanged bound=(--random-int-bound 1000)
+  if ! "$(bin nova-run)" "$src" --backend=ref --entry "$refEntry" \
+      --random-inputs "$seed" "${bound[@]}" "${save[@]}" \
+      -o "$dir/$name.ref.safetensors"; then
+    echo "FAILED: reference of $name"; return 1
+  fi
+  if [ "$build" = skip ]; then
+    # The interpreter's verdict on the same inputs: the GPU must name
+    # the same label or index.
+    expect=$("$(bin nova-run)" "$src" --backend=ref --entry "$entry" \
+        --inputs "$dir/$name.in.safetensors" 2>&1 |
+      grep -oE 'label .* is not the ignore_index -?[0-9]+|index -?[0-9]+ at position [0-9]+ is out of range for axis 0 of size [0-9]+' |
+      head -1)
+    if [ -z "$expect" ]; then
+      echo "FAILED: the interpreter accepts the data of $name"
+      return 1
+    fi
+    echo "$expect" > "$dir/$name.expect"
+    expect=skip
+  fi
+  rm -f "$gpu"
+  echo "$name $entry $rtol $atol $carry $seed${expect:+ $expect}" > "$dir/$name.case"
+}
 mode=${1:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
 dir=${2:?usage: kernel-tests.sh prepare|run DIR [SEED|NOVA_RUN] [CASE...]}
 shift 2
@@ -196,66 +257,28 @@ prepare)
   mkdir -p "$dir"
   : > "$dir/cases.txt"
   echo "kernel tests: seed $seed"
+  jobs=${KERNEL_TESTS_JOBS:-$(nproc)}
+  names=()
   while read -r name file entry rtol atol carry build; do
     [ -z "$name" ] && continue
     [ "$only" != "  " ] && [[ "$only" != *" $name "* ]] && continue
-    gpu=$dir/$name.gpu.mlir
-    src=$inputs/$file
-    [[ $file == /* ]] && src=$file
-    if [ "$build" = planned ] || [ "$build" = skip ] || [ "$build" = guarded ] ||
-        [ "$build" = planned-single ] || [ "$build" = planned-fast ]; then
-      guard=() fuse=--nova-fuse togpu=--convert-tile-to-gpu
-      [ "$build" = guarded ] && guard=(--guard-bands=256)
-      [ "$build" = planned-single ] && fuse=--nova-fuse=single-gemms=true
-      if [ "$build" = planned-fast ]; then
-        fuse=--nova-fuse=single-gemms=true
-        togpu=--convert-tile-to-gpu=fast-f32-math=true
-      fi
-      "$(bin nova-opt)" "$src" "$fuse" --convert-nova-to-tile \
-          --nova-configure=target=h200 --nova-outline-kernels \
-          --nova-bufferize --nova-plan-memory "$togpu" -o "$gpu" &&
-        "$(bin nova-translate)" --nova-to-executable "$gpu" "${guard[@]}" \
-          -o "$dir/$name.nvx"
-    else
-      # pack-det: convert-tile-to-gpu without float atomics; pack-mma:
-      # without the Hopper kernels (the mma.sync ones that other GPUs take).
-      det=
-      [ "$build" = pack-det ] && det="=deterministic=true"
-      [ "$build" = pack-mma ] && det="=wgmma=false"
-      [ "$build" = pack-fast ] && det="=fast-f32-math=true"
-      "$(bin nova-opt)" "$src" --nova-configure=target=h200 \
-          --nova-outline-kernels "--convert-tile-to-gpu$det" -o "$gpu" &&
-        "$(bin nova-gpu-pack)" "$gpu" --entry "$entry" -o "$dir/$name.nvx"
-    fi
-    if [ $? -ne 0 ]; then
-      echo "FAILED to compile $name"; status=1; continue
-    fi
-    save=()
-    [ "$carry" = yes ] && save=(--save-inputs "$dir/$name.in.safetensors")
-    refEntry=$entry bound=() expect=
-    [ "$build" = skip ] && refEntry=${entry}_unchanged bound=(--random-int-bound 1000)
-    if ! "$(bin nova-run)" "$src" --backend=ref --entry "$refEntry" \
-        --random-inputs "$seed" "${bound[@]}" "${save[@]}" \
-        -o "$dir/$name.ref.safetensors"; then
-      echo "FAILED: reference of $name"; status=1; continue
-    fi
-    if [ "$build" = skip ]; then
-      # The interpreter's verdict on the same inputs: the GPU must name
-      # the same label or index.
-      expect=$("$(bin nova-run)" "$src" --backend=ref --entry "$entry" \
-          --inputs "$dir/$name.in.safetensors" 2>&1 |
-        grep -oE 'label .* is not the ignore_index -?[0-9]+|index -?[0-9]+ at position [0-9]+ is out of range for axis 0 of size [0-9]+' |
-        head -1)
-      if [ -z "$expect" ]; then
-        echo "FAILED: the interpreter accepts the data of $name"; status=1
-        continue
-      fi
-      echo "$expect" > "$dir/$name.expect"
-      expect=skip
-    fi
-    rm -f "$gpu"
-    echo "$name $entry $rtol $atol $carry $seed${expect:+ $expect}" >> "$dir/cases.txt"
+    names+=("$name")
+    rm -f "$dir/$name.case"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    prepare_case "$name" "$file" "$entry" "$rtol" "$atol" "$carry" "$build" \
+      > "$dir/$name.log" 2>&1 &
   done <<< "$cases"
+  wait
+  # In the table's order, whatever order the jobs finished in.
+  for name in "${names[@]}"; do
+    cat "$dir/$name.log"
+    if [ -f "$dir/$name.case" ]; then
+      cat "$dir/$name.case" >> "$dir/cases.txt"
+    else
+      status=1
+    fi
+    rm -f "$dir/$name.log" "$dir/$name.case"
+  done
   ;;
 run)
   run=${1:-$(bin nova-run)}

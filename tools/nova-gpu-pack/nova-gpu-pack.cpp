@@ -9,8 +9,9 @@
 // whose body is nova_tile.launch ops becomes an entry: each argument and
 // each launch result gets its own slot of the arena, in order, so the
 // runtime can run a kernel on the interpreter's inputs and the results can
-// be compared. Planned executables (nova_mem) are nova-translate's job;
-// this is the GPU kernels' test path.
+// be compared. --entry NAME packs that function alone, with only the
+// kernels it launches lowered. Planned executables (nova_mem) are
+// nova-translate's job; this is the GPU kernels' test path.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +30,7 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -117,6 +119,27 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &ctx);
   if (!module)
     return 1;
+
+  // With --entry, only that entry and the kernels it launches are lowered
+  // and packed: a file of many entries costs one entry's compile.
+  if (!o.entry.empty()) {
+    auto fn = module->lookupSymbol<func::FuncOp>(o.entry);
+    if (!fn || fn.isExternal())
+      return fail("no function @" + o.entry + " in " + o.input);
+    llvm::StringSet<> launched;
+    fn.walk([&](nova_tile::LaunchOp l) { launched.insert(l.getKernel()); });
+    for (Operation &op :
+         llvm::make_early_inc_range(module->getBody()->getOperations())) {
+      if (auto other = dyn_cast<func::FuncOp>(op); other && other != fn)
+        other.erase();
+      else if (auto gm = dyn_cast<gpu::GPUModuleOp>(op);
+               gm && llvm::none_of(gm.getOps<gpu::GPUFuncOp>(),
+                                   [&](gpu::GPUFuncOp k) {
+                                     return launched.contains(k.getName());
+                                   }))
+        gm.erase();
+    }
+  }
 
   auto compiled = mlir::nova::compileGPUKernels(*module, o.compile);
   if (failed(compiled))

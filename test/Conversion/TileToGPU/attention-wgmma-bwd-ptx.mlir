@@ -14,7 +14,7 @@
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu -o %t/gpu.mlir
 // RUN: printf '#!/bin/sh\n"$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)" -v "$@" >> "%t/ptxas.log" 2>&1\n' > %t/ptxas-v
 // RUN: chmod +x %t/ptxas-v
-// RUN: nova-gpu-pack %t/gpu.mlir --entry causal_d64 --ptxas %t/ptxas-v -o %t/k.nvx
+// RUN: nova-gpu-pack %t/gpu.mlir --ptxas %t/ptxas-v -o %t/k.nvx
 // RUN: FileCheck %s --check-prefix=PTXAS --implicit-check-not=C751 --implicit-check-not=C750 --implicit-check-not=warning < %t/ptxas.log
 // RUN: grep -E "bytes spill stores" %t/ptxas.log | sed -E 's/^ +//' | sort | uniq -c | FileCheck %s --check-prefix=SPILLS
 // RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+" %t/k.nvx | sort | uniq -c | FileCheck %s

@@ -9,7 +9,7 @@
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu -o %t/gpu.mlir
 // RUN: printf '#!/bin/sh\n"$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)" -v "$@" >> "%t/ptxas.log" 2>&1\n' > %t/ptxas-v
 // RUN: chmod +x %t/ptxas-v
-// RUN: nova-gpu-pack %t/gpu.mlir --entry d64 --ptxas %t/ptxas-v -o %t/k.nvx
+// RUN: nova-gpu-pack %t/gpu.mlir --ptxas %t/ptxas-v -o %t/k.nvx
 // RUN: FileCheck %s --check-prefix=PTXAS --implicit-check-not=C751 --implicit-check-not=warning < %t/ptxas.log
 // RUN: grep -a -o -E "wgmma.mma_async.sync.aligned.m64n[0-9]+k[0-9]+.f32.[a-z0-9]+|\.param \.align 64 \.b8 [a-z0-9_]+\[128\]|cp.async.bulk.tensor.[0-9]d|setmaxnreg.[a-z]+.sync.aligned.u32[[:space:]]+[0-9]+" %t/k.nvx | sed 's/attention_forward_[0-9a-f]*_param/P/' | sort | uniq -c | FileCheck %s
 

@@ -5,9 +5,9 @@
 // REQUIRES: ptxas
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false -o %t/gpu.mlir
-// RUN: nova-gpu-pack %t/gpu.mlir --entry bf16 --ptx-only -o %t/ptx.nvx
+// RUN: nova-gpu-pack %t/gpu.mlir --ptx-only -o %t/ptx.nvx
 // RUN: grep -a -o "mma.sync.aligned.m16n8k[0-9]*.row.col.f32.[a-z0-9]*.[a-z0-9]*.f32" %t/ptx.nvx | sort | uniq -c | FileCheck %s
-// RUN: nova-gpu-pack %t/gpu.mlir --entry bf16 -o %t/cubin.nvx
+// RUN: nova-gpu-pack %t/gpu.mlir -o %t/cubin.nvx
 // RUN: grep -c "sm_90a" %t/cubin.nvx | FileCheck %s --check-prefix=ARCH
 
 // A 64 x 128 block of 8 warps, each 32 x 32: 2 x 4 tiles of 16 x 8, so 8

@@ -8,7 +8,7 @@
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu -o %t/gpu.mlir
 // RUN: printf '#!/bin/sh\n"$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)" -v "$@" >> "%t/ptxas.log" 2>&1\n' > %t/ptxas-v
 // RUN: chmod +x %t/ptxas-v
-// RUN: nova-gpu-pack %t/gpu.mlir --entry bf16 --ptxas %t/ptxas-v -o %t/k.nvx
+// RUN: nova-gpu-pack %t/gpu.mlir --ptxas %t/ptxas-v -o %t/k.nvx
 // RUN: FileCheck %s --check-prefix=PTXAS --implicit-check-not=C751 --implicit-check-not=warning < %t/ptxas.log
 // The padded-row forms (GPU/Inputs/matmul_padded.mlir, planned: TMA
 // strides from the pitch, the staged store at the pitch, the padded copies
