@@ -152,7 +152,9 @@ sanitize() {
   summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|SYNCCHECK SUMMARY" "$work/out" |
     sed 's/^========= //' | tr '\n' ' ')
   [ $rc = 124 ] && summary="timed out after $to s; $summary"
-  [ -n "$summary" ] || summary="exit $rc: $(tail -1 "$work/out")"
+  # The step's own failure (a status error, say) beside the tool's summary.
+  [ $rc != 0 ] && [ $rc != 124 ] &&
+    summary="exit $rc: $(grep -m1 'error' "$work/out" | cut -c1-200); $summary"
   record "$tool" "$m $c step" "$summary" $(($(date +%s) - t0)) \
     "$([ $rc = 0 ] && echo 1 || echo 0)"
 }
