@@ -315,6 +315,17 @@ def judge_gradients(nova, init, loss_of, compute, grad_rtol, cast_rtol=0.0,
     return ok, dist
 
 
+def add_cast_bounds(parser):
+    """The options of judge_gradients' bound and floor (bf16 and tf32)."""
+    parser.add_argument("--cast-rtol", type=float, default=0.0,
+                        help="bf16 and tf32: all gradients together within "
+                        "this of the rounded reference")
+    parser.add_argument("--cast-floor", type=float, default=0.0,
+                        help="bf16 and tf32: Nova's gradients at least this "
+                        "far from the exact f64 model (an f32 program is "
+                        "within it)")
+
+
 def run(*cmd):
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
@@ -369,12 +380,7 @@ def main():
                    help="Nova's compute precision when it differs from the "
                    "reference's (a negative control: an f32 program judged "
                    "as bf16)")
-    p.add_argument("--cast-rtol", type=float, default=0.0,
-                   help="under bf16: all gradients together within this of "
-                   "the bf16 reference")
-    p.add_argument("--cast-floor", type=float, default=0.0,
-                   help="under bf16: the exact model at least this far from "
-                   "the bf16 reference")
+    add_cast_bounds(p)
     p.add_argument("--working-copies", action="store_true",
                    help="the train step carries each parameter's bf16 copy "
                    "(nova-autocast working-copies); the first step gets "

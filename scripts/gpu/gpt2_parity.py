@@ -32,8 +32,8 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "utils"))
-from gpt2_torch_parity import (Numerics, gpt2_loss,  # noqa: E402
-                               judge_gradients, read_safetensors,
+from gpt2_torch_parity import (Numerics, add_cast_bounds,  # noqa: E402
+                               gpt2_loss, judge_gradients, read_safetensors,
                                write_safetensors)
 
 BETA1, BETA2, EPS, WEIGHT_DECAY = 0.9, 0.999, 1e-8, 0.01
@@ -129,12 +129,7 @@ def main():
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--loss-rtol", type=float, required=True)
     p.add_argument("--grad-rtol", type=float, required=True)
-    p.add_argument("--cast-rtol", type=float, default=0.0,
-                   help="bf16 and tf32: all step-1 gradients together within "
-                   "this of the reference")
-    p.add_argument("--cast-floor", type=float, default=0.0,
-                   help="bf16 and tf32: the exact model at least this far "
-                   "from the reference")
+    add_cast_bounds(p)
     p.add_argument("--reference-parts", type=int, default=1,
                    help="compute the reference's gradients over this many "
                    "slices of each batch (a divisor of --batch; bounds its "
