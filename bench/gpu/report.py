@@ -578,9 +578,10 @@ class Report:
         out += "Command: `%s`; %s, %s.\n\n" % (
             s.get("command", "scripts/gpu/sanitize-round.sh run DIR"),
             s.get("device", "?"), s.get("date", "?"))
-        rows = [[c["tool"], c["what"], c["result"], fmt(c.get("seconds"))]
-                for c in s.get("checks", [])]
-        out += table(["check", "on", "result", "s"], rows)
+        rows = [[c["tool"], c["what"], c["result"].strip(),
+                 "yes" if c.get("ok", True) else "**no**",
+                 fmt(c.get("seconds"))] for c in s.get("checks", [])]
+        out += table(["check", "on", "result", "passed", "s"], rows)
         out += "\nStatus: %s.\n" % ("all clean" if s.get("status") == 0 else
                                     "**FAILED**")
         return out
