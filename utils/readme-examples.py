@@ -32,8 +32,8 @@ not:
                           output.txt holds what that block printed, and
                           above.mlir the ```mlir block right before this
                           one, as verified.
-                          COMMAND's exit code is not checked: write
-                          `|| true` for one that is meant to fail.
+                          COMMAND must exit 0: write `! COMMAND` for
+                          one that is meant to fail.
   <!-- not tested: REASON -->
                           skipped and listed: needs a GPU, installs
                           packages or rebuilds Nova.
@@ -331,7 +331,8 @@ def job(block, above, src, tools, scratch, timeout):
                                      scratch, timeout)
     if rc == "timeout":
         return False, output, seconds
-    msg = match_output(block, output)
+    msg = (f"{block.where()}: the command exited {rc}" if rc != 0
+           else match_output(block, output))
     return msg is None, (msg + "\n  " + "\n  ".join(output.strip().splitlines()[-15:])
                          if msg else ""), seconds
 
