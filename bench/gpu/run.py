@@ -790,6 +790,26 @@ def part_cap_nova(ctx):
 ACTIVATION_GUESS = {"eager": 64, "checkpoint": 4, "compile": 26, "jax": 30}
 
 
+def cap_trial(ctx, layers, errors, deadline, script, *args, env=None):
+    """One depth trial under the cap, in a process of its own: `script`
+    (beside this file) with `args` and --json RECORD. Returns (the record,
+    or a failure naming the script's last error line, which joins
+    `errors`; the NVML peak of the process; whether the record is the
+    script's own)."""
+    record = os.path.join(ctx.work, "trial.json")
+    if os.path.exists(record):
+        os.remove(record)
+    code, out, err, nvml = watched(
+        [sys.executable, os.path.join(HERE, script), *args, "--json", record],
+        deadline - time.monotonic() - 2, env=env)
+    if code != 0 or not os.path.exists(record):
+        r = {"fits": False, "error": "%s exit %s: %s" % (
+            script, code, (err.strip().splitlines() or ["?"])[-1][:300])}
+        errors.append("%d layers: %s" % (layers, r["error"]))
+        return r, nvml, False
+    return json.load(open(record)), nvml, True
+
+
 def torch_cap(ctx, mode, deadline):
     import torch  # noqa: F401  (no CUDA in this process: trials have it)
     sys.path.insert(0, HERE)
@@ -799,19 +819,11 @@ def torch_cap(ctx, mode, deadline):
     errors = []
 
     def trial(layers):
-        record = os.path.join(ctx.work, "trial.json")
-        if os.path.exists(record):
-            os.remove(record)
-        code, out, err, nvml = watched(
-            [sys.executable, os.path.join(HERE, "cap_trial.py"), "--mode",
-             mode, "--config", json.dumps(cfg), "--layers", layers, "--cap",
-             cap, "--json", record], deadline - time.monotonic() - 2)
-        if code != 0 or not os.path.exists(record):
-            r = {"fits": False, "error": "cap_trial.py exit %s: %s" % (
-                code, (err.strip().splitlines() or ["?"])[-1][:300])}
-            errors.append("%d layers: %s" % (layers, r["error"]))
-        else:
-            r = json.load(open(record))
+        r, nvml, ran = cap_trial(ctx, layers, errors, deadline,
+                                 "cap_trial.py", "--mode", mode, "--config",
+                                 json.dumps(cfg), "--layers", layers, "--cap",
+                                 cap)
+        if ran:
             # The cap binds the allocator's reserved memory.
             r["peak"] = r.get("peak_reserved_bytes") if r["fits"] else None
         r.update(nvml)
@@ -847,19 +859,10 @@ def part_cap_jax(ctx, deadline):
     errors, configuration = [], []
 
     def trial(layers):
-        record = os.path.join(ctx.work, "trial.json")
-        if os.path.exists(record):
-            os.remove(record)
-        code, out, err, nvml = watched(
-            [sys.executable, os.path.join(HERE, "gpt2_jax.py"), "--config",
-             json.dumps(cfg), "--trial", layers, "--json", record],
-            deadline - time.monotonic() - 2, env=env)
-        if code != 0 or not os.path.exists(record):
-            r = {"fits": False, "error": "gpt2_jax.py exit %s: %s" % (
-                code, (err.strip().splitlines() or ["?"])[-1][:300])}
-            errors.append("%d layers: %s" % (layers, r["error"]))
-        else:
-            r = json.load(open(record))
+        r, nvml, ran = cap_trial(ctx, layers, errors, deadline,
+                                 "gpt2_jax.py", "--config", json.dumps(cfg),
+                                 "--trial", layers, env=env)
+        if ran:
             r["peak"] = r.get("peak_bytes") if r["fits"] else None
             configuration.append(r.get("configuration"))
             # The limit XLA enforced must be the cap (within its rounding).
