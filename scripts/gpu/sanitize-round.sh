@@ -4,8 +4,11 @@
 #
 #   sanitize-round.sh prepare DIR          (here) the steps and kernel cases:
 #       DIR/m124/{bf16,tf32}.nvx    GPT-2 124M (B16 T1024, vocabulary 50257)
-#       DIR/l2/{bf16,tf32}.nvx      2 layers at the 124M widths, the same
-#                                   batch: the same kernels, fewer launches
+#       DIR/l2/{bf16,tf32}.nvx      2 layers at the 124M widths and
+#                                   sequence, batch SANITIZE_L2_BATCH
+#                                   (default 2): the same kernel families,
+#                                   fewer launches and rows, which bounds
+#                                   racecheck's cost
 #       DIR/m124/bf16.det.nvx       the 124M bf16 step compiled with
 #                                   --deterministic (no float atomics)
 #       DIR/kernels/                every kernel case (kernel-tests.sh
@@ -16,8 +19,9 @@
 #   sanitize-round.sh run DIR NOVA_RUN     (on the GPU machine)
 #       memcheck and initcheck on one training step of m124 bf16 and TF32;
 #       racecheck and synccheck on one step of l2 bf16 and TF32 and on every
-#       kernel case (on its inputs, the arena poisoned; the comparison with
-#       the interpreter is kernel-tests.sh's);
+#       kernel case (on its inputs, the arena poisoned), whose outputs under
+#       the tool must match a plain run's (the comparison with the
+#       interpreter is kernel-tests.sh's);
 #       determinism: the same steps run twice from the same state
 #       (parameters, batches): the losses must be bitwise identical (the
 #       first step's loss for the default steps, whose embedding gradient
@@ -47,7 +51,7 @@ shape() {
   if [ "${SANITIZE_SIZE:-full}" = small ]; then echo "$small"; return; fi
   case $1 in
   m124) echo "--layers=12 --heads=12 --embd=768 --vocab=50257 --seq=1024 --batch=16" ;;
-  l2) echo "--layers=2 --heads=12 --embd=768 --vocab=50257 --seq=1024 --batch=16" ;;
+  l2) echo "--layers=2 --heads=12 --embd=768 --vocab=50257 --seq=1024 --batch=${SANITIZE_L2_BATCH:-2}" ;;
   esac
 }
 # A few cases of each family for the quick check.
@@ -195,19 +199,36 @@ if [ -n "$cs" ]; then
     t0=$(date +%s)
     echo "+ $tool kernel cases" >> "$log"
     mkdir -p "$work/cases-$tool"
-    # One case: the tool's exit status and findings in cases-TOOL/NAME.
+    # One case: the tool's exit status and findings in cases-TOOL/NAME. The
+    # case runs plainly first and its outputs are kept: the run under the
+    # tool must reproduce them within the case's tolerance, so a kernel
+    # whose result changes under the tool's scheduling names itself even
+    # when the tool reports no hazard.
     export cs run to dir tool work
     one_case() {
       read -r name entry rtol atol carry seed expect <<< "$1"
+      local o=$work/cases-$tool/$name
       given=(--random-inputs "$seed")
       [ "$carry" = yes ] && given=(--inputs "$dir/kernels/$name.in.safetensors")
+      tolerance=(--rtol "$rtol" --atol "$atol")
+      [ "$atol" = norm ] && tolerance=(--norm-rtol "$rtol")
+      # A case that meets bad data on purpose exits 1 with a status error.
+      ok_exit() { [ "$1" = 0 ] || { [ "$expect" = skip ] && [ "$1" = 1 ]; }; }
+      "$run" "$dir/kernels/$name.nvx" --entry "$entry" --poison "${given[@]}" \
+        -o "$o.plain.safetensors" > "$o.plain" 2>&1
+      rc=$?
+      if ! ok_exit $rc || [ ! -s "$o.plain.safetensors" ]; then
+        echo "$name(plain exit $rc)" > "$o.bad"; return
+      fi
       timeout "$to" "$cs" --tool "$tool" --error-exitcode 3 --print-limit 10 \
         "$run" "$dir/kernels/$name.nvx" --entry "$entry" --poison "${given[@]}" \
-        > "$work/cases-$tool/$name.out" 2>&1
+        --compare "$o.plain.safetensors" "${tolerance[@]}" > "$o.out" 2>&1
       rc=$?
-      # A case that meets bad data on purpose exits 1 with a status error.
-      if [ $rc != 0 ] && ! { [ "$expect" = skip ] && [ $rc = 1 ]; }; then
-        echo "$name(exit $rc)" > "$work/cases-$tool/$name.bad"
+      rm -f "$o.plain.safetensors"
+      if grep -q MISMATCH "$o.out"; then
+        echo "$name(differs under $tool: $(grep -m1 MISMATCH "$o.out" | tr -s ' ' | cut -c1-120))" > "$o.bad"
+      elif ! ok_exit $rc; then
+        echo "$name(exit $rc)" > "$o.bad"
       fi
     }
     export -f one_case
