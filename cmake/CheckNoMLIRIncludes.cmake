@@ -1,8 +1,10 @@
 # cmake -DROOT=<source dir> -P CheckNoMLIRIncludes.cmake
-# Fails when a runtime source includes an MLIR or LLVM header: the runtime
-# ships to machines without them (NOVA_ENABLE_COMPILER=OFF).
+# Fails when a runtime or cost-model source includes an MLIR or LLVM header:
+# the runtime, and the cost model it links, ship to machines without them
+# (NOVA_ENABLE_COMPILER=OFF).
 file(GLOB_RECURSE sources
   ${ROOT}/include/nova/Runtime/* ${ROOT}/lib/Runtime/*
+  ${ROOT}/include/nova/CostModel/* ${ROOT}/lib/CostModel/*
   ${ROOT}/include/nova/Support/* ${ROOT}/lib/Support/*
   ${ROOT}/tools/nova-configure-explain/*
   ${ROOT}/tools/nova-run/nova-run.cpp ${ROOT}/tools/nova-run/Options.*

@@ -33,8 +33,8 @@
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
-#include "nova/Runtime/Configurator.h"
-#include "nova/Runtime/WgmmaTiling.h"
+#include "nova/CostModel/Configurator.h"
+#include "nova/CostModel/WgmmaTiling.h"
 
 #include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/IR/Builders.h"

@@ -5,7 +5,7 @@
 #include "nova/Conversion/Passes.h"
 #include "nova/Dialect/NovaMem/Transforms/Passes.h"
 #include "nova/Dialect/NovaTile/Transforms/Passes.h"
-#include "nova/Runtime/Configurator.h"
+#include "nova/CostModel/Configurator.h"
 #include "nova/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

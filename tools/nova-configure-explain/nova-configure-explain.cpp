@@ -14,7 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nova/Runtime/Configurator.h"
+#include "GPT2Workload.h"
+#include "nova/CostModel/Configurator.h"
 #include "nova/Support/HostTensor.h"
 #include "nova/Support/ParseNumber.h"
 

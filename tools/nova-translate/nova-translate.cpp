@@ -32,7 +32,7 @@
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
 #include "nova/InitAllDialects.h"
 #include "nova/Interpreter/Interpreter.h"
-#include "nova/Runtime/Configurator.h"
+#include "nova/CostModel/Configurator.h"
 #include "nova/Runtime/Executable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

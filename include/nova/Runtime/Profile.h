@@ -11,7 +11,7 @@
 #ifndef NOVA_RUNTIME_PROFILE_H
 #define NOVA_RUNTIME_PROFILE_H
 
-#include "nova/Runtime/Configurator.h"
+#include "nova/CostModel/Configurator.h"
 #include "nova/Runtime/Executable.h"
 
 #include <string>

@@ -30,7 +30,7 @@
 #include "Emitter.h"
 #include "Hopper.h"
 
-#include "nova/Runtime/ScatterLayout.h"
+#include "nova/CostModel/ScatterLayout.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

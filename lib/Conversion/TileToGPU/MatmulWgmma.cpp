@@ -35,7 +35,7 @@
 
 #include "Hopper.h"
 
-#include "nova/Runtime/WgmmaTiling.h"
+#include "nova/CostModel/WgmmaTiling.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

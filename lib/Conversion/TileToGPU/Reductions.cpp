@@ -3,7 +3,7 @@
 
 #include "Emitter.h"
 #include "Hopper.h"
-#include "nova/Runtime/RowFold.h"
+#include "nova/CostModel/RowFold.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nova/Interpreter/Interpreter.h"
-#include "nova/Runtime/Configurator.h"
+#include "nova/CostModel/Configurator.h"
 #include "nova/Runtime/Executable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -12,7 +12,7 @@
 #define NOVA_DIALECT_NOVATILE_IR_CONTRACTS_H
 
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
-#include "nova/Runtime/Configurator.h"
+#include "nova/CostModel/Configurator.h"
 
 #include "llvm/ADT/SmallVector.h"
 

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NOVA_RUNTIME_CONFIGURATOR_H
-#define NOVA_RUNTIME_CONFIGURATOR_H
+#ifndef NOVA_COSTMODEL_CONFIGURATOR_H
+#define NOVA_COSTMODEL_CONFIGURATOR_H
 
 #include "nova/Support/HostTensor.h"
 
@@ -150,13 +150,6 @@ private:
   DeviceDescriptor dev;
 };
 
-/// The kernels of one GPT-2 training step (forward, backward, AdamW) for a
-/// configuration, as problems for the configurator.
-std::vector<Problem> gpt2TrainingProblems(int64_t layers, int64_t embd,
-                                          int64_t heads, int64_t vocab,
-                                          int64_t seq, int64_t batch,
-                                          DType dtype);
-
 } // namespace nova
 
-#endif // NOVA_RUNTIME_CONFIGURATOR_H
+#endif // NOVA_COSTMODEL_CONFIGURATOR_H

@@ -4,12 +4,12 @@
 // How convert-tile-to-gpu's bucketed scatter_add (lib/Conversion/TileToGPU/
 // Gather.cpp) splits its output rows into blocks and sizes their shared
 // memory: the kernel and the configurator's prediction of its time read the
-// same rules. Header only, no MLIR: the runtime includes it too.
+// same rules. Header only, no MLIR (the cost model).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NOVA_RUNTIME_SCATTERLAYOUT_H
-#define NOVA_RUNTIME_SCATTERLAYOUT_H
+#ifndef NOVA_COSTMODEL_SCATTERLAYOUT_H
+#define NOVA_COSTMODEL_SCATTERLAYOUT_H
 
 #include <algorithm>
 #include <cstdint>
@@ -61,4 +61,4 @@ struct Buckets {
 
 } // namespace nova::scatter
 
-#endif // NOVA_RUNTIME_SCATTERLAYOUT_H
+#endif // NOVA_COSTMODEL_SCATTERLAYOUT_H

@@ -2,12 +2,12 @@
 //
 // How the sm_90a wgmma GEMM (lib/Conversion/TileToGPU/MatmulWgmma.cpp)
 // tiles a product: the kernel and the configurator's prediction of its time
-// read the same rules. Header only, no MLIR: the runtime includes it too.
+// read the same rules. Header only, no MLIR (the cost model).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NOVA_RUNTIME_WGMMATILING_H
-#define NOVA_RUNTIME_WGMMATILING_H
+#ifndef NOVA_COSTMODEL_WGMMATILING_H
+#define NOVA_COSTMODEL_WGMMATILING_H
 
 #include <cstdint>
 
@@ -157,4 +157,4 @@ inline bool roundedCopyPays(int64_t rows, int64_t n, int64_t kExtent,
 
 } // namespace nova::wgmma
 
-#endif // NOVA_RUNTIME_WGMMATILING_H
+#endif // NOVA_COSTMODEL_WGMMATILING_H

@@ -1,9 +1,10 @@
 //===- ConfiguratorTest.cpp - properties of the analytic schedules --------===//
 
-#include "nova/Runtime/Configurator.h"
+#include "GPT2Workload.h"
+#include "nova/CostModel/Configurator.h"
 #include "nova/Runtime/Profile.h"
-#include "nova/Runtime/RowFold.h"
-#include "nova/Runtime/WgmmaTiling.h"
+#include "nova/CostModel/RowFold.h"
+#include "nova/CostModel/WgmmaTiling.h"
 
 #include "gtest/gtest.h"
 

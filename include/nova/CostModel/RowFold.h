@@ -5,12 +5,12 @@
 // Reductions.cpp) writes one partial per block and sum; the last blocks to
 // finish fold them, each its share of the sums' columns over every block.
 // The configurator prices that fold by the same plan. Header only, no
-// MLIR: the runtime includes it too.
+// MLIR (the cost model).
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NOVA_RUNTIME_ROWFOLD_H
-#define NOVA_RUNTIME_ROWFOLD_H
+#ifndef NOVA_COSTMODEL_ROWFOLD_H
+#define NOVA_COSTMODEL_ROWFOLD_H
 
 #include <algorithm>
 #include <cstdint>
@@ -83,4 +83,4 @@ inline int64_t foldRounds(const FoldPlan &plan, int64_t threads) {
 
 } // namespace nova::rowfold
 
-#endif // NOVA_RUNTIME_ROWFOLD_H
+#endif // NOVA_COSTMODEL_ROWFOLD_H
