@@ -38,6 +38,7 @@ std::vector<std::pair<std::string, DeviceDescriptor>> table() {
     d.peakF32 = f32;
     d.peakTF32 = tf32;
     d.peakBF16 = bf16;
+    d.wgmma = major == 9;
     return d;
   };
   return {
@@ -776,7 +777,7 @@ Schedule Configurator::streaming(const Problem &p, bool why) const {
     s.vectorWidth = vectorWidth(p.n, elem);
     double bytes =
         double(p.m) * p.n * elem + double(p.k) * p.n * elem + 8.0 * double(p.m);
-    if (auto buckets = scatter::Buckets::of(p.k, p.m, int64_t(dev.sms))) {
+    if (auto buckets = scatter::Buckets::of(p.k, p.m, dev)) {
       // Buckets: each block sorts the indices naming its rows (two passes
       // of 256 indices a warp a step over a 16th of them), then a warp
       // per row sums its update rows in index order.

@@ -70,9 +70,8 @@ LogicalResult mlir::nova::buildGPUPipeline(
   if (!toGPU)
     return errorHandler("nova-gpu-pipeline: convert-tile-to-gpu is not "
                         "registered");
-  // wgmma and TMA exist on Hopper only.
-  auto device = ::nova::DeviceDescriptor::lookup(options.target);
-  std::string toGPUOptions = device && device->hasWgmma() ? "" : "wgmma=false";
+  // The instructions follow the module's nova.target (nova-configure).
+  std::string toGPUOptions;
   if (options.deterministic)
     toGPUOptions += " deterministic=true";
   // TF32 products round to 2^-11: a few f32 ulp in exp and division are

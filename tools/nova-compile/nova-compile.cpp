@@ -13,6 +13,7 @@
 
 #include "ToExecutable.h"
 
+#include "nova/Dialect/Nova/IR/Target.h"
 #include "nova/InitAllPasses.h"
 #include "nova/Transforms/Pipelines.h"
 
@@ -114,7 +115,7 @@ int main(int argc, char **argv) {
       mlir::nova::executableOptionsFromCL();
 
   mlir::nova::GPUPipelineOptions pipeline;
-  pipeline.target = exeOptions.target;
+  pipeline.target = exeOptions.target.empty() ? "h200" : exeOptions.target;
   pipeline.compute = compute.getValue();
   pipeline.clipNorm = clipNorm.getValue();
   pipeline.accumulate = accumulate.getValue();
@@ -135,6 +136,17 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   mlir::nova::registerExecutableDialects(registry);
   MLIRContext ctx(registry);
+  ctx.loadDialect<mlir::nova::NovaDialect>();
+  // A chip that cannot run the target's kernels is refused before any work.
+  if (!exeOptions.compile.chip.empty()) {
+    mlir::nova::TargetAttr target = mlir::nova::builtinTarget(
+        UnknownLoc::get(&ctx), pipeline.target, "nova-compile");
+    if (!target)
+      return 1;
+    if (std::optional<std::string> why =
+            mlir::nova::chipMismatch(target, exeOptions.compile.chip))
+      return fail("--chip=" + exeOptions.compile.chip + ": " + *why);
+  }
   llvm::SourceMgr sources;
   SourceMgrDiagnosticHandler handler(sources, &ctx);
   std::string error;

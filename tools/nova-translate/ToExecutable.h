@@ -18,8 +18,10 @@
 namespace mlir::nova {
 
 struct ExecutableOptions {
-  /// Device descriptor: the default chip, the profile's FLOPs and bytes.
-  std::string target = "h200";
+  /// The built-in target the kernels were configured for: the default chip,
+  /// the profile's FLOPs and bytes. Empty: the module's nova.target, else
+  /// h200; given, it must agree with the module's.
+  std::string target;
   /// An empty chip is the target's architecture.
   GPUCompileOptions compile;
   /// Non-zero: every buffer in its own place, fenced by at least this many

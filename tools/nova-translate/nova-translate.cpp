@@ -27,6 +27,7 @@
 
 #include "nova/Conversion/TileToGPU/CompileKernels.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
+#include "nova/Dialect/Nova/IR/Target.h"
 #include "nova/Dialect/NovaMem/IR/Program.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/IR/NovaTile.h"
@@ -281,12 +282,26 @@ LogicalResult translateEntry(
 
 LogicalResult mlir::nova::translateToExecutable(
     ModuleOp module, const ExecutableOptions &options, raw_ostream &os) {
-  std::optional<::nova::DeviceDescriptor> device =
-      ::nova::DeviceDescriptor::lookup(options.target);
-  if (!device)
-    return module.emitError("nova-to-executable: unknown target '")
-           << options.target << "'; expected one of "
-           << llvm::join(::nova::DeviceDescriptor::known(), ", ");
+  // The module's nova.target (nova-configure) is the one its kernels were
+  // configured for; --target may only name it again.
+  TargetAttr target = lookupTarget(module);
+  if (target && !options.target.empty() && options.target != target.getName())
+    return module.emitError("nova-to-executable: --target=")
+           << options.target << " disagrees with the module's nova.target ("
+           << target.getName() << "), which its kernels were configured for";
+  if (!target)
+    target = builtinTarget(module.getLoc(),
+                           options.target.empty() ? "h200" : options.target,
+                           "nova-to-executable");
+  if (!target)
+    return failure();
+  GPUCompileOptions compile = options.compile;
+  if (compile.chip.empty())
+    compile.chip = chipOf(target);
+  if (std::optional<std::string> why = chipMismatch(target, compile.chip))
+    return module.emitError("nova-to-executable: --chip=")
+           << compile.chip << ": " << *why;
+  ::nova::DeviceDescriptor device = deviceOf(target);
 
   if (options.guardBands % 16)
     return module.emitError("nova-to-executable: --guard-bands=")
@@ -314,16 +329,13 @@ LogicalResult mlir::nova::translateToExecutable(
     return module.emitError(
         "nova-to-executable: no function with a body to translate");
 
-  GPUCompileOptions compile = options.compile;
-  if (compile.chip.empty())
-    compile.chip = device->arch();
   auto compiled = compileGPUKernels(module, compile);
   if (failed(compiled))
     return failure();
 
   ::nova::ExecutableDesc exe;
-  exe.target = options.target;
-  ::nova::Configurator configurator(*device);
+  exe.target = target.getName().str();
+  ::nova::Configurator configurator(device);
   std::map<std::string, uint32_t> kernelIndex;
   for (const mlir::nova_mem::Program &program : programs)
     if (failed(
@@ -345,10 +357,11 @@ struct ExecutableCLOptions {
   llvm::cl::OptionCategory category{"nova-to-executable options"};
   llvm::cl::opt<std::string> target{
       "target",
-      llvm::cl::desc("GPU the kernels were configured for; its architecture "
-                     "is the default --chip, its ceilings nova-run "
-                     "--profile's (h200, h100, a100, rtx3060, rtx6000ada)"),
-      llvm::cl::init("h200"), llvm::cl::cat(category)};
+      llvm::cl::desc("GPU the kernels were configured for (h200, h100, a100, "
+                     "rtx3060, rtx6000ada; default: the module's nova.target, "
+                     "else h200); its architecture is the default --chip, "
+                     "its ceilings nova-run --profile's"),
+      llvm::cl::cat(category)};
   llvm::cl::opt<std::string> chip{
       "chip",
       llvm::cl::desc("GPU architecture to compile for (default: --target's)"),

@@ -59,6 +59,13 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "ModuleOp"> {
     geometry is recorded on the function as `known_block_size` and
     `known_grid_size`.
 
+    The GPU is the module's `nova.target` (`nova-configure` writes it; h200
+    when there is none): persistent grids take its SMs, shared-memory
+    buffers its limits, and wgmma, TMA and bulk copies are used only on
+    its sm 90 (the `wgmma`, `tf32-wgmma` and `bulk-rows` options can turn
+    them off, never on). A kernel needing more shared memory a block than
+    the target's `shared_per_block` is an error naming it.
+
     Families lowered: pointwise (one element per thread and step, any
     elementwise body, broadcast / transposed / sliced / reshaped inputs by
     index arithmetic, several outputs), row_reduction (a group of threads

@@ -39,9 +39,13 @@ struct DeviceDescriptor {
   double peakF32 = 0;   // FLOP/s, CUDA cores
   double peakTF32 = 0;  // FLOP/s, tensor cores, dense
   double peakBF16 = 0;  // FLOP/s, tensor cores, dense (= F16)
+  /// Products on wgmma (sm_90a); otherwise on mma.sync.
+  bool wgmma = false;
 
   std::string arch() const; // "sm_90a" on Hopper, else "sm_XY"
-  bool hasWgmma() const { return major == 9; }
+  bool hasWgmma() const { return wgmma; }
+  /// TMA and bulk copies (cp.async.bulk), completing on mbarriers: sm_90.
+  bool hasBulkCopies() const { return major >= 9; }
   /// Dense tensor-core (or CUDA-core for F64/integers) peak for a dtype.
   double peak(DType dtype) const;
 

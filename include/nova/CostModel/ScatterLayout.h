@@ -11,6 +11,8 @@
 #ifndef NOVA_COSTMODEL_SCATTERLAYOUT_H
 #define NOVA_COSTMODEL_SCATTERLAYOUT_H
 
+#include "nova/CostModel/Configurator.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -22,9 +24,13 @@ namespace nova::scatter {
 inline constexpr int64_t kWarps = 16;
 /// Indices a warp reads per step of its scan (8 loads in flight a lane).
 inline constexpr int64_t kIndicesPerStep = 32 * 8;
-/// Dynamic shared memory per block at most (the H200 allows 227 KiB; two
-/// blocks of the largest layout still fit on an SM).
-inline constexpr int64_t kSharedLimit = 112 * 1024;
+/// Dynamic shared memory per block at most: two blocks of the largest
+/// layout share an SM (half its shared memory less 2 KiB for the driver's
+/// reserve: 112 KiB of the H200's 228), within a block's opt-in maximum.
+inline int64_t sharedLimit(const DeviceDescriptor &device) {
+  return std::min<int64_t>(device.smemPerBlock,
+                           int64_t(device.smemPerSM) / 2 - 2 * 1024);
+}
 /// Rows per block at most: the counters stay a small part of the buffer.
 inline constexpr int64_t kMaxRows = 256;
 
@@ -37,16 +43,18 @@ struct Buckets {
   int64_t sharedBytes(int64_t indices) const {
     return 4 * (counters() + indices);
   }
-  /// Two blocks per SM over `tableRows` rows (fewer rows per block where
-  /// the rows are many); none when the sorted positions do not fit.
+  /// Two blocks per SM of `device` over `tableRows` rows (fewer rows per
+  /// block where the rows are many); none when the sorted positions do not
+  /// fit.
   static std::optional<Buckets> of(int64_t tableRows, int64_t indices,
-                                   int64_t sms) {
+                                   const DeviceDescriptor &device) {
+    const int64_t sms = device.sms, limit = sharedLimit(device);
     if (tableRows < 1 || indices < 1 || sms < 1)
       return std::nullopt;
     int64_t rows =
         std::clamp<int64_t>((tableRows + 2 * sms - 1) / (2 * sms), 1, kMaxRows);
     Buckets b{rows, (tableRows + rows - 1) / rows};
-    if (indices > kSharedLimit / 4 || b.sharedBytes(indices) > kSharedLimit ||
+    if (indices > limit / 4 || b.sharedBytes(indices) > limit ||
         b.blocks > std::numeric_limits<int32_t>::max())
       return std::nullopt;
     return b;

@@ -61,7 +61,6 @@ constexpr int64_t kRows = 64;        // streamed tile rows; a consumer's rows
 constexpr int64_t kStationary = 128; // stationary rows of a block
 constexpr int64_t kConsumers = kStationary / kRows;
 constexpr int64_t kThreads = 128 * (1 + kConsumers);
-constexpr int64_t kSharedLimit = 227 * 1024;
 
 /// The dynamic shared buffer: `sets` sets of three stationary tiles of 128
 /// rows (K, V; or Q, dO, O: two sets where they fit, so that the next work
@@ -675,10 +674,10 @@ FailureOr<Geometry> BackwardEmitter::emit() {
     layout.sets = sets;
     for (int64_t stages = 4; stages >= 2; --stages) {
       layout.stages = stages;
-      if (layout.sharedBytes() <= kSharedLimit)
+      if (layout.sharedBytes() <= int64_t(k.target.smemPerBlock))
         break;
     }
-    if (layout.sharedBytes() <= kSharedLimit && layout.stages >= 3)
+    if (layout.sharedBytes() <= int64_t(k.target.smemPerBlock) && layout.stages >= 3)
       break;
   }
   lag = layout.stages - 1;
@@ -720,8 +719,8 @@ FailureOr<Geometry> BackwardEmitter::emit() {
   // while the consumers finish this one) where there are many items per
   // SM; with few, a block per item and the hardware's dynamic block
   // scheduling balance the causal items' unequal lengths better.
-  grid = items >= attention_wgmma::kPersistentItemsPerSM * hopper::kSMs
-             ? hopper::kSMs
+  grid = items >= attention_wgmma::kPersistentItemsPerSM * k.target.sms
+             ? k.target.sms
              : items;
   // Persistent: the classes heaviest first across both kinds (longest
   // processing time first; ties: K/V-stationary first, then the earlier

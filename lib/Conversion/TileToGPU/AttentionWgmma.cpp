@@ -51,7 +51,6 @@ constexpr int64_t kBlockRows = kConsumerRows * kConsumers;
 constexpr int64_t kKeyTile = 128; // keys per stage: the S wgmma's N
 constexpr int64_t kChunk = 64;    // bf16 columns in one 128-byte swizzled row
 constexpr int64_t kThreads = 128 * (1 + kConsumers);
-constexpr int64_t kSharedLimit = 227 * 1024;
 
 /// The dynamic shared buffer: Q (128 rows), then per stage a K and a V tile
 /// (each as head-dim chunks of 64 columns, 128 bytes a row), then the
@@ -468,7 +467,7 @@ FailureOr<Geometry> ForwardEmitter::emit() {
   layout.stages = 1;
   for (int64_t stages = 4; stages > 1; --stages) {
     layout.stages = stages;
-    if (layout.sharedBytes() <= kSharedLimit)
+    if (layout.sharedBytes() <= int64_t(k.target.smemPerBlock))
       break;
   }
   batch = product(fwd.lead);
@@ -483,8 +482,8 @@ FailureOr<Geometry> ForwardEmitter::emit() {
   // 0.062 ms one block per item against 0.087 persistent; B16 H12 T1024
   // D64, 0.121 persistent against 0.144).
   int64_t items = batch * queryTiles;
-  grid = items >= attention_wgmma::kPersistentItemsPerSM * hopper::kSMs
-             ? hopper::kSMs
+  grid = items >= attention_wgmma::kPersistentItemsPerSM * k.target.sms
+             ? k.target.sms
              : items;
 
   smem = hopper::dynamicSharedMemory(k, layout.sharedBytes());

@@ -16,6 +16,7 @@
 #define NOVA_LIB_CONVERSION_TILETOGPU_EMITTER_H
 
 #include "nova/Conversion/TileToGPU/CompileKernels.h"
+#include "nova/CostModel/Configurator.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 
@@ -222,7 +223,8 @@ struct EmitOptions {
 };
 
 /// What every family's emitter gets: the kernel, its contract and schedule,
-/// the gpu.func under construction and a builder inside it.
+/// the gpu.func under construction and a builder inside it, and the target's
+/// facts (the module's nova.target).
 struct KernelContext {
   KernelOp kernel;
   const Contract &contract;
@@ -235,6 +237,8 @@ struct KernelContext {
   /// norm): output index -> the nova::StatusBit raised when not.
   DenseMap<unsigned, uint32_t> finiteChecks;
   EmitOptions options;
+  /// SMs (persistent grids), shared memory per SM and per block.
+  const ::nova::DeviceDescriptor &target;
 
   Block &block() { return kernel.getBody().front(); }
   ValueRange outputs() { return block().getTerminator()->getOperands(); }

@@ -808,7 +808,7 @@ FailureOr<Geometry> emitScatterAdd(KernelContext &k) {
   // index could name its rows); else tiles, each scanning every index.
   if (s.count > 0)
     if (auto layout =
-            ::nova::scatter::Buckets::of(s.outRows, s.count, hopper::kSMs))
+            ::nova::scatter::Buckets::of(s.outRows, s.count, k.target))
       return emitScatterBuckets(k, s, *layout);
   return emitScatterTiles(k, s);
 }

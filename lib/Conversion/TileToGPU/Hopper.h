@@ -14,9 +14,6 @@
 
 namespace mlir::nova::tile_to_gpu::hopper {
 
-/// SMs of the H200 (the configured target): a persistent grid's size.
-inline constexpr int64_t kSMs = 132;
-
 /// The constant bits of a wgmma shared-memory descriptor of a K-major,
 /// 128-byte-swizzled tile: leading byte offset 16 (unused by swizzled
 /// K-major layouts), stride byte offset 1024 between groups of 8 rows

@@ -588,7 +588,6 @@ void WgmmaEmitter::roundStage(Value consumerIndex, Value stage) {
   namedBarrier(kConsumersBarrier, consumerThreads);
 }
 
-using hopper::kSMs;
 
 /// The constant bits of the wgmma shared-memory descriptor of a
 /// 128-byte-swizzled tile whose K tile is `bk` elements (the start address
@@ -1161,7 +1160,7 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   tilesM = llvm::divideCeil(a.rows, t.bm());
   kTiles = llvm::divideCeil(a.k, t.bk());
   ::nova::wgmma::Tiling tiling = ::nova::wgmma::tiling(
-      tilesM, n, kTiles, kSMs,
+      tilesM, n, kTiles, k.target.sms,
       ::nova::wgmma::heavyEpilogue(k.contract.transcendentals), t.elementBytes);
   t.bn = tiling.tileN;
   if (t.registerA()) {
@@ -1173,7 +1172,8 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
     // in shared memory. A B rounded ahead keeps 128 x 256 (A's loads 16
     // KB, B's reads 64 KB) unless 256 x 128 takes fewer waves.
     t.groups =
-        ::nova::wgmma::registerAGroups(a.rows, n, tiling, !passesOverB(), kSMs);
+        ::nova::wgmma::registerAGroups(a.rows, n, tiling, !passesOverB(),
+                                       k.target.sms);
     t.bn /= t.groups;
     tilesM = llvm::divideCeil(a.rows, t.bm());
   }
@@ -1183,10 +1183,11 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   staging = chooseStaging();
   if (staging != Staging::None)
     t.stagingBytes = t.consumers * 64 * stagedColumns * stagedBytes;
-  // As many stages as fit next to the staging area and the barriers in
-  // 227 KB.
-  t.stages = std::min<int64_t>(8, (227 * 1024 - 256 - t.stagingBytes) /
-                                      t.stageBytes());
+  // As many stages as fit next to the staging area and the barriers in a
+  // block's shared memory (227 KB on Hopper).
+  t.stages = std::min<int64_t>(
+      8, (int64_t(k.target.smemPerBlock) - 256 - t.stagingBytes) /
+             t.stageBytes());
 
   smem = hopper::dynamicSharedMemory(k, t.sharedBytes());
   // One block per SM (its shared memory): without it register A's 256 x
@@ -1205,9 +1206,9 @@ FailureOr<Geometry> WgmmaEmitter::emit() {
   if (splits > 1)
     workspace = k.addWorkspace(tilesM * tilesN * 4 * t.rowBlocks() *
                                (splits * t.bn / 2 * 32 + 1) * 4);
-  // A persistent grid: one block per SM of the H200 (the configured
-  // target), each walking units grid apart.
-  grid = std::min<int64_t>(tilesM * tilesN * splits, kSMs);
+  // A persistent grid: one block per SM of the target, each walking units
+  // grid apart.
+  grid = std::min<int64_t>(tilesM * tilesN * splits, k.target.sms);
 
   // Barriers: full ones wait for the producer's arrival and the bytes,
   // empty ones for every consumer thread.

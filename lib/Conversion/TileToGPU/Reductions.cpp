@@ -817,17 +817,24 @@ constexpr int64_t kMaxChunksPerLane = 8, kSumRegisters = 96,
 /// Rows without column sums: at most this many 32-bit registers of a
 /// lane's fixed chunks (the row kept in registers across the passes).
 constexpr int64_t kRowRegisters = 64;
-/// Staged rows: at most this many bytes of shared memory a block, so two
-/// blocks share an SM (228 KB each, less kSharedPerBlockExtra for the
-/// driver's reserve and the block's static shared memory). A wider row, up
-/// to kStagedAloneBytes (a block's 227 KB of dynamic shared memory less
-/// room for its static shared memory), is staged by a block alone on its
+/// Staged rows: at most stagedBlockBytes of shared memory a block, so two
+/// blocks share an SM (half of its shared memory less 4 KB for the
+/// driver's reserve and the block's static shared memory: 110 KB of the
+/// H200's 228). A wider row, up to stagedAloneBytes (a block's opt-in
+/// dynamic shared memory less kSharedPerBlockExtra for its static shared
+/// memory: 224 KB of the H200's 227), is staged by a block alone on its
 /// SM, of kStagedAloneThreads threads: the TF32 step's 201 KB classifier
 /// rows ran 2729 us on 256 threads, 2134 on 512 (bench/RESULTS.md); 1024
 /// would leave 64 registers a thread.
-constexpr int64_t kStagedBlockBytes = 110 * 1024, kSharedPerSM = 228 * 1024,
-                  kSharedPerBlockExtra = 3 * 1024,
-                  kStagedAloneBytes = 224 * 1024, kStagedAloneThreads = 512;
+constexpr int64_t kSharedPerBlockExtra = 3 * 1024, kStagedAloneThreads = 512;
+static int64_t stagedAloneBytes(const ::nova::DeviceDescriptor &target) {
+  return int64_t(target.smemPerBlock) - kSharedPerBlockExtra;
+}
+static int64_t stagedBlockBytes(const ::nova::DeviceDescriptor &target) {
+  return std::min<int64_t>(
+      llvm::alignDown(int64_t(target.smemPerSM) / 2 - 4 * 1024, 1024),
+      stagedAloneBytes(target));
+}
 
 /// A total over every dim of select(iota(last dim) == j, v, 0) with j one
 /// integer a row (a label; either side of the eq): each row holds at most
@@ -1117,10 +1124,10 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       chunks.stride % w == 0 && passes.size() + (rowOutputs ? 1 : 0) >= 2) {
     SmallVector<int64_t> offsets;
     int64_t area = rowArea(offsets);
-    if (area * rowsPerBlock <= kStagedBlockBytes) {
+    if (area * rowsPerBlock <= stagedBlockBytes(k.target)) {
       stagedBytes = area * rowsPerBlock;
       staging.offsets = offsets;
-    } else if (rowsPerBlock == 1 && area <= kStagedAloneBytes) {
+    } else if (rowsPerBlock == 1 && area <= stagedAloneBytes(k.target)) {
       stagedBytes = area;
       staging.offsets = offsets;
       group = threads = std::max(group, kStagedAloneThreads);
@@ -1144,7 +1151,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
       return bytes == 4 || bytes == 8 || bytes == 16;
     });
     if (copyable && !chunks.inputs.empty() &&
-        2 * area * rowsPerBlock <= kStagedBlockBytes) {
+        2 * area * rowsPerBlock <= stagedBlockBytes(k.target)) {
       prefetchArea = area;
       staging.offsets = offsets;
     }
@@ -1158,14 +1165,15 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   if (stagedBytes)
     blocksPerSM = std::max<int64_t>(
         1, std::min(blocksPerSM,
-                    kSharedPerSM / (stagedBytes + kSharedPerBlockExtra)));
+                    int64_t(k.target.smemPerSM) /
+                        (stagedBytes + kSharedPerBlockExtra)));
   // Staged blocks share an SM by their shared memory: ptxas must leave
   // them registers for as many.
   if (stagedBytes)
     func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                   b.getI32IntegerAttr(int32_t(blocksPerSM)));
   int64_t acrossBlocks =
-      columnSums ? kMaxAcrossBlocks : hopper::kSMs * blocksPerSM;
+      columnSums ? kMaxAcrossBlocks : k.target.sms * blocksPerSM;
   int64_t grid =
       across.empty() ? batches : std::min<int64_t>(batches, acrossBlocks);
   if (batches <= grid)
@@ -1233,7 +1241,7 @@ FailureOr<Geometry> ReductionEmitter::row(gpu::GPUFuncOp func) {
   }
   int64_t barrierBytes =
       bulkRows ? llvm::alignTo(8 * std::max<int64_t>(1, segments), 16) : 0;
-  assert(stagedBytes + barrierBytes <= 227 * 1024 &&
+  assert(stagedBytes + barrierBytes <= int64_t(k.target.smemPerBlock) &&
          "within a block's dynamic shared memory");
   Value stagedBlock, bulkBarrier, isThread0;
   if (stagedBytes) {

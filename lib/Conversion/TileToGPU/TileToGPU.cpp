@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Emitter.h"
+#include "nova/Dialect/Nova/IR/Target.h"
 
 #include "nova/Conversion/Passes.h"
 #include "nova/Dialect/Nova/IR/NovaDialect.h"
@@ -126,7 +127,8 @@ statusBitsOf(KernelOp kernel, const DenseMap<unsigned, uint32_t> &finite) {
 LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
                           ArrayRef<int64_t> pitches,
                           const DenseMap<unsigned, uint32_t> &finite,
-                          const EmitOptions &options) {
+                          const EmitOptions &options,
+                          const ::nova::DeviceDescriptor &target) {
   auto contract = computeContract(kernel);
   if (failed(contract))
     return failure();
@@ -183,7 +185,7 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
     body.bindInput(arg, entry.getArgument(arg.getArgNumber()));
 
   KernelContext k{kernel, *contract, schedule, func,   b,
-                  body,   {},        finite,   options};
+                  body,   {},        finite,   options, target};
   for (unsigned i = 0; i < type.getNumResults(); ++i)
     k.outputBuffers.push_back(entry.getArgument(type.getNumInputs() + i));
   if (statusBits)
@@ -225,6 +227,24 @@ LogicalResult lowerKernel(KernelOp kernel, OpBuilder &moduleBuilder,
     return failure();
   }
   gpu::ReturnOp::create(b);
+  // A block's shared memory (its workgroup buffers and the dynamic buffer)
+  // must fit the target's opt-in maximum, or the launch would fail.
+  int64_t sharedBytes = 0;
+  for (BlockArgument buffer : func.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(buffer.getType());
+    sharedBytes += type.getNumElements() *
+                   llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
+  if (auto dynamic =
+          func->getAttrOfType<IntegerAttr>(mlir::nova::kDynamicSharedBytesAttr))
+    sharedBytes += dynamic.getInt();
+  if (sharedBytes > int64_t(target.smemPerBlock)) {
+    gpuModule.erase();
+    return where() << "needs " << sharedBytes
+                   << " bytes of shared memory a block, more than the "
+                   << target.smemPerBlock << " of the target ("
+                   << target.name << ")";
+  }
   if (geometry->grid > std::numeric_limits<int32_t>::max()) {
     gpuModule.erase();
     return where() << "needs " << geometry->grid
@@ -255,12 +275,23 @@ struct ConvertTileToGPUPass
     FailureOr<Pitches> pitches = findPitches(module);
     if (failed(pitches))
       return signalPassFailure();
-    EmitOptions options{deterministic, wgmma,    tf32Wgmma,
-                        stageRows,     bulkRows, fastF32Math};
+    // The module's target (nova-configure), or h200 when it has none;
+    // the instructions it lacks are off whatever the options say.
+    mlir::nova::TargetAttr targetAttr = mlir::nova::lookupTarget(module);
+    if (!targetAttr)
+      targetAttr = mlir::nova::builtinTarget(module.getLoc(), "h200",
+                                             getArgument());
+    ::nova::DeviceDescriptor target = mlir::nova::deviceOf(targetAttr);
+    EmitOptions options{deterministic,
+                        wgmma && target.hasWgmma(),
+                        tf32Wgmma && target.hasWgmma(),
+                        stageRows,
+                        bulkRows && target.hasBulkCopies(),
+                        fastF32Math};
     for (KernelOp kernel : kernels) {
       std::string name = kernel.getSymName().str();
       failedAny |= failed(lowerKernel(kernel, builder, (*pitches)[name],
-                                      finite[name], options));
+                                      finite[name], options, target));
     }
     if (failedAny)
       return signalPassFailure();

@@ -9,7 +9,7 @@
 // writes each gradient element from one block, so deterministic=true keeps
 // it; f32 stays on mma.sync (a remark says why), as does wgmma=false.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false | FileCheck %s --check-prefix=OFF --implicit-check-not=wgmma --implicit-check-not=nova_gpu.tma
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false | FileCheck %s --check-prefix=OFF --implicit-check-not=nvvm.wgmma --implicit-check-not='"wgmma' --implicit-check-not=nova_gpu.tma
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=deterministic=true --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // REMARK: remark: [Passed] wgmma | Category:nova-wgmma | Function=attention_backward_{{[0-9a-f]+}} | Remark="wgmma attention backward (deterministic: K/V- and Q-stationary blocks)"

@@ -12,7 +12,7 @@
 // tf32-wgmma=false keeps TF32 products on mma.sync.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=tf32-wgmma=false --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=TF32OFF
 // TF32OFF: stays on mma.sync: TF32 on wgmma is off (tf32-wgmma=false)
-// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false | FileCheck %s --check-prefix=OFF --implicit-check-not=wgmma --implicit-check-not=nova_gpu.tma
+// RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu=wgmma=false | FileCheck %s --check-prefix=OFF --implicit-check-not=nvvm.wgmma --implicit-check-not='"wgmma' --implicit-check-not=nova_gpu.tma
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu --remarks-filter=nova-wgmma --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 
 // The [2, 100] batch of x folds into 200 rows; one 128 x 128 tile of

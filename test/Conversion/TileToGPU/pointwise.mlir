@@ -5,7 +5,7 @@
 // them); two outputs stored from one evaluation of the body.
 // RUN: nova-opt %s --nova-configure=target=h200 --nova-outline-kernels --convert-tile-to-gpu | FileCheck %s
 
-// CHECK: module attributes {gpu.container_module}
+// CHECK: module attributes {gpu.container_module, nova.target = #nova.target<"h200", {{.*}}>}
 // CHECK: nova_tile.kernel @[[K:pointwise_[0-9a-f]+]] pointwise
 // CHECK: gpu.module @[[K]]_gpu {
 // CHECK-NEXT: gpu.func @[[K]](%[[X:.*]]: memref<5x7xf32>, %[[B:.*]]: memref<7xf32>, %[[T:.*]]: memref<7x5xf32>, %[[S:.*]]: memref<6x9xf32>, %[[Y:.*]]: memref<5x7xf32>, %[[C:.*]]: memref<5x7xi1>) kernel

@@ -4,7 +4,11 @@
 #include "nova/Dialect/Nova/IR/DType.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include "llvm/ADT/TypeSwitch.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -14,10 +18,17 @@ using namespace mlir::nova;
 #include "nova/Dialect/Nova/IR/NovaDialect.cpp.inc"
 #include "nova/Dialect/Nova/IR/NovaInterfaces.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "nova/Dialect/Nova/IR/NovaAttrs.cpp.inc"
+
 void NovaDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "nova/Dialect/Nova/IR/NovaOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "nova/Dialect/Nova/IR/NovaAttrs.cpp.inc"
       >();
 }
 
@@ -107,6 +118,15 @@ LogicalResult NovaDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() == getRoundedAttrName())
     return verifyRounded(op, attr.getValue());
+  if (attr.getName() == getTargetAttrName()) {
+    if (!isa<ModuleOp>(op))
+      return op->emitError("'nova.target' belongs on a module, not on '")
+             << op->getName() << "'";
+    if (!isa<TargetAttr>(attr.getValue()))
+      return op->emitError("'nova.target' must be a #nova.target, got ")
+             << attr.getValue();
+    return success();
+  }
   if (attr.getName() != getPrecisionAttrName())
     return op->emitError("unknown nova attribute '")
            << attr.getName().getValue() << "'";

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nova/Dialect/Nova/IR/Target.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/Transforms/Passes.h"
 // Header-only: the file:1:1 location module-wide errors use.
@@ -70,22 +71,38 @@ static void printKernelName(llvm::raw_ostream &os, FusionGroupOpInterface group,
      << '\n';
 }
 
+/// The target to configure for: the built-in one called `name` when given,
+/// else the module's nova.target, else h200. Null after a located error on
+/// an unknown name.
+static mlir::nova::TargetAttr resolveTarget(ModuleOp module, StringRef name,
+                                            StringRef pass) {
+  if (name.empty()) {
+    if (mlir::nova::TargetAttr target = mlir::nova::lookupTarget(module))
+      return target;
+    name = "h200";
+  }
+  return mlir::nova::builtinTarget(mlir::nova::moduleLocation(module), name,
+                                   pass);
+}
+
 /// Schedules (and with `attach`, annotates) every kernel under `module` for
-/// `target`, printing the reasoning when `explain`. Fails with a located
-/// error on an unknown target or a body without a contract.
-static LogicalResult configureKernels(ModuleOp module, StringRef target,
-                                      bool attach, bool explain) {
-  std::optional<::nova::DeviceDescriptor> device =
-      ::nova::DeviceDescriptor::lookup(target.str());
-  if (!device)
-    return emitError(mlir::nova::moduleLocation(module), "unknown target '")
-           << target << "'; expected one of "
-           << llvm::join(::nova::DeviceDescriptor::known(), ", ");
-  ::nova::Configurator configurator(*device);
+/// `target`, printing the reasoning when `explain`; with `attach`, the
+/// module carries the target as nova.target. Fails with a located error on
+/// an unknown target or a body without a contract.
+static LogicalResult configureKernels(ModuleOp module, StringRef targetName,
+                                      bool attach, bool explain,
+                                      StringRef pass) {
+  mlir::nova::TargetAttr target = resolveTarget(module, targetName, pass);
+  if (!target)
+    return failure();
+  if (attach)
+    module->setAttr(mlir::nova::NovaDialect::getTargetAttrName(), target);
+  ::nova::DeviceDescriptor device = mlir::nova::deviceOf(target);
+  ::nova::Configurator configurator(device);
   llvm::raw_ostream &os = llvm::outs();
   if (explain)
-    os << "target " << target << ": " << device->name << ", " << device->arch()
-       << ", " << device->sms << " SMs\n";
+    os << "target " << target.getName() << ": " << device.name << ", "
+       << device.arch() << ", " << device.sms << " SMs\n";
   unsigned inlineGroups = 0;
   WalkResult walk = module.walk([&](FusionGroupOpInterface group) {
     FailureOr<Contract> contract = computeContract(group);
@@ -116,7 +133,8 @@ struct ConfigurePass
   using Base::Base;
   void runOnOperation() override {
     if (failed(
-            configureKernels(getOperation(), target, /*attach=*/true, explain)))
+            configureKernels(getOperation(), target, /*attach=*/true, explain,
+                             getArgument())))
       signalPassFailure();
   }
 };
@@ -125,7 +143,7 @@ struct ExplainPass : public nova_tile::impl::NovaExplainBase<ExplainPass> {
   using Base::Base;
   void runOnOperation() override {
     if (failed(configureKernels(getOperation(), target, /*attach=*/false,
-                                /*explain=*/true)))
+                                /*explain=*/true, getArgument())))
       signalPassFailure();
     markAllAnalysesPreserved();
   }

@@ -9,6 +9,7 @@
 #define NOVA_DIALECT_NOVA_IR_NOVADIALECT_TD
 
 include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
 def Nova_Dialect : Dialect {
@@ -48,6 +49,10 @@ def Nova_Dialect : Dialect {
       the same type, and may be written in place (written by
       `nova-train-step`; the runtime keeps such state resident).
 
+    The module attribute `nova.target = #nova.target<...>` names the GPU
+    the kernels are configured and emitted for (written by
+    `nova-configure`; see `#nova.target` below).
+
     Op attributes:
     - `nova.precision = "tf32"` on a matmul or attention op with f32
       operands: its multiplications round the operands to TF32 (written by
@@ -58,7 +63,7 @@ def Nova_Dialect : Dialect {
       takes them as they are. The interpreter checks the promise.
   }];
   let hasConstantMaterializer = 1;
-  let useDefaultAttributePrinterParser = 0;
+  let useDefaultAttributePrinterParser = 1;
   // `nova.param` on a function argument marks a trainable parameter.
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
@@ -83,6 +88,9 @@ def Nova_Dialect : Dialect {
     }
     static constexpr ::llvm::StringLiteral getRoundedAttrName() {
       return ::llvm::StringLiteral("nova.rounded");
+    }
+    static constexpr ::llvm::StringLiteral getTargetAttrName() {
+      return ::llvm::StringLiteral("nova.target");
     }
   }];
 }
@@ -124,6 +132,68 @@ def Nova_GeluApproximation : I32EnumAttr<"GeluApproximation",
     I32EnumAttrCase<"tanh", 0>,
     I32EnumAttrCase<"erf", 1>]> {
   let cppNamespace = "::mlir::nova";
+}
+
+def Nova_TensorCores : I32EnumAttr<"TensorCores",
+    "the tensor-core instructions a target's kernels use", [
+    I32EnumAttrCase<"mma_sync", 0>,
+    I32EnumAttrCase<"wgmma", 1>]> {
+  let cppNamespace = "::mlir::nova";
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+def Nova_TargetAttr : AttrDef<Nova_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "the GPU a module's kernels are configured and emitted for";
+  let description = [{
+    The device facts every later decision reads: `nova-configure
+    target=NAME` puts the built-in description of NAME on the module as
+    `nova.target`; the configurator prices kernels on it, the verifier
+    checks schedules against it, `convert-tile-to-gpu` sizes persistent
+    grids and shared memory from it and picks its instructions by it, and
+    `nova-to-executable` compiles for its chip. Edit it in the IR to try
+    another GPU or another instruction set.
+
+    - `sm`: compute capability as major * 10 + minor (80, 86, 89, 90); 90
+      means sm_90a, with TMA bulk copies, wgmma and clusters. At least 80:
+      the kernels need bf16 `mma.sync` and `cp.async`.
+    - `sms`: streaming multiprocessors, a persistent grid's size.
+    - `shared_per_sm`, `shared_per_block`: bytes of shared memory an SM
+      holds and one block may opt in to.
+    - `registers_per_sm`, `threads_per_sm`: an SM's register file (32-bit
+      registers) and resident threads.
+    - `l2_bytes`, `bandwidth_gbs` (DRAM, GB/s), `clock_mhz` (boost).
+    - `f32_gflops`, `tf32_gflops`, `bf16_gflops`: dense peaks (CUDA cores
+      for f32, tensor cores for the others).
+    - `tensor_cores`: `wgmma` (sm 90 only) or `mma_sync`.
+
+    ```mlir
+    module attributes {nova.target = #nova.target<"a100", sm = 80, sms = 108,
+        shared_per_sm = 167936, shared_per_block = 166912,
+        registers_per_sm = 65536, threads_per_sm = 2048, l2_bytes = 41943040,
+        bandwidth_gbs = 2039, clock_mhz = 1410, f32_gflops = 19500,
+        tf32_gflops = 156000, bf16_gflops = 312000, tensor_cores = mma_sync>} {
+    }
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"the target's name">:$name,
+                        "int64_t":$sm, "int64_t":$sms,
+                        "int64_t":$shared_per_sm, "int64_t":$shared_per_block,
+                        "int64_t":$registers_per_sm, "int64_t":$threads_per_sm,
+                        "int64_t":$l2_bytes, "int64_t":$bandwidth_gbs,
+                        "int64_t":$clock_mhz, "int64_t":$f32_gflops,
+                        "int64_t":$tf32_gflops, "int64_t":$bf16_gflops,
+                        EnumParameter<Nova_TensorCores>:$tensor_cores);
+  let assemblyFormat = [{
+    `<` $name `,` struct($sm, $sms, $shared_per_sm, $shared_per_block,
+                         $registers_per_sm, $threads_per_sm, $l2_bytes,
+                         $bandwidth_gbs, $clock_mhz, $f32_gflops,
+                         $tf32_gflops, $bf16_gflops, $tensor_cores) `>`
+  }];
+  let genVerifyDecl = 1;
 }
 
 #endif // NOVA_DIALECT_NOVA_IR_NOVADIALECT_TD

@@ -17,6 +17,9 @@
 
 #include "nova/Dialect/Nova/IR/NovaEnums.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "nova/Dialect/Nova/IR/NovaAttrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "nova/Dialect/Nova/IR/NovaOps.h.inc"
 

@@ -60,16 +60,21 @@ def NovaConfigure : Pass<"nova-configure", "ModuleOp"> {
     rejected alternatives). `nova-explain` prints the same without changing
     the IR.
 
-    `target` must be one of h200, h100, a100, rtx3060, rtx6000ada; another
-    name is an error at the module's location listing them.
+    The target is the built-in one `target` names (h200, h100, a100,
+    rtx3060, rtx6000ada; another name is an error at the module's location
+    listing them); without `target=`, the module's own `nova.target` (one
+    edited by hand, say), or h200 when it has none. The module then carries
+    it as `nova.target = #nova.target<...>`, which the later stages read.
   }];
   let options = [
-    Option<"target", "target", "std::string", "\"h200\"",
-           "GPU to configure for: h200, h100, a100, rtx3060, rtx6000ada">,
+    Option<"target", "target", "std::string", "\"\"",
+           "GPU to configure for: h200, h100, a100, rtx3060, rtx6000ada "
+           "(default: the module's nova.target, else h200)">,
     Option<"explain", "explain", "bool", "false",
            "print why each kernel gets its schedule">
   ];
-  let dependentDialects = ["::mlir::nova_tile::NovaTileDialect"];
+  let dependentDialects = ["::mlir::nova_tile::NovaTileDialect",
+                           "::mlir::nova::NovaDialect"];
 }
 
 def NovaExplain : Pass<"nova-explain", "ModuleOp"> {
@@ -80,8 +85,9 @@ def NovaExplain : Pass<"nova-explain", "ModuleOp"> {
     and its reasoning, on standard output.
   }];
   let options = [
-    Option<"target", "target", "std::string", "\"h200\"",
-           "GPU to explain for: h200, h100, a100, rtx3060, rtx6000ada">
+    Option<"target", "target", "std::string", "\"\"",
+           "GPU to explain for: h200, h100, a100, rtx3060, rtx6000ada "
+           "(default: the module's nova.target, else h200)">
   ];
 }
 
