@@ -24,11 +24,15 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <link.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -80,6 +84,87 @@ cl::opt<bool> explain("explain",
 int fail(const Twine &message) {
   llvm::errs() << "nova-compile: error: " << message << "\n";
   return 1;
+}
+
+/// The GNU build ID of this program, the linker's hash of its code (Nova's
+/// libraries are linked in statically): any change to the compiler changes
+/// it. Empty when the linker wrote none.
+std::string programBuildId() {
+  std::string id;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) -> int {
+        // The first object reported is the program itself.
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &segment = info->dlpi_phdr[i];
+          if (segment.p_type != PT_NOTE)
+            continue;
+          const char *p = reinterpret_cast<const char *>(info->dlpi_addr +
+                                                         segment.p_vaddr);
+          const char *end = p + segment.p_memsz;
+          while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const auto *note = reinterpret_cast<const ElfW(Nhdr) *>(p);
+            const char *name = p + sizeof(ElfW(Nhdr));
+            const char *desc = name + ((note->n_namesz + 3) & ~3u);
+            if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 &&
+                std::memcmp(name, "GNU", 4) == 0) {
+              *static_cast<std::string *>(data) =
+                  llvm::toHex(StringRef(desc, note->n_descsz), true);
+              return 1;
+            }
+            p = desc + ((note->n_descsz + 3) & ~3u);
+          }
+        }
+        return 1;
+      },
+      &id);
+  return id;
+}
+
+/// Whether `arg` (and, for `takesValue` flags, the argument after it) only
+/// reports or places things and leaves the executable as it is.
+bool leavesOutputAlone(StringRef arg, bool &takesValue) {
+  takesValue = false;
+  StringRef name = arg.ltrim('-');
+  if (name == "o" || name == "nova-cache-dir" || name == "nova-compile-threads")
+    return takesValue = true;
+  for (StringRef flag : {"o", "nova-cache-dir", "nova-compile-threads"})
+    if (name.starts_with((flag + "=").str()))
+      return true;
+  return name == "nova-compile-timing" || name == "nova-explain-cache";
+}
+
+/// The key of a whole compile: this compiler's build, the kernel
+/// toolchain, the input's name and bytes, and every argument that can
+/// change the executable.
+std::string executableKey(int argc, char **argv, StringRef inputBytes,
+                          const mlir::nova::Toolchain &toolchain,
+                          StringRef buildId) {
+  std::string key = "build-id: " + buildId.str() + "\nnova: " +
+                    toolchain.nova + "\nllvm: " + toolchain.llvm +
+                    "\nptxas: " + toolchain.ptxas +
+                    "\nlowering: " + toolchain.lowering +
+                    "\ninput-bytes: " +
+                    ::nova::hashBytes(inputBytes.str()).str() + "\nargs:";
+  for (int i = 1; i < argc; ++i) {
+    bool takesValue = false;
+    if (leavesOutputAlone(argv[i], takesValue)) {
+      i += takesValue;
+      continue;
+    }
+    key += " ";
+    key += argv[i];
+  }
+  return key + "\n";
+}
+
+/// Whether an MLIR option that prints or changes the pass manager's work
+/// (IR printing, timing, crash reproducers, ...) is on: those compiles are
+/// never served from the executable cache.
+bool mlirDebugOptionGiven() {
+  for (auto &[name, option] : cl::getRegisteredOptions())
+    if (name.starts_with("mlir-") && option->getNumOccurrences() > 0)
+      return true;
+  return false;
 }
 } // namespace
 
@@ -163,6 +248,44 @@ int main(int argc, char **argv) {
     timing.setEnabled(true);
   TimingScope root = timing.getRootScope();
 
+  // An unchanged compile is a lookup of the whole executable.
+  mlir::nova::ExecutableCache executables;
+  std::string key;
+  if (!exeOptions.compile.cacheDir.empty() && !report && !explain &&
+      !mlirDebugOptionGiven()) {
+    TimingScope lookupTiming = root.nest("executable cache lookup");
+    mlir::nova::GPUCompileOptions resolved = exeOptions.compile;
+    mlir::nova::resolveToolchain(resolved);
+    std::string buildId = programBuildId();
+    if (!buildId.empty()) {
+      executables.dir = exeOptions.compile.cacheDir;
+      key = executableKey(
+          argc, argv,
+          sources.getMemoryBuffer(sources.getMainFileID())->getBuffer(),
+          mlir::nova::currentToolchain(resolved), buildId);
+      std::string why;
+      if (std::optional<std::string> cached = executables.lookup(key, why)) {
+        if (exeOptions.compile.explainCache)
+          llvm::errs() << "nova: executable cache hit: " << input << "\n";
+        auto out = openOutputFile(output, &error);
+        if (!out)
+          return fail(error);
+        out->os() << *cached;
+        out->os().flush();
+        if (out->os().has_error())
+          return fail("cannot write '" + output + "'");
+        out->keep();
+        return 0;
+      }
+      if (exeOptions.compile.explainCache)
+        llvm::errs() << "nova: executable cache miss: " << input << ": " << why
+                     << "\n";
+    } else if (exeOptions.compile.explainCache) {
+      llvm::errs() << "nova: executable cache off: this program has no build "
+                      "ID to key it with\n";
+    }
+  }
+
   TimingScope parseTiming = root.nest("parse " + input);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &ctx);
   parseTiming.stop();
@@ -196,5 +319,9 @@ int main(int argc, char **argv) {
   if (out->os().has_error())
     return fail("cannot write '" + output + "'");
   out->keep();
+  if (!executables.dir.empty())
+    if (std::optional<std::string> err = executables.store(key, bytes))
+      llvm::errs() << "nova: warning: cannot cache the executable: " << *err
+                   << "\n";
   return 0;
 }

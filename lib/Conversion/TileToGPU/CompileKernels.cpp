@@ -426,6 +426,56 @@ std::string mlir::nova::defaultKernelCacheDir() {
   return path.str().str();
 }
 
+namespace {
+constexpr StringLiteral kExecutableMagic = "NOVA-EXECUTABLE-CACHE 1\n";
+
+std::string executablePath(StringRef dir, StringRef key) {
+  SmallString<256> path(dir);
+  llvm::sys::path::append(path, "executables",
+                          ::nova::hashBytes(key.str()).str() + ".nvx-entry");
+  return path.str().str();
+}
+} // namespace
+
+std::optional<std::string>
+mlir::nova::ExecutableCache::lookup(StringRef key, std::string &why) const {
+  auto file = llvm::MemoryBuffer::getFile(executablePath(dir, key),
+                                          /*IsText=*/false);
+  if (!file) {
+    why = "no entry";
+    return std::nullopt;
+  }
+  StringRef bytes = (*file)->getBuffer();
+  // Magic, the key's size and the key, the executable's checksum, then it.
+  uint64_t keySize = 0;
+  if (!bytes.consume_front(kExecutableMagic) ||
+      bytes.consumeInteger(10, keySize) || !bytes.consume_front("\n") ||
+      bytes.size() < keySize) {
+    why = "corrupt entry (bad header)";
+    return std::nullopt;
+  }
+  if (bytes.take_front(keySize) != key) {
+    why = "another key under the same hash";
+    return std::nullopt;
+  }
+  bytes = bytes.drop_front(keySize);
+  auto [checksum, executable] = bytes.split('\n');
+  if (::nova::hashBytes(executable.str()).str() != checksum) {
+    why = "corrupt entry (checksum mismatch)";
+    return std::nullopt;
+  }
+  return executable.str();
+}
+
+std::optional<std::string>
+mlir::nova::ExecutableCache::store(StringRef key, StringRef executable) const {
+  std::string entry = kExecutableMagic.str() + std::to_string(key.size()) +
+                      "\n" + key.str() +
+                      ::nova::hashBytes(executable.str()).str() + "\n" +
+                      executable.str();
+  return writeAtomically(executablePath(dir, key), entry);
+}
+
 mlir::nova::Toolchain
 mlir::nova::currentToolchain(const GPUCompileOptions &options) {
   Toolchain t;

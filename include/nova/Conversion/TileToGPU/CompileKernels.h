@@ -79,6 +79,18 @@ struct Toolchain {
 /// unless PTX only.
 Toolchain currentToolchain(const GPUCompileOptions &options);
 
+/// Whole executables in the cache directory, keyed by the text `key` (the
+/// compiler's build, its toolchain, the input and every option): a compile
+/// of an unchanged input is a lookup. An entry holds its key, so a hash
+/// collision is a miss; a corrupt entry is a miss with a reason.
+struct ExecutableCache {
+  std::string dir; // empty: no cache
+  /// The cached executable, or the reason there is none in `why`.
+  std::optional<std::string> lookup(StringRef key, std::string &why) const;
+  /// Stores `executable` under `key`; a failure is a warning's text.
+  std::optional<std::string> store(StringRef key, StringRef executable) const;
+};
+
 /// On a gpu.func: the bytes of zeroed workspace it needs, passed as its
 /// last argument (an i8 memref of that size).
 inline constexpr llvm::StringLiteral kWorkspaceBytesAttr =
