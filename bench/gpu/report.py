@@ -101,6 +101,11 @@ class Report:
         return self.parts.get(name) or {"status": "failed",
                                         "error": "not run"}
 
+    def missing(self, name):
+        """What a peer's cell says when the part has no figure: a part
+        this round left out was not run, one that ran failed."""
+        return "failed" if name in self.parts else "not run in this round"
+
     def note(self, label, r, bar=None):
         if r is not None:
             self.ratios.append((label, r, bar))
@@ -490,7 +495,8 @@ class Report:
                 "**met**" if r is not None and r >= bar else "**not met**")
             rows.append([what, nova, peer,
                          "%.2f" % r if r is not None else
-                         (text[0] if text else "failed"),
+                         text[0] if text else
+                         "-" if "not run in this round" in peer else "failed",
                          "%.1f" % bar if bar is not None else "-", met])
         out += table(["what", "Nova", "peer (configuration)", "Nova / peer",
                       "bar", "met"], rows)
@@ -530,7 +536,7 @@ class Report:
                         self.throughput_cell(n, cfg, vocab, compute),
                         "%s: %s" % (name, self.throughput_cell(
                             peer, cfg, vocab, compute)
-                            if peer else "failed"),
+                            if peer else self.missing(key)),
                         speed, 1.0 if key == "torch_compile" else None)
                     if key == "torch_compile":
                         self.headline(
@@ -553,12 +559,20 @@ class Report:
             dn, dp = nova.get("deepest") or {}, p.get("deepest") or {}
             if layers and n and not p.get("exact"):
                 # A lower bound of the peer's depth bounds the ratio from
-                # above only: the bar cannot be called met.
+                # above only, a depth that failed (out of memory, not out of
+                # time) from below: the bar cannot be called met.
+                failed = [int(d) for d, t in p.get("trials", {}).items()
+                          if not t.get("fits") and
+                          "exit None" not in str(t.get("error", ""))]
+                upper = min(failed) - 1 if failed else None
                 self.lines.append((
                     "deepest GPT under %s (same enforced limit)" % gib(cap),
-                    "%s layers" % n, "%s: >= %d layers (no first failure "
-                    "found)" % (name, layers), None,
+                    "%s layers" % n,
+                    "%s: %s layers (no first failure found)" % (
+                        name, "%d to %d" % (layers, upper) if upper else
+                        ">= %d" % layers), None,
                     1.0 if key == "cap_compile" else None,
+                    "%.2f to %.2f" % (n / upper, n / layers) if upper else
                     "<= %.2f" % (n / layers)))
                 continue
             self.headline(
@@ -568,7 +582,7 @@ class Report:
                 "%s: %s layers (NVML peak %s)" % (
                     name, ("%d" if p.get("exact") else ">= %d") % layers,
                     gib(dp.get("nvml_peak_bytes"))) if layers else
-                "%s: failed" % name,
+                "%s: %s" % (name, self.missing(key)),
                 n / layers if n and layers else None,
                 1.0 if key == "cap_compile" else None)
 

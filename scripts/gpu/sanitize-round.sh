@@ -118,11 +118,36 @@ status=0
 log=$out/sanitize.log
 : > "$log"
 to=${TOOL_TIMEOUT:-240}
+# $OUT/sanitize.json from the checks so far (written after each one, so a
+# call stopped at its time limit still brings back what it checked).
+write_summary() {
+  python3 - "$checks" "$out/sanitize.json" "$status" "$dir" <<'EOF'
+import json, subprocess, sys, time
+checks = []
+for line in open(sys.argv[1]):
+    tool, what, result, seconds, ok = line.rstrip("\n").split("\t")
+    checks.append({"tool": tool, "what": what, "result": result,
+                   "seconds": int(seconds), "ok": ok == "1"})
+try:
+    dev = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                          "--format=csv,noheader"], capture_output=True,
+                         text=True).stdout.strip()
+except OSError:
+    dev = "unknown (no nvidia-smi)"
+size = open(sys.argv[4] + "/size").read().strip()
+json.dump({"date": time.strftime("%Y-%m-%d", time.gmtime()), "device": dev,
+           "size": size, "status": int(sys.argv[3]),
+           "command": "scripts/gpu/sanitize-round.sh run DIR NOVA_RUN" +
+           (" (prepared with SANITIZE_SIZE=small)" if size == "small" else ""),
+           "checks": checks}, open(sys.argv[2], "w"), indent=1)
+EOF
+}
 # record TOOL WHAT RESULT SECONDS OK
 record() {
   printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >> "$checks"
   printf '%-10s %-36s %s (%s s)\n' "$1" "$2" "$3" "$4"
   [ "$5" = 1 ] || status=1
+  write_summary
 }
 [ -n "$cs" ] || record compute-sanitizer "-" "not found" 0 0
 
@@ -163,8 +188,8 @@ sanitize() {
     "$([ $rc = 0 ] && echo 1 || echo 0)"
 }
 
-checks=",${SANITIZE_CHECKS:-memcheck,initcheck,racecheck,synccheck,determinism},"
-want() { [[ $checks == *",$1,"* ]]; }
+wanted=",${SANITIZE_CHECKS:-memcheck,initcheck,racecheck,synccheck,determinism},"
+want() { [[ $wanted == *",$1,"* ]]; }
 # The step by itself (no tool), the baseline of each model the tools run.
 plain() {
   local m=$1 c=$2 t0 rc
@@ -238,7 +263,13 @@ if [ -n "$cs" ]; then
     hazards=$(cat "$work/cases-$tool"/*.bad 2>/dev/null | tr '\n' ' ')
     for f in "$work/cases-$tool"/*.out; do
       echo "++ $(basename "$f" .out)" >> "$log"
-      grep -E "SUMMARY|Error|Hazard|error" "$f" >> "$log"
+      # A case with findings keeps the tool's whole report (the hazards'
+      # kernels, addresses and lines), the others their summary.
+      if [ -f "${f%.out}.bad" ]; then
+        head -400 "$f" >> "$log"
+      else
+        grep -E "SUMMARY|Error|Hazard|error" "$f" >> "$log"
+      fi
     done
     record "$tool" "kernel cases" "$n cases, $bad with findings or errors${hazards:+: $hazards}" \
       $(($(date +%s) - t0)) "$([ "$bad" = 0 ] && [ "$n" -gt 0 ] && echo 1 || echo 0)"
@@ -262,9 +293,9 @@ twice() {
   local what="losses of $steps steps $([ $same_losses = 1 ] && echo identical || echo DIFFER), state after them $([ $same_state = 1 ] && echo identical || echo differs); first loss $a / $b"
   local ok=0
   if [ "$strict" = 1 ]; then
-    [ $same_losses = 1 ] && [ $same_state = 1 ] && ok=1
+    [ -s "$work/loss1" ] && [ $same_losses = 1 ] && [ $same_state = 1 ] && ok=1
   else
-    [ "$a" = "$b" ] && ok=1
+    [ -n "$a" ] && [ "$a" = "$b" ] && ok=1
   fi
   record determinism "$m $c$([ "$strict" = 1 ] && echo ' (--deterministic)')" "$what" \
     $(($(date +%s) - t0)) $ok
@@ -277,23 +308,7 @@ if want determinism; then
   twice m124 bf16.det 3 1
 fi
 
-python3 - "$checks" "$out/sanitize.json" "$status" "$dir" <<'EOF'
-import json, subprocess, sys, time
-checks = []
-for line in open(sys.argv[1]):
-    tool, what, result, seconds, ok = line.rstrip("\n").split("\t")
-    checks.append({"tool": tool, "what": what, "result": result,
-                   "seconds": int(seconds), "ok": ok == "1"})
-dev = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
-                      "--format=csv,noheader"], capture_output=True,
-                     text=True).stdout.strip()
-size = open(sys.argv[4] + "/size").read().strip()
-json.dump({"date": time.strftime("%Y-%m-%d", time.gmtime()), "device": dev,
-           "size": size, "status": int(sys.argv[3]),
-           "command": "scripts/gpu/sanitize-round.sh run DIR NOVA_RUN" +
-           (" (prepared with SANITIZE_SIZE=small)" if size == "small" else ""),
-           "checks": checks}, open(sys.argv[2], "w"), indent=1)
-EOF
+write_summary
 rm -rf "$work"
 echo "sanitize round status $status"
 exit $status
