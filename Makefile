@@ -5,7 +5,9 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build check demo docs install clean
+STATIC_BUILD_DIR ?= build-static
+
+.PHONY: all deps configure build check demo docs install clean static-toolchain
 
 all: build
 
@@ -46,3 +48,14 @@ install:
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# nova-compile, nova-run and nova-gpt2 linked against MLIR's and LLVM's
+# static archives (NOVA_STATIC_TOOLCHAIN; docs/nova-compile.md), in a build
+# of their own: stripped in $(STATIC_BUILD_DIR)/nova-toolchain/bin and packed
+# into $(STATIC_BUILD_DIR)/nova-toolchain.tar.xz, for a machine without LLVM.
+static-toolchain: deps
+	@if [ ! -f $(STATIC_BUILD_DIR)/build.ninja ]; then \
+	  cmake -G Ninja -S . -B $(STATIC_BUILD_DIR) -DCMAKE_BUILD_TYPE=Release \
+	    -DNOVA_STATIC_TOOLCHAIN=ON $(CMAKE_FLAGS); \
+	fi
+	ninja -C $(STATIC_BUILD_DIR) nova-toolchain

@@ -1,6 +1,13 @@
 # Installs headers (hand-written and TableGen-generated), libraries, tools and
 # a CMake package so another MLIR compiler can `find_package(Nova)`.
 include(CMakePackageConfigHelpers)
+if(NOVA_STATIC_TOOLCHAIN)
+  # The self-contained tools only (nova-compile, nova-run and
+  # nova-configure-explain install from their folders): no libraries,
+  # headers or CMake package.
+  install(TARGETS nova-gpt2 RUNTIME DESTINATION bin)
+  return()
+endif()
 set(NOVA_INSTALL_CMAKE_DIR lib/cmake/nova)
 
 get_property(nova_libs GLOBAL PROPERTY NOVA_EXPORTED_LIBS)

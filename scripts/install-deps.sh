@@ -7,6 +7,8 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   cmake ninja-build libgtest-dev ccache nlohmann-json3-dev
   flatbuffers-compiler libflatbuffers-dev
+  # zlib's and zstd's archives, for the static toolchain (NOVA_STATIC_TOOLCHAIN).
+  zlib1g-dev libzstd-dev
   # PyTorch parity tests (test/Integration/torch-*); installs for /usr/bin/python3.
   python3-torch
 )

@@ -84,3 +84,19 @@ if shutil.which("ptxas") or os.access("/usr/local/cuda/bin/ptxas", os.X_OK):
     config.available_features.add("ptxas")
 else:
     lit_config.note("no ptxas: tests marked 'REQUIRES: ptxas' are skipped")
+
+
+# The self-contained toolchain (NOVA_STATIC_TOOLCHAIN) is another build:
+# test/Install/static-toolchain.test checks the tools in the folder named by
+# `--param static_toolchain=DIR` or $NOVA_STATIC_TOOLCHAIN_DIR, by default
+# build-static/nova-toolchain/bin in the source tree, where `make
+# static-toolchain` puts them. Without a nova-compile there it is skipped.
+_static_tools = (lit_config.params.get("static_toolchain")
+                 or os.environ.get("NOVA_STATIC_TOOLCHAIN_DIR")
+                 or os.path.join(config.nova_src_root, "build-static", "nova-toolchain", "bin"))
+if os.access(os.path.join(_static_tools, "nova-compile"), os.X_OK):
+    config.available_features.add("static-toolchain")
+    config.substitutions.append(("%static_tools", os.path.abspath(_static_tools)))
+else:
+    lit_config.note(f"no static toolchain in {_static_tools}: "
+                    "tests marked 'REQUIRES: static-toolchain' are skipped")
