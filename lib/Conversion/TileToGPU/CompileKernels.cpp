@@ -6,6 +6,7 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -131,6 +132,50 @@ bool upToHopper(StringRef chip) {
          sm <= 90;
 }
 
+/// Gives every branch of a gpu.module distinct successor blocks: the second
+/// and later uses of a block as a successor of one op (an llvm.switch whose
+/// cases share a target) go through a forwarding block of their own,
+/// placed after the target in successor order. LLVM IR export does the
+/// same when it must, but orders the blocks it adds by their addresses,
+/// which made a kernel's PTX (its label numbers) differ from run to run.
+struct DistinctSuccessorsPass
+    : PassWrapper<DistinctSuccessorsPass, OperationPass<gpu::GPUModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DistinctSuccessorsPass)
+  StringRef getArgument() const override { return "nova-distinct-successors"; }
+  StringRef getDescription() const override {
+    return "Give every branch distinct successor blocks, in successor order";
+  }
+  void runOnOperation() override {
+    SmallVector<Operation *> branches;
+    getOperation().walk([&](Operation *op) {
+      if (op->getNumSuccessors() > 1)
+        branches.push_back(op);
+    });
+    for (Operation *op : branches) {
+      llvm::SmallPtrSet<Block *, 8> seen;
+      Block *after = nullptr;
+      for (unsigned i = 0; i < op->getNumSuccessors(); ++i) {
+        Block *target = op->getSuccessor(i);
+        if (seen.insert(target).second)
+          continue;
+        // Each forwarding block after the previous one, so their order is
+        // the successors'.
+        Block *anchor = after && after->getParent() == target->getParent()
+                            ? after
+                            : target;
+        OpBuilder b(op->getContext());
+        SmallVector<Location> locs(target->getNumArguments(), op->getLoc());
+        Block *forward =
+            b.createBlock(target->getParent(), std::next(anchor->getIterator()),
+                          target->getArgumentTypes(), locs);
+        LLVM::BrOp::create(b, op->getLoc(), forward->getArguments(), target);
+        op->setSuccessor(forward, i);
+        after = forward;
+      }
+    }
+  }
+};
+
 /// NVVM -> LLVM -> PTX of every gpu.module under a builtin.module.
 void buildLowering(PassManager &pm, const mlir::nova::GPUCompileOptions &o) {
   OpPassManager &perModule = pm.nest<gpu::GPUModuleOp>();
@@ -146,6 +191,7 @@ void buildLowering(PassManager &pm, const mlir::nova::GPUCompileOptions &o) {
   // become inline PTX.
   perModule.addPass(createConvertNVVMToLLVMPass());
   perModule.addPass(createCanonicalizerPass());
+  perModule.addPass(std::make_unique<DistinctSuccessorsPass>());
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = o.chip;
