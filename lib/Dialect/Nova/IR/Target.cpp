@@ -106,7 +106,7 @@ TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError, StringRef name,
     return emitError() << "#nova.target needs a name";
   // bf16 mma.sync, cp.async and ldmatrix, which every kernel family's
   // mma.sync path uses, start at sm_80.
-  if (sm < 80 || sm % 10 > 9)
+  if (sm < 80)
     return emitError() << "#nova.target<\"" << name << "\">: sm = " << sm
                        << " is not served: the kernels need sm 80 or newer "
                           "(bf16 mma.sync, cp.async)";
