@@ -124,6 +124,8 @@ std::string programBuildId() {
 /// reports or places things and leaves the executable as it is.
 bool leavesOutputAlone(StringRef arg, bool &takesValue) {
   takesValue = false;
+  if (!arg.starts_with("-"))
+    return false; // the input
   StringRef name = arg.ltrim('-');
   if (name == "o" || name == "nova-cache-dir" || name == "nova-compile-threads")
     return takesValue = true;
@@ -155,6 +157,20 @@ std::string executableKey(int argc, char **argv, StringRef inputBytes,
     key += argv[i];
   }
   return key + "\n";
+}
+
+/// Writes the executable `bytes` to -o; the exit status.
+int writeOutput(StringRef bytes) {
+  std::string error;
+  auto out = openOutputFile(output, &error);
+  if (!out)
+    return fail(error);
+  out->os() << bytes;
+  out->os().flush();
+  if (out->os().has_error())
+    return fail("cannot write '" + output + "'");
+  out->keep();
+  return 0;
 }
 
 /// Whether an MLIR option that prints or changes the pass manager's work
@@ -200,7 +216,9 @@ int main(int argc, char **argv) {
       mlir::nova::executableOptionsFromCL();
 
   mlir::nova::GPUPipelineOptions pipeline;
-  pipeline.target = exeOptions.target.empty() ? "h200" : exeOptions.target;
+  pipeline.target = exeOptions.target.empty()
+                        ? mlir::nova::kDefaultTarget.str()
+                        : exeOptions.target;
   pipeline.compute = compute.getValue();
   pipeline.clipNorm = clipNorm.getValue();
   pipeline.accumulate = accumulate.getValue();
@@ -267,15 +285,7 @@ int main(int argc, char **argv) {
       if (std::optional<std::string> cached = executables.lookup(key, why)) {
         if (exeOptions.compile.explainCache)
           llvm::errs() << "nova: executable cache hit: " << input << "\n";
-        auto out = openOutputFile(output, &error);
-        if (!out)
-          return fail(error);
-        out->os() << *cached;
-        out->os().flush();
-        if (out->os().has_error())
-          return fail("cannot write '" + output + "'");
-        out->keep();
-        return 0;
+        return writeOutput(*cached);
       }
       if (exeOptions.compile.explainCache)
         llvm::errs() << "nova: executable cache miss: " << input << ": " << why

@@ -290,9 +290,7 @@ LogicalResult mlir::nova::translateToExecutable(
            << options.target << " disagrees with the module's nova.target ("
            << target.getName() << "), which its kernels were configured for";
   if (!target)
-    target = builtinTarget(module.getLoc(),
-                           options.target.empty() ? "h200" : options.target,
-                           "nova-to-executable");
+    target = resolveTarget(module, options.target, "nova-to-executable");
   if (!target)
     return failure();
   GPUCompileOptions compile = options.compile;

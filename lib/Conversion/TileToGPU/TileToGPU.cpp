@@ -275,12 +275,12 @@ struct ConvertTileToGPUPass
     FailureOr<Pitches> pitches = findPitches(module);
     if (failed(pitches))
       return signalPassFailure();
-    // The module's target (nova-configure), or h200 when it has none;
-    // the instructions it lacks are off whatever the options say.
-    mlir::nova::TargetAttr targetAttr = mlir::nova::lookupTarget(module);
+    // The module's target (nova-configure), or the default when it has
+    // none; the instructions it lacks are off whatever the options say.
+    mlir::nova::TargetAttr targetAttr =
+        mlir::nova::resolveTarget(module, "", getArgument());
     if (!targetAttr)
-      targetAttr = mlir::nova::builtinTarget(module.getLoc(), "h200",
-                                             getArgument());
+      return signalPassFailure();
     ::nova::DeviceDescriptor target = mlir::nova::deviceOf(targetAttr);
     EmitOptions options{deterministic,
                         wgmma && target.hasWgmma(),

@@ -1,6 +1,8 @@
 //===- Target.cpp - #nova.target and the cost model's device --------------===//
 
 #include "nova/Dialect/Nova/IR/Target.h"
+// Header-only: the file:1:1 location module-wide errors use.
+#include "../../../Transforms/ModuleLocation.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -37,6 +39,16 @@ TargetAttr mlir::nova::builtinTarget(Location loc, StringRef name,
     return {};
   }
   return targetAttrOf(loc.getContext(), name, *device);
+}
+
+TargetAttr mlir::nova::resolveTarget(ModuleOp module, StringRef name,
+                                     StringRef who) {
+  if (name.empty()) {
+    if (TargetAttr target = lookupTarget(module))
+      return target;
+    name = kDefaultTarget;
+  }
+  return builtinTarget(moduleLocation(module), name, who);
 }
 
 ::nova::DeviceDescriptor mlir::nova::deviceOf(TargetAttr t) {

@@ -9,8 +9,6 @@
 #include "nova/Dialect/Nova/IR/Target.h"
 #include "nova/Dialect/NovaTile/IR/Contracts.h"
 #include "nova/Dialect/NovaTile/Transforms/Passes.h"
-// Header-only: the file:1:1 location module-wide errors use.
-#include "../../../Transforms/ModuleLocation.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -71,20 +69,6 @@ static void printKernelName(llvm::raw_ostream &os, FusionGroupOpInterface group,
      << '\n';
 }
 
-/// The target to configure for: the built-in one called `name` when given,
-/// else the module's nova.target, else h200. Null after a located error on
-/// an unknown name.
-static mlir::nova::TargetAttr resolveTarget(ModuleOp module, StringRef name,
-                                            StringRef pass) {
-  if (name.empty()) {
-    if (mlir::nova::TargetAttr target = mlir::nova::lookupTarget(module))
-      return target;
-    name = "h200";
-  }
-  return mlir::nova::builtinTarget(mlir::nova::moduleLocation(module), name,
-                                   pass);
-}
-
 /// Schedules (and with `attach`, annotates) every kernel under `module` for
 /// `target`, printing the reasoning when `explain`; with `attach`, the
 /// module carries the target as nova.target. Fails with a located error on
@@ -92,7 +76,8 @@ static mlir::nova::TargetAttr resolveTarget(ModuleOp module, StringRef name,
 static LogicalResult configureKernels(ModuleOp module, StringRef targetName,
                                       bool attach, bool explain,
                                       StringRef pass) {
-  mlir::nova::TargetAttr target = resolveTarget(module, targetName, pass);
+  mlir::nova::TargetAttr target =
+      mlir::nova::resolveTarget(module, targetName, pass);
   if (!target)
     return failure();
   if (attach)

@@ -13,7 +13,12 @@
 #include "nova/CostModel/Configurator.h"
 #include "nova/Dialect/Nova/IR/NovaOps.h"
 
+#include "mlir/IR/BuiltinOps.h"
+
 namespace mlir::nova {
+
+/// The built-in target a module without nova.target is compiled for.
+inline constexpr llvm::StringLiteral kDefaultTarget = "h200";
 
 /// `device` (a built-in description called `name`) as a #nova.target.
 TargetAttr targetAttrOf(MLIRContext *context, StringRef name,
@@ -22,6 +27,11 @@ TargetAttr targetAttrOf(MLIRContext *context, StringRef name,
 /// The built-in target `name`; null with a located error listing the known
 /// names when there is none.
 TargetAttr builtinTarget(Location loc, StringRef name, StringRef who);
+
+/// The target `module` is compiled for: the built-in one called `name` when
+/// given, else the module's nova.target, else kDefaultTarget. Null after a
+/// located error (naming `who`) on an unknown name.
+TargetAttr resolveTarget(ModuleOp module, StringRef name, StringRef who);
 
 /// `target`'s facts as the cost model reads them.
 ::nova::DeviceDescriptor deviceOf(TargetAttr target);
